@@ -1,0 +1,21 @@
+//! Built-in benchmarks, one file each, grouped by the suite they are modelled after:
+//! `graph/` (GraphBIG-style graph kernels and their input generators), `dense/` (Rodinia and
+//! Parboil kernels) and the basics here. Each file exports a `SPEC: BenchSpec`.
+
+use crate::registry::BenchSpec;
+use std::sync::OnceLock;
+
+pub mod dense;
+pub mod graph;
+pub mod vectoradd;
+
+/// Every built-in benchmark, in listing order.
+pub fn all() -> &'static [BenchSpec] {
+    static ALL: OnceLock<Vec<BenchSpec>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut v = vec![vectoradd::SPEC];
+        v.extend_from_slice(graph::SPECS);
+        v.extend_from_slice(dense::SPECS);
+        v
+    })
+}

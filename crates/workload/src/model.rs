@@ -1,0 +1,531 @@
+//! The kernel API: a benchmark is per-thread Rust code over named data objects.
+//!
+//! A [`Kernel`] runs each thread functionally on the real data in [`Memory`]; every load,
+//! store, atomic, ALU operation and barrier it performs is recorded through [`Thread`]. Locus
+//! then forms warps of 32 threads (x fastest), aligns their operations position by position
+//! (SIMT lock-step; lanes whose operation at a position comes from a different call site form
+//! a separate, diverged instruction) and coalesces each memory instruction's lane addresses
+//! into line requests.
+//!
+//! Dependences follow one rule, documented so kernels can be written faithfully:
+//! consecutive loads issue back to back (independent, like hoisted loads), while any ALU op,
+//! store or atomic waits for every outstanding load of the warp. So write the address
+//! arithmetic of an indirect access as `t.alu(1)` between the load of the index and the
+//! dependent load, as the real code does.
+//!
+//! Barriers: a kernel declares `phases()`; phase `p` of every thread of the block runs before
+//! phase `p + 1`, and a `__syncthreads()` separates them, so shared-memory tiling works.
+
+use crate::memory::{Elem, Memory};
+use crate::program::{
+    coalesce, BlockProgram, DataObject, Dim3, InstClass, KernelInfo, Launch, ObjId, ProfileHint,
+    Reg, Space, WarpInst, WarpProgram, Workload, WorkloadError, REG_ALL,
+};
+use std::panic::Location;
+
+/// One recorded operation of one thread.
+#[derive(Clone, Copy, Debug)]
+struct Op {
+    site: u64,
+    class: InstClass,
+    space: Space,
+    obj: ObjId,
+    bytes: u16,
+    addr: u64,
+}
+
+#[inline]
+fn site_of(loc: &'static Location<'static>) -> u64 {
+    ((loc.line() as u64) << 32) | loc.column() as u64 ^ ((loc.file().as_ptr() as u64) << 20)
+}
+
+/// The view one thread has while it runs: its indices and the recording memory interface.
+pub struct Thread<'a> {
+    /// `blockIdx`.
+    pub block: Dim3,
+    /// `threadIdx`.
+    pub tid: Dim3,
+    /// `blockDim`.
+    pub block_dim: Dim3,
+    /// `gridDim`.
+    pub grid_dim: Dim3,
+    mem: &'a mut Memory,
+    smem: &'a mut Vec<u32>,
+    ops: &'a mut Vec<Op>,
+    probe: bool,
+}
+
+impl<'a> Thread<'a> {
+    /// Linear thread index inside the block (x fastest).
+    pub fn local_id(&self) -> u64 {
+        self.block_dim.linear(self.tid)
+    }
+    /// Linear block index inside the grid (row-major, x fastest).
+    pub fn block_id(&self) -> u64 {
+        self.grid_dim.linear(self.block)
+    }
+    /// `blockIdx.x * blockDim.x + threadIdx.x`.
+    pub fn gx(&self) -> u64 {
+        self.block.x as u64 * self.block_dim.x as u64 + self.tid.x as u64
+    }
+    /// `blockIdx.y * blockDim.y + threadIdx.y`.
+    pub fn gy(&self) -> u64 {
+        self.block.y as u64 * self.block_dim.y as u64 + self.tid.y as u64
+    }
+    /// Global linear thread id: `block_id * threads_per_block + local_id`.
+    pub fn gid(&self) -> u64 {
+        self.block_id() * self.block_dim.count() + self.local_id()
+    }
+    /// Total threads in the grid.
+    pub fn total_threads(&self) -> u64 {
+        self.grid_dim.count() * self.block_dim.count()
+    }
+    /// Number of elements of `T` in object `o`.
+    pub fn len<T: Elem>(&self, o: ObjId) -> u64 {
+        self.mem.len::<T>(o)
+    }
+    /// Read element `idx` of `o` without recording (host-visible constant, e.g. a kernel
+    /// parameter already in registers). Use sparingly.
+    pub fn peek<T: Elem>(&self, o: ObjId, idx: u64) -> T {
+        self.mem.get(o, idx)
+    }
+
+    #[inline]
+    fn rec(&mut self, site: u64, class: InstClass, space: Space, obj: ObjId, addr: u64, bytes: usize) {
+        self.ops.push(Op {
+            site,
+            class,
+            space,
+            obj,
+            bytes: bytes as u16,
+            addr,
+        });
+    }
+
+    /// Global load of element `idx` of `o`.
+    #[track_caller]
+    #[inline]
+    pub fn ld<T: Elem>(&mut self, o: ObjId, idx: u64) -> T {
+        let a = self.mem.addr(o, idx, T::SIZE);
+        self.rec(site_of(Location::caller()), InstClass::Load, Space::Global, o, a, T::SIZE);
+        self.mem.get(o, idx)
+    }
+    /// Load through the texture / read-only path (e.g. `tex1Dfetch`, `__ldg`).
+    #[track_caller]
+    #[inline]
+    pub fn ld_tex<T: Elem>(&mut self, o: ObjId, idx: u64) -> T {
+        let a = self.mem.addr(o, idx, T::SIZE);
+        self.rec(site_of(Location::caller()), InstClass::Load, Space::Texture, o, a, T::SIZE);
+        self.mem.get(o, idx)
+    }
+    /// Load from constant memory (`__constant__`).
+    #[track_caller]
+    #[inline]
+    pub fn ld_const<T: Elem>(&mut self, o: ObjId, idx: u64) -> T {
+        let a = self.mem.addr(o, idx, T::SIZE);
+        self.rec(site_of(Location::caller()), InstClass::Load, Space::Constant, o, a, T::SIZE);
+        self.mem.get(o, idx)
+    }
+    /// Global store.
+    #[track_caller]
+    #[inline]
+    pub fn st<T: Elem>(&mut self, o: ObjId, idx: u64, v: T) {
+        let a = self.mem.addr(o, idx, T::SIZE);
+        self.rec(site_of(Location::caller()), InstClass::Store, Space::Global, o, a, T::SIZE);
+        if !self.probe {
+            self.mem.set(o, idx, v);
+        }
+    }
+    /// Generic atomic read-modify-write: returns the old value, stores `f(old)`.
+    #[track_caller]
+    #[inline]
+    pub fn atomic<T: Elem>(&mut self, o: ObjId, idx: u64, f: impl FnOnce(T) -> T) -> T {
+        let a = self.mem.addr(o, idx, T::SIZE);
+        self.rec(site_of(Location::caller()), InstClass::Atomic, Space::Global, o, a, T::SIZE);
+        let old: T = self.mem.get(o, idx);
+        if !self.probe {
+            self.mem.set(o, idx, f(old));
+        }
+        old
+    }
+    /// `atomicAdd` on u32.
+    #[track_caller]
+    pub fn atomic_add_u32(&mut self, o: ObjId, idx: u64, v: u32) -> u32 {
+        self.atomic::<u32>(o, idx, |x| x.wrapping_add(v))
+    }
+    /// `atomicAdd` on f32.
+    #[track_caller]
+    pub fn atomic_add_f32(&mut self, o: ObjId, idx: u64, v: f32) -> f32 {
+        self.atomic::<f32>(o, idx, |x| x + v)
+    }
+    /// `atomicMin` on u32.
+    #[track_caller]
+    pub fn atomic_min_u32(&mut self, o: ObjId, idx: u64, v: u32) -> u32 {
+        self.atomic::<u32>(o, idx, |x| x.min(v))
+    }
+    /// Shared-memory load of 32-bit word `idx` (per-block scratch, on chip).
+    #[track_caller]
+    pub fn sh_ld(&mut self, idx: u32) -> u32 {
+        self.rec(site_of(Location::caller()), InstClass::Load, Space::Shared, crate::program::NO_OBJ, idx as u64 * 4, 4);
+        self.smem.get(idx as usize).copied().unwrap_or(0)
+    }
+    /// Shared-memory load as f32.
+    #[track_caller]
+    pub fn sh_ld_f32(&mut self, idx: u32) -> f32 {
+        f32::from_bits(self.sh_ld(idx))
+    }
+    /// Shared-memory store of 32-bit word `idx`.
+    #[track_caller]
+    pub fn sh_st(&mut self, idx: u32, v: u32) {
+        self.rec(site_of(Location::caller()), InstClass::Store, Space::Shared, crate::program::NO_OBJ, idx as u64 * 4, 4);
+        let i = idx as usize;
+        if i >= self.smem.len() {
+            self.smem.resize(i + 1, 0);
+        }
+        self.smem[i] = v;
+    }
+    /// Shared-memory store of an f32.
+    #[track_caller]
+    pub fn sh_st_f32(&mut self, idx: u32, v: f32) {
+        self.sh_st(idx, v.to_bits())
+    }
+    /// `n` integer ALU instructions (address arithmetic, compares, loop control).
+    #[track_caller]
+    pub fn alu(&mut self, n: u32) {
+        let s = site_of(Location::caller());
+        for _ in 0..n {
+            self.rec(s, InstClass::Int, Space::Global, 0, 0, 0);
+        }
+    }
+    /// `n` floating-point instructions.
+    #[track_caller]
+    pub fn fp(&mut self, n: u32) {
+        let s = site_of(Location::caller());
+        for _ in 0..n {
+            self.rec(s, InstClass::Fp, Space::Global, 0, 0, 0);
+        }
+    }
+    /// `n` special-function instructions (sqrt, exp, division).
+    #[track_caller]
+    pub fn sfu(&mut self, n: u32) {
+        let s = site_of(Location::caller());
+        for _ in 0..n {
+            self.rec(s, InstClass::Sfu, Space::Global, 0, 0, 0);
+        }
+    }
+}
+
+/// A kernel: launch shape plus per-thread code.
+pub trait Kernel: Send + Sync {
+    fn info(&self) -> KernelInfo;
+    /// Number of `__syncthreads()`-separated phases (>= 1).
+    fn phases(&self) -> u32 {
+        1
+    }
+    /// Run phase `phase` of one thread.
+    fn thread(&self, t: &mut Thread<'_>, phase: u32);
+    /// Profiler hints for input-dependent objects (CODA §4.3.2 profiler path).
+    fn profile_hints(&self, _mem: &Memory) -> Vec<ProfileHint> {
+        Vec::new()
+    }
+}
+
+/// The host side of a benchmark: decides the next launch from the results so far.
+pub trait Host: Send {
+    /// The next kernel to launch, or `None` when the program is done. May update memory the
+    /// way host code would between launches (cudaMemcpy of a flag, pointer swaps).
+    fn next_kernel(&mut self, mem: &mut Memory) -> Option<Box<dyn Kernel>>;
+}
+
+/// A workload made of kernel models and a host program.
+pub struct ModelWorkload {
+    name: String,
+    mem: Memory,
+    host: Box<dyn Host>,
+    scratch: Scratch,
+}
+
+#[derive(Default)]
+struct Scratch {
+    lanes: Vec<Vec<Op>>,
+    smem: Vec<u32>,
+    lane_addrs: Vec<(u64, u32)>,
+}
+
+impl ModelWorkload {
+    pub fn new(name: &str, mem: Memory, host: Box<dyn Host>) -> Self {
+        ModelWorkload {
+            name: name.to_string(),
+            mem,
+            host,
+            scratch: Scratch::default(),
+        }
+    }
+    pub fn memory(&self) -> &Memory {
+        &self.mem
+    }
+}
+
+impl Workload for ModelWorkload {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn objects(&self) -> &[DataObject] {
+        self.mem.objects()
+    }
+    fn next_launch(&mut self) -> Result<Option<Box<dyn Launch + '_>>, WorkloadError> {
+        let Some(kernel) = self.host.next_kernel(&mut self.mem) else {
+            return Ok(None);
+        };
+        let info = kernel.info();
+        if info.grid.count() == 0 || info.block.count() == 0 || info.block.count() > 1024 {
+            return Err(WorkloadError::Msg(format!(
+                "kernel {}: invalid launch shape grid {:?} block {:?}",
+                info.name, info.grid, info.block
+            )));
+        }
+        Ok(Some(Box::new(ModelLaunch {
+            info,
+            kernel,
+            mem: &mut self.mem,
+            scratch: &mut self.scratch,
+        })))
+    }
+}
+
+/// A kernel-model launch borrowed from its workload.
+pub struct ModelLaunch<'a> {
+    info: KernelInfo,
+    kernel: Box<dyn Kernel>,
+    mem: &'a mut Memory,
+    scratch: &'a mut Scratch,
+}
+
+impl Launch for ModelLaunch<'_> {
+    fn info(&self) -> &KernelInfo {
+        &self.info
+    }
+
+    fn profile_hints(&self) -> Vec<ProfileHint> {
+        self.kernel.profile_hints(self.mem)
+    }
+
+    fn block(
+        &mut self,
+        block: u64,
+        probe: bool,
+        line_bytes: u32,
+        out: &mut BlockProgram,
+    ) -> Result<(), WorkloadError> {
+        run_block(
+            &*self.kernel,
+            &self.info,
+            self.mem,
+            self.scratch,
+            block,
+            probe,
+            line_bytes,
+            out,
+        );
+        Ok(())
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_block(
+    kernel: &dyn Kernel,
+    info: &KernelInfo,
+    mem: &mut Memory,
+    sc: &mut Scratch,
+    block: u64,
+    probe: bool,
+    line_bytes: u32,
+    out: &mut BlockProgram,
+) {
+    let threads = info.threads_per_block() as u64;
+    let nwarps = info.warps_per_block() as usize;
+    out.reset(nwarps);
+    if sc.lanes.len() < 32 {
+        sc.lanes.resize_with(32, Vec::new);
+    }
+    sc.smem.clear();
+    let bidx = info.grid.unlinear(block);
+    let phases = kernel.phases().max(1);
+    let mut next_reg: Vec<Reg> = vec![1; nwarps];
+    for phase in 0..phases {
+        for (w, wp) in out.warps.iter_mut().enumerate() {
+            for lane in 0..32u64 {
+                let l = &mut sc.lanes[lane as usize];
+                l.clear();
+                let local = w as u64 * 32 + lane;
+                if local >= threads {
+                    continue;
+                }
+                let mut t = Thread {
+                    block: bidx,
+                    tid: info.block.unlinear(local),
+                    block_dim: info.block,
+                    grid_dim: info.grid,
+                    mem,
+                    smem: &mut sc.smem,
+                    ops: l,
+                    probe,
+                };
+                kernel.thread(&mut t, phase);
+            }
+            merge_warp(&sc.lanes, &mut sc.lane_addrs, line_bytes, &mut next_reg[w], wp);
+            let lanes = (threads - (w as u64 * 32)).min(32) as u8;
+            if phase + 1 < phases {
+                wp.insts.push(WarpInst::alu(InstClass::Barrier, lanes));
+            } else {
+                wp.insts.push(WarpInst::alu(InstClass::Exit, lanes));
+            }
+        }
+    }
+}
+
+/// Align the lanes' operation lists position by position into warp instructions.
+fn merge_warp(
+    lanes: &[Vec<Op>],
+    addrs: &mut Vec<(u64, u32)>,
+    line_bytes: u32,
+    next_reg: &mut Reg,
+    wp: &mut WarpProgram,
+) {
+    let maxlen = lanes.iter().map(|l| l.len()).max().unwrap_or(0);
+    let mut done: u32;
+    for pos in 0..maxlen {
+        // lanes that have an op at this position and are not yet emitted
+        done = 0;
+        for (li, l) in lanes.iter().enumerate() {
+            if pos >= l.len() {
+                done |= 1 << li;
+            }
+        }
+        while done != u32::MAX {
+            let first = (!done).trailing_zeros() as usize;
+            let lead = lanes[first][pos];
+            let mut n = 0u8;
+            addrs.clear();
+            let mut obj = lead.obj;
+            for (li, l) in lanes.iter().enumerate().skip(first) {
+                if done & (1 << li) != 0 {
+                    continue;
+                }
+                let op = l[pos];
+                if op.site == lead.site && op.class == lead.class && op.space == lead.space {
+                    done |= 1 << li;
+                    n += 1;
+                    if op.class.is_mem() {
+                        addrs.push((op.addr, op.bytes as u32));
+                        if op.obj != obj {
+                            obj = op.obj;
+                        }
+                    }
+                }
+            }
+            let mut inst = WarpInst::alu(lead.class, n);
+            inst.space = lead.space;
+            if lead.class.is_mem() {
+                if lead.space != Space::Shared {
+                    inst.first_line = wp.lines.len() as u32;
+                    inst.nlines = coalesce(addrs, line_bytes, obj, &mut wp.lines);
+                }
+                if lead.class == InstClass::Load {
+                    inst.dst = *next_reg;
+                    *next_reg = if *next_reg >= 250 { 1 } else { *next_reg + 1 };
+                } else {
+                    inst.srcs[0] = REG_ALL;
+                }
+            } else {
+                inst.srcs[0] = REG_ALL;
+            }
+            wp.insts.push(inst);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct VecAdd {
+        a: ObjId,
+        b: ObjId,
+        c: ObjId,
+        n: u64,
+    }
+    impl Kernel for VecAdd {
+        fn info(&self) -> KernelInfo {
+            KernelInfo {
+                name: "vecadd".into(),
+                grid: Dim3::x(self.n.div_ceil(64) as u32),
+                block: Dim3::x(64),
+                regs_per_thread: 16,
+                smem_per_block: 0,
+            }
+        }
+        fn thread(&self, t: &mut Thread<'_>, _p: u32) {
+            let i = t.gid();
+            if i < self.n {
+                let x: f32 = t.ld(self.a, i);
+                let y: f32 = t.ld(self.b, i);
+                t.fp(1);
+                t.st(self.c, i, x + y);
+            }
+        }
+    }
+    struct Once(Option<Box<dyn Kernel>>);
+    impl Host for Once {
+        fn next_kernel(&mut self, _m: &mut Memory) -> Option<Box<dyn Kernel>> {
+            self.0.take()
+        }
+    }
+
+    #[test]
+    fn vecadd_block_shape_and_function() {
+        let mut m = Memory::new();
+        let n = 100;
+        let a = m.alloc_from::<f32>("a", &vec![1.0; n], true);
+        let b = m.alloc_from::<f32>("b", &vec![2.0; n], true);
+        let c = m.alloc::<f32>("c", n as u64, false);
+        let k = VecAdd { a, b, c, n: n as u64 };
+        let mut w = ModelWorkload::new("t", m, Box::new(Once(Some(Box::new(k)))));
+        let mut bp = BlockProgram::default();
+        {
+            let mut l = w.next_launch().unwrap().unwrap();
+            assert_eq!(l.info().grid.x, 2);
+            l.block(0, false, 128, &mut bp).unwrap();
+            assert_eq!(bp.warps.len(), 2);
+            // ld, ld, fp, st, exit
+            let w0 = &bp.warps[0];
+            assert_eq!(w0.insts.len(), 5);
+            assert_eq!(w0.insts[0].class, InstClass::Load);
+            assert_eq!(w0.insts[0].nlines, 1, "32 x 4 B contiguous = one 128 B line");
+            assert_eq!(w0.insts[3].class, InstClass::Store);
+            assert_eq!(w0.insts[4].class, InstClass::Exit);
+            l.block(1, false, 128, &mut bp).unwrap();
+            // block 1 has threads 64..128 but n = 100: warp 1 (96..128) has 4 active lanes
+            assert_eq!(bp.warps[1].insts[0].lanes, 4);
+        }
+        assert_eq!(w.memory().get::<f32>(c, 99), 3.0);
+        assert_eq!(w.memory().get::<f32>(c, 0), 3.0);
+        assert!(w.next_launch().unwrap().is_none());
+    }
+
+    #[test]
+    fn probe_does_not_write() {
+        let mut m = Memory::new();
+        let a = m.alloc_from::<f32>("a", &[1.0; 64], true);
+        let b = m.alloc_from::<f32>("b", &[2.0; 64], true);
+        let c = m.alloc::<f32>("c", 64, false);
+        let k = VecAdd { a, b, c, n: 64 };
+        let mut w = ModelWorkload::new("t", m, Box::new(Once(Some(Box::new(k)))));
+        let mut bp = BlockProgram::default();
+        {
+            let mut l = w.next_launch().unwrap().unwrap();
+            l.block(0, true, 128, &mut bp).unwrap();
+        }
+        assert_eq!(w.memory().get::<f32>(c, 0), 0.0);
+    }
+}

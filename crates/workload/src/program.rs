@@ -1,0 +1,401 @@
+//! The common form every workload is lowered to before it reaches the simulator: per thread
+//! block, per warp, a list of [`WarpInst`] with their coalesced line requests.
+//!
+//! Both sources of work, built-in kernel models ([`crate::model`]) and Accel-Sim traces
+//! ([`crate::trace_source`]), produce this form one thread block at a time, when the scheduler
+//! dispatches that block, so memory stays bounded by the blocks in flight.
+
+use serde::Serialize;
+
+/// A CUDA `dim3`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize)]
+pub struct Dim3 {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+
+impl Dim3 {
+    pub const fn new(x: u32, y: u32, z: u32) -> Self {
+        Dim3 { x, y, z }
+    }
+    pub const fn x(x: u32) -> Self {
+        Dim3 { x, y: 1, z: 1 }
+    }
+    /// Number of elements `x*y*z`.
+    pub fn count(&self) -> u64 {
+        self.x as u64 * self.y as u64 * self.z as u64
+    }
+    /// Row-major linear index of `idx` inside `self` (x fastest), as CUDA linearises blocks.
+    pub fn linear(&self, idx: Dim3) -> u64 {
+        (idx.z as u64 * self.y as u64 + idx.y as u64) * self.x as u64 + idx.x as u64
+    }
+    /// Inverse of [`Dim3::linear`].
+    pub fn unlinear(&self, i: u64) -> Dim3 {
+        let x = (i % self.x as u64) as u32;
+        let r = i / self.x as u64;
+        let y = (r % self.y as u64) as u32;
+        let z = (r / self.y as u64) as u32;
+        Dim3 { x, y, z }
+    }
+}
+
+/// Data-object id: an index into the workload's object table.
+pub type ObjId = u16;
+/// Marks an access outside every named data object (stack/local memory, unknown buffers).
+pub const NO_OBJ: ObjId = u16::MAX;
+
+/// Register id in the per-warp scoreboard. 0 means "no register".
+pub type Reg = u16;
+/// Source register meaning "wait for every outstanding load of this warp".
+pub const REG_ALL: Reg = u16::MAX;
+/// Number of distinct scoreboard registers (R0-255, UR0-63, P0-7, UP0-7, spares).
+pub const NUM_REGS: usize = 384;
+
+/// Memory space of an access (Accel-Sim trace format §memory space; HMS model spaces).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[repr(u8)]
+pub enum Space {
+    Global,
+    Shared,
+    Local,
+    Constant,
+    Texture,
+}
+
+impl Space {
+    pub const ALL: [Space; 5] = [
+        Space::Global,
+        Space::Shared,
+        Space::Local,
+        Space::Constant,
+        Space::Texture,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Global => "global",
+            Space::Shared => "shared",
+            Space::Local => "local",
+            Space::Constant => "constant",
+            Space::Texture => "texture",
+        }
+    }
+}
+
+/// What a warp instruction does, at the grain the timing model needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[repr(u8)]
+pub enum InstClass {
+    /// Integer / logic / move.
+    Int,
+    /// Floating point.
+    Fp,
+    /// Special-function unit (transcendentals, conversions).
+    Sfu,
+    /// Branch / control.
+    Branch,
+    /// Memory read.
+    Load,
+    /// Memory write.
+    Store,
+    /// Read-modify-write performed at the data's home (atomics, reductions).
+    Atomic,
+    /// `__syncthreads()`: waits for every warp of the block.
+    Barrier,
+    /// Warp exit.
+    Exit,
+}
+
+impl InstClass {
+    pub fn is_mem(self) -> bool {
+        matches!(self, InstClass::Load | InstClass::Store | InstClass::Atomic)
+    }
+    pub const ALL: [InstClass; 9] = [
+        InstClass::Int,
+        InstClass::Fp,
+        InstClass::Sfu,
+        InstClass::Branch,
+        InstClass::Load,
+        InstClass::Store,
+        InstClass::Atomic,
+        InstClass::Barrier,
+        InstClass::Exit,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            InstClass::Int => "int",
+            InstClass::Fp => "fp",
+            InstClass::Sfu => "sfu",
+            InstClass::Branch => "branch",
+            InstClass::Load => "load",
+            InstClass::Store => "store",
+            InstClass::Atomic => "atomic",
+            InstClass::Barrier => "barrier",
+            InstClass::Exit => "exit",
+        }
+    }
+}
+
+/// One coalesced request of a memory instruction: a line-aligned virtual address, how many
+/// bytes of the line the active lanes touch, and which data object it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineReq {
+    pub addr: u64,
+    pub bytes: u16,
+    pub obj: ObjId,
+}
+
+/// One warp instruction (compact: 24 bytes). Memory instructions own `nlines` consecutive
+/// entries of their warp's [`WarpProgram::lines`] starting at `first_line`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WarpInst {
+    pub class: InstClass,
+    pub space: Space,
+    /// Number of active lanes (1..=32).
+    pub lanes: u8,
+    /// Destination register (0 = none); a load's result is pending until it returns.
+    pub dst: Reg,
+    /// Source registers (0 = none, [`REG_ALL`] = all outstanding loads).
+    pub srcs: [Reg; 3],
+    pub first_line: u32,
+    pub nlines: u16,
+}
+
+impl WarpInst {
+    /// A non-memory instruction.
+    pub fn alu(class: InstClass, lanes: u8) -> Self {
+        WarpInst {
+            class,
+            space: Space::Global,
+            lanes,
+            dst: 0,
+            srcs: [0; 3],
+            first_line: 0,
+            nlines: 0,
+        }
+    }
+}
+
+/// The instructions of one warp.
+#[derive(Clone, Debug, Default)]
+pub struct WarpProgram {
+    pub insts: Vec<WarpInst>,
+    pub lines: Vec<LineReq>,
+}
+
+impl WarpProgram {
+    pub fn clear(&mut self) {
+        self.insts.clear();
+        self.lines.clear();
+    }
+    /// The line requests of instruction `i`.
+    pub fn lines_of(&self, inst: &WarpInst) -> &[LineReq] {
+        let s = inst.first_line as usize;
+        &self.lines[s..s + inst.nlines as usize]
+    }
+}
+
+/// The warps of one thread block, reused between blocks to avoid allocation.
+#[derive(Clone, Debug, Default)]
+pub struct BlockProgram {
+    pub warps: Vec<WarpProgram>,
+}
+
+impl BlockProgram {
+    /// Make room for `n` empty warps, reusing buffers.
+    pub fn reset(&mut self, n: usize) {
+        if self.warps.len() < n {
+            self.warps.resize_with(n, WarpProgram::default);
+        }
+        self.warps.truncate(n);
+        for w in &mut self.warps {
+            w.clear();
+        }
+    }
+    pub fn num_insts(&self) -> usize {
+        self.warps.iter().map(|w| w.insts.len()).sum()
+    }
+}
+
+/// Launch description of one kernel.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelInfo {
+    pub name: String,
+    pub grid: Dim3,
+    pub block: Dim3,
+    /// Registers per thread (occupancy).
+    pub regs_per_thread: u32,
+    /// Static + dynamic shared memory per block in bytes (occupancy).
+    pub smem_per_block: u32,
+}
+
+impl KernelInfo {
+    pub fn threads_per_block(&self) -> u32 {
+        self.block.count() as u32
+    }
+    pub fn warps_per_block(&self) -> u32 {
+        self.threads_per_block().div_ceil(32)
+    }
+    pub fn num_blocks(&self) -> u64 {
+        self.grid.count()
+    }
+}
+
+/// A named device buffer (cudaMalloc): virtual base, size and element size.
+#[derive(Clone, Debug, Serialize)]
+pub struct DataObject {
+    pub name: String,
+    pub base: u64,
+    pub bytes: u64,
+    pub elem_bytes: u32,
+    pub read_only: bool,
+}
+
+impl DataObject {
+    pub fn contains(&self, addr: u64) -> bool {
+        addr >= self.base && addr < self.base + self.bytes
+    }
+}
+
+/// Placement hints a workload can give for an object when its accesses are input-dependent:
+/// the profiler path of CODA §4.3.2 / spec §3.7 (mean bytes per thread block and the
+/// coefficient of variation of that amount across blocks).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct ProfileHint {
+    pub obj: ObjId,
+    pub bytes_per_block: f64,
+    pub cv: f64,
+}
+
+/// Errors of workload generation (trace read errors, bad parameters).
+#[derive(Debug, thiserror::Error)]
+pub enum WorkloadError {
+    #[error("{0}")]
+    Msg(String),
+    #[error(transparent)]
+    Trace(#[from] locus_trace::TraceError),
+}
+
+/// One kernel launch that can produce its thread blocks on demand.
+pub trait Launch {
+    fn info(&self) -> &KernelInfo;
+    /// Generate block `block` (row-major linear id) into `out`, line size `line_bytes`.
+    /// With `probe`, the block is generated without side effects on the workload's data
+    /// (used by placement analyses that sample blocks before the launch).
+    fn block(
+        &mut self,
+        block: u64,
+        probe: bool,
+        line_bytes: u32,
+        out: &mut BlockProgram,
+    ) -> Result<(), WorkloadError>;
+    /// Profiler hints for input-dependent objects (graphs); empty by default.
+    fn profile_hints(&self) -> Vec<ProfileHint> {
+        Vec::new()
+    }
+}
+
+/// A program: data objects plus a sequence of kernel launches produced one at a time, so
+/// host-side control flow (e.g. "repeat BFS until the frontier is empty") can read results.
+pub trait Workload: Send {
+    fn name(&self) -> &str;
+    fn objects(&self) -> &[DataObject];
+    /// The next launch, or `None` when the program is done.
+    fn next_launch(&mut self) -> Result<Option<Box<dyn Launch + '_>>, WorkloadError>;
+    /// Warnings collected while reading (unknown opcodes ...).
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// Find the object containing `addr` in `objs` sorted by base; `NO_OBJ` if none.
+pub fn object_of(objs: &[DataObject], addr: u64) -> ObjId {
+    let i = objs.partition_point(|o| o.base <= addr);
+    if i == 0 {
+        return NO_OBJ;
+    }
+    if objs[i - 1].contains(addr) {
+        (i - 1) as ObjId
+    } else {
+        NO_OBJ
+    }
+}
+
+/// Coalesce lane addresses `(addr, bytes)` into line requests (GPU coalescer: one request per
+/// distinct `line_bytes`-aligned line, in first-touch lane order), appending to `out`.
+/// Returns the number of lines appended.
+pub fn coalesce(lanes: &[(u64, u32)], line_bytes: u32, obj: ObjId, out: &mut Vec<LineReq>) -> u16 {
+    let start = out.len();
+    let mask = !(line_bytes as u64 - 1);
+    for &(a, b) in lanes {
+        let mut addr = a;
+        let end = a + b.max(1) as u64;
+        while addr < end {
+            let line = addr & mask;
+            let line_end = (line + line_bytes as u64).min(end);
+            let used = (line_end - addr) as u16;
+            if let Some(l) = out[start..].iter_mut().find(|l| l.addr == line) {
+                l.bytes = (l.bytes + used).min(line_bytes as u16);
+            } else {
+                out.push(LineReq {
+                    addr: line,
+                    bytes: used,
+                    obj,
+                });
+            }
+            addr = line_end;
+        }
+    }
+    (out.len() - start) as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dim3_linear_roundtrip() {
+        let d = Dim3::new(7, 5, 3);
+        for i in 0..d.count() {
+            assert_eq!(d.linear(d.unlinear(i)), i);
+        }
+    }
+
+    #[test]
+    fn coalesce_contiguous_warp_is_one_line() {
+        let lanes: Vec<(u64, u32)> = (0..32).map(|i| (0x1000 + 4 * i, 4)).collect();
+        let mut out = Vec::new();
+        assert_eq!(coalesce(&lanes, 128, 0, &mut out), 1);
+        assert_eq!(out[0].bytes, 128);
+    }
+
+    #[test]
+    fn coalesce_strided_warp_is_32_lines() {
+        let lanes: Vec<(u64, u32)> = (0..32).map(|i| (0x1000 + 256 * i, 4)).collect();
+        let mut out = Vec::new();
+        assert_eq!(coalesce(&lanes, 128, 0, &mut out), 32);
+    }
+
+    #[test]
+    fn coalesce_straddling_access_touches_two_lines() {
+        let mut out = Vec::new();
+        assert_eq!(coalesce(&[(120, 16)], 128, 0, &mut out), 2);
+        assert_eq!(out[0].bytes + out[1].bytes, 16);
+    }
+
+    #[test]
+    fn object_lookup() {
+        let o = |b, n| DataObject {
+            name: String::new(),
+            base: b,
+            bytes: n,
+            elem_bytes: 4,
+            read_only: false,
+        };
+        let objs = vec![o(0x1000, 0x100), o(0x3000, 0x1000)];
+        assert_eq!(object_of(&objs, 0x1050), 0);
+        assert_eq!(object_of(&objs, 0x1100), NO_OBJ);
+        assert_eq!(object_of(&objs, 0x3fff), 1);
+        assert_eq!(object_of(&objs, 0x10), NO_OBJ);
+    }
+}

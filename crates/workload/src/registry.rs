@@ -1,0 +1,155 @@
+//! The table of built-in benchmarks: name, suite, paper category, parameters with defaults,
+//! and the function that builds a [`ModelWorkload`] from parameters and a seed.
+
+use crate::model::ModelWorkload;
+use crate::program::WorkloadError;
+use std::collections::BTreeMap;
+
+/// One tunable parameter of a benchmark.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+/// A built-in benchmark.
+#[derive(Clone, Copy)]
+pub struct BenchSpec {
+    pub name: &'static str,
+    /// Suite it is modelled after (Rodinia, Parboil, GraphBIG, CUDA samples, Locus).
+    pub suite: &'static str,
+    /// Expected CODA page-sharing category (spec Table 2), or "-" when not in the paper.
+    pub category: &'static str,
+    pub about: &'static str,
+    pub params: &'static [ParamSpec],
+    pub build: fn(&Params) -> Result<ModelWorkload, WorkloadError>,
+}
+
+/// Parameter values given to a benchmark builder: defaults overridden by the user.
+#[derive(Clone, Debug)]
+pub struct Params {
+    pub seed: u64,
+    values: BTreeMap<String, String>,
+}
+
+impl Params {
+    /// Resolve `overrides` against `spec`'s parameter list; unknown names are errors that list
+    /// the valid ones.
+    pub fn resolve(
+        spec: &BenchSpec,
+        overrides: &BTreeMap<String, String>,
+        seed: u64,
+    ) -> Result<Params, WorkloadError> {
+        let mut values: BTreeMap<String, String> = spec
+            .params
+            .iter()
+            .map(|p| (p.name.to_string(), p.default.to_string()))
+            .collect();
+        for (k, v) in overrides {
+            if !values.contains_key(k) {
+                let names: Vec<&str> = spec.params.iter().map(|p| p.name).collect();
+                return Err(WorkloadError::Msg(format!(
+                    "workload `{}` has no parameter `{k}`; its parameters are: {}",
+                    spec.name,
+                    if names.is_empty() { "(none)".to_string() } else { names.join(", ") }
+                )));
+            }
+            values.insert(k.clone(), v.clone());
+        }
+        Ok(Params { seed, values })
+    }
+
+    /// Parameters with no spec (tests): every lookup falls back to its default.
+    pub fn defaults(seed: u64) -> Params {
+        Params { seed, values: BTreeMap::new() }
+    }
+
+    fn raw(&self, name: &str) -> Option<&str> {
+        self.values.get(name).map(|s| s.as_str())
+    }
+
+    /// An unsigned integer parameter (accepts `_` separators and k/M suffixes).
+    pub fn u64(&self, name: &str, default: u64) -> Result<u64, WorkloadError> {
+        match self.raw(name) {
+            None => Ok(default),
+            Some(s) => parse_u64(s).ok_or_else(|| {
+                WorkloadError::Msg(format!(
+                    "parameter `{name}` = `{s}` is not a non-negative integer (e.g. 4096, 64k, 1M)"
+                ))
+            }),
+        }
+    }
+
+    /// A floating-point parameter.
+    pub fn f64(&self, name: &str, default: f64) -> Result<f64, WorkloadError> {
+        match self.raw(name) {
+            None => Ok(default),
+            Some(s) => s.trim().parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| {
+                WorkloadError::Msg(format!("parameter `{name}` = `{s}` is not a number"))
+            }),
+        }
+    }
+
+    /// A string parameter.
+    pub fn str(&self, name: &str, default: &str) -> String {
+        self.raw(name).unwrap_or(default).to_string()
+    }
+
+    /// All resolved values (for reports).
+    pub fn values(&self) -> &BTreeMap<String, String> {
+        &self.values
+    }
+}
+
+fn parse_u64(s: &str) -> Option<u64> {
+    let t: String = s.trim().chars().filter(|c| *c != '_').collect();
+    let (num, mul) = match t.chars().last()? {
+        'k' | 'K' => (&t[..t.len() - 1], 1u64 << 10),
+        'M' => (&t[..t.len() - 1], 1 << 20),
+        'G' => (&t[..t.len() - 1], 1 << 30),
+        _ => (&t[..], 1),
+    };
+    num.parse::<u64>().ok()?.checked_mul(mul)
+}
+
+/// Every built-in benchmark.
+pub fn all() -> &'static [BenchSpec] {
+    crate::bench::all()
+}
+
+/// Look a benchmark up by name (case-insensitive).
+pub fn find(name: &str) -> Option<&'static BenchSpec> {
+    all().iter().find(|b| b.name.eq_ignore_ascii_case(name))
+}
+
+/// Build benchmark `name` with `overrides` and `seed`.
+pub fn build(
+    name: &str,
+    overrides: &BTreeMap<String, String>,
+    seed: u64,
+) -> Result<ModelWorkload, WorkloadError> {
+    let spec = find(name).ok_or_else(|| {
+        let names: Vec<&str> = all().iter().map(|b| b.name).collect();
+        let hint = crate::nearest(name, &names)
+            .map(|n| format!(" (did you mean `{n}`?)"))
+            .unwrap_or_default();
+        WorkloadError::Msg(format!(
+            "unknown workload `{name}`{hint}; run `locus workloads` to list them"
+        ))
+    })?;
+    let p = Params::resolve(spec, overrides, seed)?;
+    (spec.build)(&p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn parse_suffixes() {
+        assert_eq!(parse_u64("64k"), Some(65536));
+        assert_eq!(parse_u64("1_000"), Some(1000));
+        assert_eq!(parse_u64("x"), None);
+        assert_eq!(parse_u64("-1"), None);
+    }
+}
