@@ -8,6 +8,7 @@ pub mod memory;
 pub mod model;
 pub mod program;
 pub mod registry;
+pub mod sharing;
 pub mod trace_source;
 
 pub use memory::{Elem, Memory};

@@ -1,0 +1,90 @@
+//! Options shared by the commands that simulate: machine selection and workload selection.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use locus_sim::Config;
+use locus_workload::Workload;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Which machine to simulate.
+#[derive(Args, Clone, Debug)]
+pub struct MachineArgs {
+    /// Built-in preset (see `locus presets`).
+    #[arg(long, short = 'p', default_value = "coda-4gpu")]
+    pub preset: String,
+    /// A TOML file whose keys override the preset (same layout as presets/*.toml).
+    #[arg(long, short = 'c')]
+    pub config: Option<PathBuf>,
+    /// Override one configuration key, e.g. `--set interconnect.link_gbps=32`
+    /// or `--set placement.policy=coda`. Repeatable.
+    #[arg(long = "set", short = 's', value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+}
+
+impl MachineArgs {
+    /// The resolved configuration.
+    pub fn config(&self) -> Result<Config> {
+        let text;
+        let file = match &self.config {
+            Some(p) => {
+                text = std::fs::read_to_string(p).with_context(|| format!("cannot read config file {}", p.display()))?;
+                Some((p.to_str().unwrap_or("config"), text.as_str()))
+            }
+            None => None,
+        };
+        Ok(locus_sim::preset::load(Some(&self.preset), file, &self.sets)?)
+    }
+}
+
+/// Which workload to run.
+#[derive(Args, Clone, Debug)]
+pub struct WorkloadArgs {
+    /// Built-in workload (see `locus workloads`).
+    #[arg(long, short = 'w', conflicts_with = "trace")]
+    pub workload: Option<String>,
+    /// Workload parameter, e.g. `--param scale=14`. Repeatable.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// An Accel-Sim trace: its folder or its kernelslist.g.
+    #[arg(long, short = 't')]
+    pub trace: Option<PathBuf>,
+    /// Seed of the workload's input generator.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Default workload of `locus run`.
+pub const DEFAULT_WORKLOAD: &str = "bfs";
+
+impl WorkloadArgs {
+    /// Parse `--param` pairs.
+    pub fn param_map(&self) -> Result<BTreeMap<String, String>> {
+        let mut m = BTreeMap::new();
+        for p in &self.params {
+            let Some((k, v)) = p.split_once('=') else {
+                bail!("--param `{p}`: expected NAME=VALUE, e.g. --param scale=14");
+            };
+            m.insert(k.trim().to_string(), v.trim().to_string());
+        }
+        Ok(m)
+    }
+
+    /// Build the workload.
+    pub fn build(&self) -> Result<Box<dyn Workload>> {
+        if let Some(t) = &self.trace {
+            if !self.params.is_empty() {
+                bail!("--param applies to built-in workloads, not to traces");
+            }
+            return Ok(Box::new(locus_workload::trace_source::TraceWorkload::open(t)?));
+        }
+        let name = self.workload.clone().unwrap_or_else(|| {
+            if locus_workload::registry::find(DEFAULT_WORKLOAD).is_some() {
+                DEFAULT_WORKLOAD.to_string()
+            } else {
+                "vectoradd".to_string()
+            }
+        });
+        Ok(Box::new(locus_workload::registry::build(&name, &self.param_map()?, self.seed)?))
+    }
+}

@@ -1,0 +1,8 @@
+//! One module per subcommand.
+
+pub mod analyze;
+pub mod common;
+pub mod list;
+pub mod run;
+pub mod trace;
+pub mod validate;

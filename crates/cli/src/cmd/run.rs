@@ -1,0 +1,73 @@
+//! `locus run`: simulate one workload on one machine, print a summary, write statistics.
+
+use super::common::{MachineArgs, WorkloadArgs};
+use anyhow::{Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+#[derive(Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub machine: MachineArgs,
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// Write every statistic as JSON (versioned schema) to this file.
+    #[arg(long)]
+    pub stats_json: Option<PathBuf>,
+    /// Write per-kernel statistics as CSV to this file.
+    #[arg(long)]
+    pub stats_csv: Option<PathBuf>,
+    /// Leave host-dependent figures (run time, requests per second) out of the JSON, so
+    /// two runs give byte-identical files.
+    #[arg(long)]
+    pub no_host: bool,
+    /// No progress bar and no summary.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+pub fn run(a: RunArgs) -> Result<()> {
+    let cfg = a.machine.config()?;
+    let mut w = a.workload.build()?;
+    let mut sys = locus_sim::System::new(&cfg);
+    let start = Instant::now();
+    let mut bar: Option<ProgressBar> = None;
+    let quiet = a.quiet;
+    let mut progress = |p: &locus_sim::Progress| {
+        if quiet || start.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        let b = bar.get_or_insert_with(|| {
+            let b = ProgressBar::new(p.blocks_total);
+            b.set_style(
+                ProgressStyle::with_template("{spinner} kernel {prefix} [{bar:30}] {pos}/{len} blocks {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            b
+        });
+        b.set_length(p.blocks_total);
+        b.set_prefix(format!("{} {}", p.kernel, p.kernel_name));
+        b.set_position(p.blocks_done.min(p.blocks_total));
+        b.set_message(format!("{:.0} us simulated, {} L1 requests", p.sim_ns / 1000.0, p.l1_requests));
+    };
+    let mut report = sys.run(&mut *w, &mut progress)?;
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    if !a.quiet {
+        crate::report::print_summary(&report);
+    }
+    if a.no_host {
+        report.host = None;
+    }
+    if let Some(p) = &a.stats_json {
+        let s = serde_json::to_string_pretty(&report)?;
+        std::fs::write(p, s + "\n").with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    if let Some(p) = &a.stats_csv {
+        std::fs::write(p, crate::report::kernels_csv(&report)).with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    Ok(())
+}

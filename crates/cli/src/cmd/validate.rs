@@ -1,0 +1,41 @@
+//! `locus validate dram`: our HBM2 channel model side by side with DRAMsim3 (needs the
+//! `dramsim3` cargo feature, which builds DRAMsim3 with cmake).
+
+use anyhow::Result;
+use clap::{Args, Subcommand};
+
+#[derive(Subcommand)]
+pub enum ValidateCmd {
+    /// Streaming and random reads through one HBM2 channel in Locus and in DRAMsim3.
+    Dram(DramArgs),
+}
+
+#[derive(Args)]
+pub struct DramArgs {
+    /// Requests per pattern.
+    #[arg(long, default_value_t = 20_000)]
+    pub requests: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+pub fn run(c: ValidateCmd) -> Result<()> {
+    match c {
+        ValidateCmd::Dram(a) => dram(a),
+    }
+}
+
+#[cfg(feature = "dramsim3")]
+fn dram(a: DramArgs) -> Result<()> {
+    let cfg = locus_dram::DramConfig::default();
+    let r = locus_dram::validate::cross_check(&cfg, a.requests, a.seed).map_err(anyhow::Error::msg)?;
+    println!("{r}");
+    Ok(())
+}
+
+#[cfg(not(feature = "dramsim3"))]
+fn dram(_a: DramArgs) -> Result<()> {
+    anyhow::bail!(
+        "this locus was built without DRAMsim3; rebuild with `cargo run --release -p locus-cli --features dramsim3 -- validate dram` (needs cmake and a C++ compiler)"
+    )
+}

@@ -1,0 +1,126 @@
+//! Miss-status holding registers: one entry per outstanding missed line, with a list of
+//! waiters merged onto it. Waiters live in a shared pool (linked lists), so merging
+//! allocates nothing in steady state.
+
+/// MSHR file with `cap` entries; waiters are opaque `u64` tokens.
+#[derive(Clone, Debug)]
+pub struct Mshrs {
+    lines: Vec<u64>,
+    heads: Vec<u32>,
+    tails: Vec<u32>,
+    used: usize,
+    pool_tok: Vec<u64>,
+    pool_next: Vec<u32>,
+    free_pool: u32,
+    /// Misses merged onto an existing entry.
+    pub merges: u64,
+}
+
+const NIL: u32 = u32::MAX;
+const EMPTY: u64 = u64::MAX;
+
+impl Mshrs {
+    pub fn new(cap: usize) -> Self {
+        Mshrs {
+            lines: vec![EMPTY; cap],
+            heads: vec![NIL; cap],
+            tails: vec![NIL; cap],
+            used: 0,
+            pool_tok: Vec::new(),
+            pool_next: Vec::new(),
+            free_pool: NIL,
+            merges: 0,
+        }
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.lines.len()
+    }
+    pub fn free(&self) -> usize {
+        self.lines.len() - self.used
+    }
+
+    fn find(&self, line: u64) -> Option<usize> {
+        self.lines.iter().position(|&l| l == line)
+    }
+
+    fn node(&mut self, tok: u64) -> u32 {
+        if self.free_pool != NIL {
+            let n = self.free_pool;
+            self.free_pool = self.pool_next[n as usize];
+            self.pool_tok[n as usize] = tok;
+            self.pool_next[n as usize] = NIL;
+            n
+        } else {
+            self.pool_tok.push(tok);
+            self.pool_next.push(NIL);
+            (self.pool_tok.len() - 1) as u32
+        }
+    }
+
+    /// Record a miss on `line` by `tok`. Returns `Some(true)` if a new entry was allocated
+    /// (the caller sends the request), `Some(false)` if merged, `None` if full.
+    pub fn add(&mut self, line: u64, tok: u64) -> Option<bool> {
+        if let Some(e) = self.find(line) {
+            let n = self.node(tok);
+            let t = self.tails[e];
+            self.pool_next[t as usize] = n;
+            self.tails[e] = n;
+            self.merges += 1;
+            return Some(false);
+        }
+        let e = self.lines.iter().position(|&l| l == EMPTY)?;
+        let n = self.node(tok);
+        self.lines[e] = line;
+        self.heads[e] = n;
+        self.tails[e] = n;
+        self.used += 1;
+        Some(true)
+    }
+
+    /// Is there an entry for `line`?
+    pub fn contains(&self, line: u64) -> bool {
+        self.find(line).is_some()
+    }
+
+    /// Release the entry of `line`, appending its waiters to `out` in arrival order.
+    pub fn complete(&mut self, line: u64, out: &mut Vec<u64>) {
+        let Some(e) = self.find(line) else { return };
+        let mut n = self.heads[e];
+        while n != NIL {
+            out.push(self.pool_tok[n as usize]);
+            let next = self.pool_next[n as usize];
+            self.pool_next[n as usize] = self.free_pool;
+            self.free_pool = n;
+            n = next;
+        }
+        self.lines[e] = EMPTY;
+        self.heads[e] = NIL;
+        self.tails[e] = NIL;
+        self.used -= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merging_and_capacity() {
+        let mut m = Mshrs::new(2);
+        assert_eq!(m.add(10, 1), Some(true));
+        assert_eq!(m.add(10, 2), Some(false), "second miss to the same line merges");
+        assert_eq!(m.add(20, 3), Some(true));
+        assert_eq!(m.add(30, 4), None, "full");
+        assert_eq!(m.add(20, 5), Some(false), "merging works when full");
+        let mut out = Vec::new();
+        m.complete(10, &mut out);
+        assert_eq!(out, vec![1, 2]);
+        assert_eq!(m.free(), 1);
+        assert_eq!(m.add(30, 6), Some(true));
+        out.clear();
+        m.complete(20, &mut out);
+        assert_eq!(out, vec![3, 5]);
+        assert_eq!(m.merges, 2);
+    }
+}

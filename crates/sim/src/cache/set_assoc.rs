@@ -1,0 +1,200 @@
+//! A set-associative cache tag store with true LRU replacement, dirty bits and one byte of
+//! per-line metadata (the L2 keeps the line's home node there, so a write-back finds its
+//! target with the granularity bit stored at fill time, CODA §4.2).
+
+/// A line pushed out by an insertion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Evicted {
+    pub line: u64,
+    pub dirty: bool,
+    pub meta: u8,
+}
+
+/// Tag store. Lines are identified by their line number (address / line size).
+#[derive(Clone, Debug)]
+pub struct SetAssoc {
+    ways: usize,
+    set_mask: u64,
+    set_shift: u32,
+    /// line + 1 (0 = invalid), per set `ways` entries.
+    tags: Vec<u64>,
+    stamp: Vec<u32>,
+    dirty: Vec<bool>,
+    meta: Vec<u8>,
+    clock: u32,
+}
+
+impl SetAssoc {
+    /// `sets` must be a power of two. `set_shift` skips low line-number bits used elsewhere
+    /// (e.g. slice selection) so they do not alias the set index.
+    pub fn new(sets: usize, ways: usize, set_shift: u32) -> Self {
+        assert!(sets.is_power_of_two() && ways > 0);
+        SetAssoc {
+            ways,
+            set_mask: sets as u64 - 1,
+            set_shift,
+            tags: vec![0; sets * ways],
+            stamp: vec![0; sets * ways],
+            dirty: vec![false; sets * ways],
+            meta: vec![0; sets * ways],
+            clock: 0,
+        }
+    }
+
+    #[inline]
+    fn base(&self, line: u64) -> usize {
+        (((line >> self.set_shift) & self.set_mask) as usize) * self.ways
+    }
+
+    #[inline]
+    fn tick(&mut self) -> u32 {
+        self.clock = self.clock.wrapping_add(1);
+        if self.clock == 0 {
+            // renormalise on wrap: keep order, restart from small numbers
+            let mut idx: Vec<usize> = (0..self.stamp.len()).collect();
+            idx.sort_by_key(|&i| self.stamp[i]);
+            for (r, i) in idx.into_iter().enumerate() {
+                self.stamp[i] = r as u32 / self.ways as u32;
+            }
+            self.clock = (self.stamp.len() / self.ways) as u32 + 1;
+        }
+        self.clock
+    }
+
+    #[inline]
+    fn find(&self, line: u64) -> Option<usize> {
+        let b = self.base(line);
+        let t = line + 1;
+        (b..b + self.ways).find(|&i| self.tags[i] == t)
+    }
+
+    /// Is `line` present? Updates LRU on a hit.
+    #[inline]
+    pub fn access(&mut self, line: u64) -> bool {
+        match self.find(line) {
+            Some(i) => {
+                self.stamp[i] = self.tick();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Present, without touching LRU.
+    pub fn contains(&self, line: u64) -> bool {
+        self.find(line).is_some()
+    }
+
+    /// Mark a present line dirty (returns false if absent).
+    pub fn set_dirty(&mut self, line: u64) -> bool {
+        match self.find(line) {
+            Some(i) => {
+                self.dirty[i] = true;
+                self.stamp[i] = self.tick();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Insert `line` (or refresh it if present), returning the LRU victim if one was valid.
+    pub fn insert(&mut self, line: u64, dirty: bool, meta: u8) -> Option<Evicted> {
+        let s = self.tick();
+        if let Some(i) = self.find(line) {
+            self.dirty[i] |= dirty;
+            self.meta[i] = meta;
+            self.stamp[i] = s;
+            return None;
+        }
+        let b = self.base(line);
+        let mut v = b;
+        for i in b..b + self.ways {
+            if self.tags[i] == 0 {
+                v = i;
+                break;
+            }
+            if self.stamp[i] < self.stamp[v] {
+                v = i;
+            }
+        }
+        let out = (self.tags[v] != 0).then(|| Evicted {
+            line: self.tags[v] - 1,
+            dirty: self.dirty[v],
+            meta: self.meta[v],
+        });
+        self.tags[v] = line + 1;
+        self.dirty[v] = dirty;
+        self.meta[v] = meta;
+        self.stamp[v] = s;
+        out
+    }
+
+    /// Remove lines for which `f(line, dirty, meta)` is true; returns the removed dirty ones.
+    pub fn invalidate_where(&mut self, mut f: impl FnMut(u64, bool, u8) -> bool) -> Vec<Evicted> {
+        let mut out = Vec::new();
+        for i in 0..self.tags.len() {
+            if self.tags[i] != 0 && f(self.tags[i] - 1, self.dirty[i], self.meta[i]) {
+                if self.dirty[i] {
+                    out.push(Evicted {
+                        line: self.tags[i] - 1,
+                        dirty: true,
+                        meta: self.meta[i],
+                    });
+                }
+                self.tags[i] = 0;
+                self.dirty[i] = false;
+            }
+        }
+        out
+    }
+
+    /// Drop every line (L1 invalidation at a kernel boundary).
+    pub fn clear(&mut self) {
+        self.tags.iter_mut().for_each(|t| *t = 0);
+        self.dirty.iter_mut().for_each(|d| *d = false);
+    }
+
+    /// Valid lines.
+    pub fn occupancy(&self) -> usize {
+        self.tags.iter().filter(|&&t| t != 0).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lru_evicts_least_recently_used() {
+        let mut c = SetAssoc::new(1, 4, 0);
+        for l in 0..4 {
+            assert_eq!(c.insert(l, false, 0), None);
+        }
+        assert!(c.access(0)); // 1 is now LRU
+        let e = c.insert(10, false, 0).unwrap();
+        assert_eq!(e.line, 1);
+        assert!(c.contains(0) && c.contains(10) && !c.contains(1));
+        let e = c.insert(11, false, 0).unwrap();
+        assert_eq!(e.line, 2);
+    }
+
+    #[test]
+    fn dirty_victim_is_reported_with_meta() {
+        let mut c = SetAssoc::new(2, 1, 0);
+        c.insert(0, true, 3);
+        let e = c.insert(2, false, 0).unwrap(); // same set (even lines)
+        assert_eq!(e, Evicted { line: 0, dirty: true, meta: 3 });
+        assert!(c.insert(1, false, 0).is_none(), "odd set is separate");
+    }
+
+    #[test]
+    fn invalidate_where_returns_dirty_lines() {
+        let mut c = SetAssoc::new(4, 2, 0);
+        for l in 0..8 {
+            c.insert(l, l % 2 == 0, (l % 4) as u8);
+        }
+        let d = c.invalidate_where(|_, _, m| m != 0);
+        assert_eq!(d.len(), 2, "lines 2 and 6 are dirty with meta 2");
+        assert_eq!(c.occupancy(), 2);
+    }
+}

@@ -1,0 +1,277 @@
+//! CODA data placement (Kim et al., TACO 2018, §4.3; spec §3.4-§3.7).
+//!
+//! Before the first kernel that uses an object, find `B`, the bytes of the object one thread
+//! block uses, the way the paper's runtime does when compile-time analysis cannot: generate
+//! sampled pairs of consecutive thread blocks without side effects, and for every access
+//! site (warp, instruction position) compare the lowest address it touches in the object.
+//! A site whose difference is the same in every sample has a runtime-constant stride (RCS);
+//! zero means data shared by all blocks; differing values mean an irregular (data-dependent)
+//! site. Per object (spec §3.5 / A10): any regular site → CGP with the `B` of the heaviest
+//! regular site; only shared or irregular sites → FGP. Graphs take the profiler path
+//! (§3.7): the workload's [`ProfileHint`] gives the mean bytes per block and their
+//! coefficient of variation; CGP only when CV <= `cv_max`.
+//!
+//! The placement is then Eqs. 2-3 with span `S = B · N_bpg`, rounded per page (the page
+//! goes to the GPU owning its middle byte, spec A2 default) or as the paper's text says
+//! (`min(4 KB, S)` rounded up to whole pages).
+
+use super::ObjPlacement;
+use crate::config::{CodaRounding, PlacementCfg};
+use locus_workload::{BlockProgram, DataObject, Launch, ObjId, ProfileHint, Space, WorkloadError, NO_OBJ};
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+/// Why an object got its placement (reported in statistics).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum Reason {
+    /// Regular sites with a runtime-constant stride of `b` bytes per block.
+    Stride { b: u64 },
+    /// Profiler estimate (graphs) with its coefficient of variation.
+    Profiled { b: u64, cv: f64 },
+    /// Every site has stride 0: shared by all blocks.
+    Shared,
+    /// Sites with data-dependent strides only.
+    Irregular,
+    /// Smaller than one page (spec A24) or too few blocks to sample.
+    Small,
+    /// Profiled, but the CV is above `cv_max`.
+    TooIrregular { cv: f64 },
+    /// 2-D grid whose strides are not linear in the flattened block id (spec §3.6).
+    NonLinear2d,
+}
+
+/// A decision for one object.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Decision {
+    pub obj: ObjId,
+    pub placement: ObjPlacement,
+    pub reason: Reason,
+}
+
+#[derive(Default, Clone, Copy)]
+struct SiteStat {
+    delta: i64,
+    seen: u32,
+    consistent: bool,
+    weight: u64,
+}
+
+/// Per (object, site) lowest address touched by one block.
+fn site_addrs(bp: &BlockProgram, out: &mut FxHashMap<(ObjId, u32, u32), u64>) {
+    out.clear();
+    for (w, wp) in bp.warps.iter().enumerate() {
+        for (i, inst) in wp.insts.iter().enumerate() {
+            if !inst.class.is_mem() || inst.space == Space::Shared {
+                continue;
+            }
+            for l in wp.lines_of(inst) {
+                if l.obj == NO_OBJ {
+                    continue;
+                }
+                let e = out.entry((l.obj, w as u32, i as u32)).or_insert(u64::MAX);
+                *e = (*e).min(l.addr);
+            }
+        }
+    }
+}
+
+/// Per-object stride from sampled block pairs `(a, b)`; `None` per object when no regular
+/// site. Returns (obj → (stride, all sites shared?)).
+fn strides(
+    launch: &mut dyn Launch,
+    pairs: &[(u64, u64)],
+    line_bytes: u32,
+) -> Result<FxHashMap<ObjId, (Option<i64>, bool)>, WorkloadError> {
+    let mut sites: FxHashMap<(ObjId, u32, u32), SiteStat> = FxHashMap::default();
+    let (mut bp, mut a_map, mut b_map) = (BlockProgram::default(), FxHashMap::default(), FxHashMap::default());
+    for &(a, b) in pairs {
+        launch.block(a, true, line_bytes, &mut bp)?;
+        site_addrs(&bp, &mut a_map);
+        launch.block(b, true, line_bytes, &mut bp)?;
+        site_addrs(&bp, &mut b_map);
+        for (k, &addr_b) in &b_map {
+            let s = sites.entry(*k).or_insert(SiteStat { consistent: true, ..Default::default() });
+            s.weight += 1;
+            match a_map.get(k) {
+                Some(&addr_a) => {
+                    let d = addr_b as i64 - addr_a as i64;
+                    if s.seen > 0 && d != s.delta {
+                        s.consistent = false;
+                    }
+                    s.delta = d;
+                    s.seen += 1;
+                }
+                None => s.consistent = false,
+            }
+        }
+    }
+    // per object: heaviest regular (consistent, nonzero) site, ties → largest |B|
+    let mut per: FxHashMap<ObjId, (Option<(u64, i64)>, bool)> = FxHashMap::default();
+    let mut keys: Vec<_> = sites.keys().copied().collect();
+    keys.sort_unstable();
+    for k in keys {
+        let s = sites[&k];
+        let e = per.entry(k.0).or_insert((None, true));
+        let regular = s.consistent && s.seen as usize == pairs.len() && s.delta != 0;
+        let shared = s.consistent && s.seen > 0 && s.delta == 0;
+        if !shared {
+            e.1 = false;
+        }
+        if regular {
+            let better = match e.0 {
+                None => true,
+                Some((w, d)) => s.weight > w || (s.weight == w && s.delta.abs() > d.abs()),
+            };
+            if better {
+                e.0 = Some((s.weight, s.delta));
+            }
+        }
+    }
+    Ok(per.into_iter().map(|(o, (r, sh))| (o, (r.map(|x| x.1), sh))).collect())
+}
+
+/// Evenly spread sample block ids, deterministic.
+fn sample_points(n: u64, k: u32, step: u64) -> Vec<u64> {
+    // blocks b with b - step >= 0; avoid row boundaries for x-steps handled by caller
+    let lo = step;
+    if n <= lo {
+        return Vec::new();
+    }
+    let span = n - lo;
+    let k = (k as u64).min(span).max(1);
+    (0..k).map(|i| lo + (i * span) / k + (span / k) / 2).map(|b| b.min(n - 1)).collect()
+}
+
+/// Analyse `launch` and decide placements for the objects in `undecided` that it touches.
+#[allow(clippy::too_many_arguments)]
+pub fn analyze(
+    launch: &mut dyn Launch,
+    objs: &[DataObject],
+    undecided: &[bool],
+    nbpg: u64,
+    page_bytes: u64,
+    line_bytes: u32,
+    cfg: &PlacementCfg,
+) -> Result<Vec<Decision>, WorkloadError> {
+    let info = launch.info().clone();
+    let gx = info.grid.x as u64;
+    let n = info.num_blocks();
+    let mut out = Vec::new();
+    let hints: Vec<ProfileHint> = launch.profile_hints();
+    // x-pairs: consecutive ids in one grid row
+    let mut xpairs = Vec::new();
+    for b in sample_points(n, cfg.samples, 1) {
+        let b = if gx > 1 && b % gx == 0 { b + 1 } else { b };
+        if b < n && (gx == 1 || b % gx != 0) {
+            xpairs.push((b - 1, b));
+        }
+    }
+    xpairs.dedup();
+    if xpairs.is_empty() {
+        return Ok(out);
+    }
+    let sx = strides(launch, &xpairs, line_bytes)?;
+    let sy = if info.grid.y > 1 {
+        let ypairs: Vec<(u64, u64)> = sample_points(n, cfg.samples, gx).into_iter().map(|b| (b - gx, b)).collect();
+        Some(strides(launch, &ypairs, line_bytes)?)
+    } else {
+        None
+    };
+    let mut touched: Vec<ObjId> = sx.keys().copied().collect();
+    touched.extend(hints.iter().map(|h| h.obj));
+    touched.sort_unstable();
+    touched.dedup();
+    for o in touched {
+        if !undecided.get(o as usize).copied().unwrap_or(false) {
+            continue;
+        }
+        let obj = &objs[o as usize];
+        let decide = |b: u64, reason: Reason| -> Decision {
+            let span = b.saturating_mul(nbpg).max(1);
+            let placement = match cfg.rounding {
+                CodaRounding::PerPageMajority => ObjPlacement::Cgp { span, round: page_bytes / 2 },
+                CodaRounding::PaperRoundup => {
+                    let chunk = span.min(4096).div_ceil(page_bytes) * page_bytes;
+                    ObjPlacement::Cgp { span: chunk, round: 0 }
+                }
+            };
+            Decision { obj: o, placement, reason }
+        };
+        let fgp = |reason| Decision { obj: o, placement: ObjPlacement::Fgp, reason };
+        if obj.bytes < page_bytes {
+            out.push(fgp(Reason::Small));
+            continue;
+        }
+        if let Some(h) = hints.iter().find(|h| h.obj == o) {
+            if h.cv <= cfg.cv_max && h.bytes_per_block >= 1.0 {
+                out.push(decide(h.bytes_per_block.round() as u64, Reason::Profiled { b: h.bytes_per_block.round() as u64, cv: h.cv }));
+            } else {
+                out.push(fgp(Reason::TooIrregular { cv: h.cv }));
+            }
+            continue;
+        }
+        let (bx, shared_x) = sx.get(&o).copied().unwrap_or((None, false));
+        let d = match (&sy, bx) {
+            (None, Some(b)) => decide(b.unsigned_abs(), Reason::Stride { b: b.unsigned_abs() }),
+            (None, None) => fgp(if shared_x { Reason::Shared } else { Reason::Irregular }),
+            (Some(sy), _) => {
+                let (by, shared_y) = sy.get(&o).copied().unwrap_or((None, false));
+                match (bx, by) {
+                    (Some(x), Some(y)) if y == x * gx as i64 => decide(x.unsigned_abs(), Reason::Stride { b: x.unsigned_abs() }),
+                    (None, Some(y)) if shared_x => {
+                        let b = y.unsigned_abs() / gx.max(1);
+                        if b == 0 {
+                            fgp(Reason::NonLinear2d)
+                        } else {
+                            decide(b, Reason::Stride { b })
+                        }
+                    }
+                    (None, None) if shared_x && shared_y => fgp(Reason::Shared),
+                    (None, None) => fgp(Reason::Irregular),
+                    _ => fgp(Reason::NonLinear2d),
+                }
+            }
+        };
+        out.push(d);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use locus_workload::registry;
+    use std::collections::BTreeMap;
+
+    fn cfg() -> PlacementCfg {
+        PlacementCfg::default()
+    }
+
+    #[test]
+    fn vectoradd_arrays_get_block_stride() {
+        let mut ov = BTreeMap::new();
+        ov.insert("n".to_string(), "64k".to_string());
+        let mut w = registry::build("vectoradd", &ov, 1).unwrap();
+        let objs = locus_workload::Workload::objects(&w).to_vec();
+        let mut l = locus_workload::Workload::next_launch(&mut w).unwrap().unwrap();
+        let d = analyze(&mut *l, &objs, &[true; 3], 24, 4096, 128, &cfg()).unwrap();
+        assert_eq!(d.len(), 3);
+        for x in d {
+            // 256 threads x 4 B per block; span = 1 KB x 24
+            assert_eq!(x.reason, Reason::Stride { b: 1024 });
+            assert_eq!(x.placement, ObjPlacement::Cgp { span: 24 * 1024, round: 2048 });
+        }
+    }
+
+    #[test]
+    fn sample_points_are_in_range() {
+        for n in [2u64, 3, 10, 1000] {
+            for k in [1u32, 4, 16] {
+                for b in sample_points(n, k, 1) {
+                    assert!(b >= 1 && b < n);
+                }
+            }
+        }
+        assert!(sample_points(1, 4, 1).is_empty());
+    }
+}

@@ -1,0 +1,222 @@
+//! Page placement: which physical frame, and so which node, backs each virtual page.
+//!
+//! Pages are mapped lazily, at their first access, by the configured policy (one file each):
+//! - [`PlacementPolicy::Fgp`]: every page fine-grain striped over all nodes (CODA FGP-Only);
+//! - [`PlacementPolicy::Cgp`]: whole pages, node = VPN mod N (CODA CGP-Only, spec A17);
+//! - [`PlacementPolicy::FirstTouch`]: whole page on the first toucher's node (CODA's ideal
+//!   CGP-Only + FTA, spec A15; also MCM-GPU / NUBA first touch);
+//! - [`PlacementPolicy::Coda`]: per data object, FGP or CGP chunks aligned with the affinity
+//!   schedule, decided by [`coda`] before the first kernel that uses the object.
+//!
+//! Static policies give the same answer whenever the page is first touched, so lazy mapping
+//! equals allocation-time placement while keeping the page table as small as the footprint.
+
+pub mod coda;
+pub mod frames;
+
+use crate::config::{Config, PlacementPolicy};
+use crate::mapping::Mode;
+use frames::Frames;
+use locus_workload::{DataObject, ObjId, NO_OBJ};
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+/// A page-table entry: frame number and granularity bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pte {
+    pub ppn: u64,
+    pub mode: Mode,
+}
+
+/// Placement of one data object decided by CODA (spec §3.4).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum ObjPlacement {
+    /// Fine-grain striped (shared, irregular, small or unknown data).
+    Fgp,
+    /// Coarse pages: page at offset `o` goes to node `((o + round) / span) mod N`.
+    Cgp { span: u64, round: u64 },
+}
+
+/// Placement counters.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PlacementStats {
+    pub pages_mapped: u64,
+    pub pages_fgp: u64,
+    pub pages_cgp: u64,
+    /// Pages that could not get a frame (simulated memory exhausted).
+    pub pages_oom: u64,
+    pub frames: frames::FrameStats,
+}
+
+/// The page table plus the policy that fills it.
+pub struct Placement {
+    pub policy: PlacementPolicy,
+    page_shift: u32,
+    nodes: u32,
+    table: FxHashMap<u64, Pte>,
+    frames: Frames,
+    objects: Vec<DataObject>,
+    decisions: Vec<Option<ObjPlacement>>,
+    pub stats: PlacementStats,
+}
+
+impl Placement {
+    pub fn new(cfg: &Config) -> Self {
+        let groups = cfg.memory.bytes_per_node / cfg.system.page_bytes;
+        Placement {
+            policy: cfg.placement.policy,
+            page_shift: cfg.system.page_bytes.trailing_zeros(),
+            nodes: cfg.system.nodes,
+            table: FxHashMap::default(),
+            frames: Frames::new(cfg.system.nodes, groups),
+            objects: Vec::new(),
+            decisions: Vec::new(),
+            stats: PlacementStats::default(),
+        }
+    }
+
+    /// Tell the placement which data objects exist (sorted by base address).
+    pub fn set_objects(&mut self, objs: &[DataObject]) {
+        self.objects = objs.to_vec();
+        self.decisions = vec![None; objs.len()];
+    }
+
+    /// CODA decision for object `o`, if any.
+    pub fn decision(&self, o: ObjId) -> Option<ObjPlacement> {
+        self.decisions.get(o as usize).copied().flatten()
+    }
+
+    /// Record a CODA decision (only before the object's first page is mapped matters).
+    pub fn decide(&mut self, o: ObjId, d: ObjPlacement) {
+        if let Some(slot) = self.decisions.get_mut(o as usize) {
+            if slot.is_none() {
+                *slot = Some(d);
+            }
+        }
+    }
+
+    /// Page size in bytes.
+    pub fn page_bytes(&self) -> u64 {
+        1 << self.page_shift
+    }
+
+    /// Translate `va` (in object `obj`, first touched by a warp on `toucher`): the physical
+    /// address and the page's granularity bit. Maps the page on first touch.
+    #[inline]
+    pub fn translate(&mut self, va: u64, obj: ObjId, toucher: u32) -> (u64, Mode) {
+        let vpn = va >> self.page_shift;
+        let off = va & ((1 << self.page_shift) - 1);
+        let pte = match self.table.get(&vpn) {
+            Some(p) => *p,
+            None => self.map_page(vpn, obj, toucher),
+        };
+        ((pte.ppn << self.page_shift) | off, pte.mode)
+    }
+
+    /// The PTE of `vpn` if mapped.
+    pub fn lookup(&self, vpn: u64) -> Option<Pte> {
+        self.table.get(&vpn).copied()
+    }
+
+    fn want(&self, vpn: u64, obj: ObjId, toucher: u32) -> (Mode, u32) {
+        let n = self.nodes as u64;
+        match self.policy {
+            PlacementPolicy::Fgp => (Mode::Fgp, 0),
+            PlacementPolicy::Cgp => (Mode::Cgp, (vpn % n) as u32),
+            PlacementPolicy::FirstTouch => (Mode::Cgp, toucher),
+            PlacementPolicy::Coda => {
+                let Some(o) = (obj != NO_OBJ).then(|| self.objects.get(obj as usize)).flatten() else {
+                    return (Mode::Fgp, 0);
+                };
+                match self.decisions[obj as usize] {
+                    Some(ObjPlacement::Cgp { span, round }) => {
+                        let page_start = (vpn << self.page_shift).max(o.base);
+                        let rel = page_start - o.base;
+                        (Mode::Cgp, (((rel + round) / span.max(1)) % n) as u32)
+                    }
+                    _ => (Mode::Fgp, 0),
+                }
+            }
+        }
+    }
+
+    fn map_page(&mut self, vpn: u64, obj: ObjId, toucher: u32) -> Pte {
+        let (mode, node) = self.want(vpn, obj, toucher);
+        let pte = match self.frames.alloc(mode, node) {
+            Some((ppn, m)) => Pte { ppn, mode: m },
+            None => {
+                self.stats.pages_oom += 1;
+                Pte { ppn: vpn, mode: Mode::Fgp }
+            }
+        };
+        self.stats.pages_mapped += 1;
+        match pte.mode {
+            Mode::Fgp => self.stats.pages_fgp += 1,
+            Mode::Cgp => self.stats.pages_cgp += 1,
+        }
+        self.table.insert(vpn, pte);
+        pte
+    }
+
+    /// Move page `vpn` to a CGP frame on `node` (migration); returns the old PTE.
+    pub fn migrate(&mut self, vpn: u64, node: u32) -> Option<Pte> {
+        let old = *self.table.get(&vpn)?;
+        let (ppn, mode) = self.frames.alloc(crate::mapping::Mode::Cgp, node)?;
+        self.frames.free(old.ppn);
+        self.table.insert(vpn, Pte { ppn, mode });
+        Some(old)
+    }
+
+    /// Snapshot of the counters.
+    pub fn snapshot(&self) -> PlacementStats {
+        let mut s = self.stats.clone();
+        s.frames = self.frames.stats;
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mapping::AddressMap;
+
+    fn cfg(policy: PlacementPolicy) -> Config {
+        let mut c = Config::default();
+        c.placement.policy = policy;
+        c
+    }
+
+    #[test]
+    fn fgp_stripes_every_page() {
+        let c = cfg(PlacementPolicy::Fgp);
+        let mut p = Placement::new(&c);
+        let m = AddressMap::new(&c);
+        let mut nodes = [0u32; 4];
+        for line in 0..64u64 {
+            let (pa, mode) = p.translate(0x10_0000_0000 + line * 128, NO_OBJ, 0);
+            assert_eq!(mode, Mode::Fgp);
+            nodes[m.locate(pa, mode).node as usize] += 1;
+        }
+        assert_eq!(nodes, [16; 4], "128 B lines rotate over the 4 nodes");
+    }
+
+    #[test]
+    fn cgp_round_robins_pages_and_first_touch_follows_toucher() {
+        let c = cfg(PlacementPolicy::Cgp);
+        let mut p = Placement::new(&c);
+        let m = AddressMap::new(&c);
+        for page in 0..8u64 {
+            let (pa, mode) = p.translate(page * 4096 + 5, NO_OBJ, 3);
+            assert_eq!(m.locate(pa, mode).node as u64, page % 4);
+        }
+        let c = cfg(PlacementPolicy::FirstTouch);
+        let mut p = Placement::new(&c);
+        for page in 0..8u64 {
+            let (pa, mode) = p.translate(page * 4096, NO_OBJ, 2);
+            assert_eq!(m.locate(pa, mode).node, 2);
+            // a later toucher does not move it
+            let (pa2, _) = p.translate(page * 4096 + 64, NO_OBJ, 1);
+            assert_eq!(pa2, pa + 64);
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! Building a [`Config`] from a preset, an optional user TOML file and `--set key=value`
+//! overrides. Every layer is checked key by key against the full default configuration, so
+//! an unknown key is an error that names it (and the nearest valid key), never ignored.
+
+use crate::config::Config;
+use crate::error::SimError;
+use toml::Value;
+
+/// A built-in preset: name, one-line description, TOML text.
+pub struct Preset {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub toml: &'static str,
+}
+
+/// The built-in presets (files under `presets/`).
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        name: "coda-4gpu",
+        about: "CODA Table 1: 4 GPUs x 4 SMs, 16 GB/s hub links, FGP-Only + fair round-robin (baseline)",
+        toml: include_str!("../../../presets/coda-4gpu.toml"),
+    },
+    Preset {
+        name: "coda-4gpu-coda",
+        about: "coda-4gpu with CODA placement (Eqs. 2-3) and affinity scheduling (Eq. 1)",
+        toml: include_str!("../../../presets/coda-4gpu-coda.toml"),
+    },
+    Preset {
+        name: "single-gpu",
+        about: "one uniform 16-SM GPU with 32 HBM channels (CODA Fig. 14 centralized GPU)",
+        toml: include_str!("../../../presets/single-gpu.toml"),
+    },
+];
+
+/// Find a preset by name.
+pub fn find(name: &str) -> Result<&'static Preset, SimError> {
+    PRESETS.iter().find(|p| p.name == name).ok_or_else(|| {
+        let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+        let hint = locus_workload::nearest(name, &names)
+            .map(|n| format!(" (did you mean `{n}`?)"))
+            .unwrap_or_default();
+        SimError::Config(format!(
+            "unknown preset `{name}`{hint}; run `locus presets` to list them"
+        ))
+    })
+}
+
+/// Load a configuration: preset (or defaults when `None`), then the TOML file `file`
+/// (path, text), then each `key=value` of `sets`. Validates the result.
+pub fn load(
+    preset: Option<&str>,
+    file: Option<(&str, &str)>,
+    sets: &[String],
+) -> Result<Config, SimError> {
+    let mut v = Value::try_from(Config::default())
+        .map_err(|e| SimError::Config(format!("internal: default config: {e}")))?;
+    if let Some(name) = preset {
+        let p = find(name)?;
+        let layer: Value = toml::from_str(p.toml)
+            .map_err(|e| SimError::Config(format!("preset {name}: {e}")))?;
+        merge(&mut v, &layer, "", &format!("preset {name}"))?;
+    }
+    if let Some((path, text)) = file {
+        let layer: Value =
+            toml::from_str(text).map_err(|e| SimError::Config(format!("{path}: {e}")))?;
+        merge(&mut v, &layer, "", path)?;
+    }
+    for s in sets {
+        set(&mut v, s)?;
+    }
+    let cfg: Config = v
+        .try_into()
+        .map_err(|e: toml::de::Error| SimError::Config(format!("configuration: {e}")))?;
+    cfg.validate().map_err(SimError::Config)?;
+    Ok(cfg)
+}
+
+fn keys_of(t: &toml::map::Map<String, Value>) -> Vec<&str> {
+    t.keys().map(|k| k.as_str()).collect()
+}
+
+fn unknown(path: &str, key: &str, t: &toml::map::Map<String, Value>, origin: &str) -> SimError {
+    let full = if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
+    let hint = locus_workload::nearest(key, &keys_of(t))
+        .map(|n| format!(" (did you mean `{}`?)", if path.is_empty() { n.to_string() } else { format!("{path}.{n}") }))
+        .unwrap_or_default();
+    SimError::Config(format!(
+        "{origin}: unknown configuration key `{full}`{hint}; valid keys here: {}",
+        keys_of(t).join(", ")
+    ))
+}
+
+fn merge(base: &mut Value, layer: &Value, path: &str, origin: &str) -> Result<(), SimError> {
+    let (Value::Table(b), Value::Table(l)) = (base, layer) else {
+        return Ok(());
+    };
+    for (k, lv) in l {
+        let full = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+        let Some(bv) = b.get_mut(k) else {
+            return Err(unknown(path, k, b, origin));
+        };
+        match (bv.is_table(), lv.is_table()) {
+            (true, true) => merge(bv, lv, &full, origin)?,
+            (true, false) => {
+                return Err(SimError::Config(format!(
+                    "{origin}: `{full}` is a section; set its fields, e.g. `{full}.<field>`"
+                )))
+            }
+            _ => *bv = coerce(bv, lv.clone()),
+        }
+    }
+    Ok(())
+}
+
+/// Integers given where floats are expected (e.g. `link_gbps = 32`) are accepted.
+fn coerce(old: &Value, new: Value) -> Value {
+    match (old, &new) {
+        (Value::Float(_), Value::Integer(i)) => Value::Float(*i as f64),
+        _ => new,
+    }
+}
+
+/// Apply one `a.b.c=value` override. The value is parsed as TOML (number, bool, string,
+/// array); a bare word is taken as a string.
+pub fn set(v: &mut Value, s: &str) -> Result<(), SimError> {
+    let Some((key, raw)) = s.split_once('=') else {
+        return Err(SimError::Config(format!(
+            "--set `{s}`: expected key=value, e.g. --set interconnect.link_gbps=32"
+        )));
+    };
+    let key = key.trim();
+    let raw = raw.trim();
+    let val: Value = match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
+        Ok(mut t) => t.remove("v").unwrap_or(Value::String(raw.to_string())),
+        Err(_) => Value::String(raw.to_string()),
+    };
+    let parts: Vec<&str> = key.split('.').collect();
+    let mut cur = v;
+    let mut path = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        let Value::Table(t) = cur else {
+            return Err(SimError::Config(format!("--set {key}: `{path}` is not a section")));
+        };
+        if !t.contains_key(*p) {
+            return Err(unknown(&path, p, t, "--set"));
+        }
+        let next = t.get_mut(*p).expect("checked above");
+        if i + 1 == parts.len() {
+            if next.is_table() {
+                return Err(SimError::Config(format!(
+                    "--set {key}: `{key}` is a section; set one of its fields"
+                )));
+            }
+            *next = coerce(next, val);
+            return Ok(());
+        }
+        path = if path.is_empty() { p.to_string() } else { format!("{path}.{p}") };
+        cur = next;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_load_and_validate() {
+        for p in PRESETS {
+            load(Some(p.name), None, &[]).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+        }
+    }
+
+    #[test]
+    fn set_overrides_and_coerces() {
+        let c = load(Some("coda-4gpu"), None, &["interconnect.link_gbps=32".into(), "placement.policy=cgp".into()]).unwrap();
+        assert_eq!(c.interconnect.link_gbps, 32.0);
+        assert_eq!(c.placement.policy, crate::config::PlacementPolicy::Cgp);
+    }
+
+    #[test]
+    fn unknown_keys_are_named() {
+        let e = load(Some("coda-4gpu"), None, &["interconect.link_gbps=3".into()]).unwrap_err();
+        let m = e.to_string();
+        assert!(m.contains("interconect") && m.contains("did you mean `interconnect`"), "{m}");
+        let e = load(None, Some(("my.toml", "[l2]\nbites_per_node = 3\n")), &[]).unwrap_err();
+        assert!(e.to_string().contains("my.toml") && e.to_string().contains("l2.bites_per_node"), "{e}");
+    }
+
+    #[test]
+    fn bad_values_are_refused() {
+        assert!(load(None, None, &["system.nodes=3".into()]).unwrap_err().to_string().contains("system.nodes"));
+        assert!(load(None, None, &["placement.policy=nowhere".into()]).is_err());
+        assert!(load(None, Some(("x.toml", "[system\n")), &[]).unwrap_err().to_string().contains("x.toml"));
+        assert!(find("coda4gpu").unwrap_err().to_string().contains("coda-4gpu"));
+    }
+}

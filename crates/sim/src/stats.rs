@@ -1,0 +1,240 @@
+//! The statistics tree: one serialisable structure with a schema version, holding totals,
+//! per-kernel figures, per node, per link, per cache, per data object. Everything under
+//! `sim` is a pure function of (configuration, workload, seed) and so bit-identical between
+//! runs; host-side speed figures live apart under `host`.
+
+use crate::placement::{coda::Decision, PlacementStats};
+use serde::Serialize;
+
+/// Version of the JSON layout; bump on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Raw event counters, kept as plain integers so per-kernel figures are differences of two
+/// snapshots.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Counters {
+    pub warp_insts: u64,
+    pub thread_insts: u64,
+    pub mem_insts: u64,
+    /// Line requests sent by SMs to their L1 (loads, stores, atomics).
+    pub l1_requests: u64,
+    pub l1_hits: u64,
+    pub l1_misses: u64,
+    pub l1_mshr_merges: u64,
+    pub l2_accesses: u64,
+    pub l2_hits: u64,
+    pub l2_misses: u64,
+    pub l2_mshr_merges: u64,
+    pub l2_writebacks: u64,
+    pub tlb_l1_hits: u64,
+    pub tlb_l1_misses: u64,
+    pub tlb_l2_hits: u64,
+    pub tlb_l2_misses: u64,
+    /// Memory accesses (L2 misses, uncached remote accesses, atomics, write-backs) whose
+    /// home is the requesting node (CODA spec A8).
+    pub local_accesses: u64,
+    pub remote_accesses: u64,
+    pub local_bytes: u64,
+    pub remote_bytes: u64,
+    /// L1 misses classified by home (spec A8, L1-miss level).
+    pub l1_miss_local: u64,
+    pub l1_miss_remote: u64,
+    pub dram_reads: u64,
+    pub dram_writes: u64,
+    /// Loads completed and the sum of their latencies (issue to data back at the SM), ps.
+    pub loads_completed: u64,
+    pub load_latency_ps: u64,
+    /// Requests created / retired (conservation: equal once drained).
+    pub reqs_created: u64,
+    pub reqs_retired: u64,
+    pub blocks: u64,
+}
+
+impl Counters {
+    /// `self - earlier`, field by field.
+    pub fn since(&self, e: &Counters) -> Counters {
+        macro_rules! d {
+            ($($f:ident),*) => { Counters { $($f: self.$f - e.$f),* } };
+        }
+        d!(
+            warp_insts, thread_insts, mem_insts, l1_requests, l1_hits, l1_misses, l1_mshr_merges,
+            l2_accesses, l2_hits, l2_misses, l2_mshr_merges, l2_writebacks, tlb_l1_hits,
+            tlb_l1_misses, tlb_l2_hits, tlb_l2_misses, local_accesses, remote_accesses,
+            local_bytes, remote_bytes, l1_miss_local, l1_miss_remote, dram_reads, dram_writes,
+            loads_completed, load_latency_ps, reqs_created, reqs_retired, blocks
+        )
+    }
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// Derived rates of a [`Counters`] over a time span.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub cycles: u64,
+    pub ns: f64,
+    pub ipc: f64,
+    pub l1_hit_rate: f64,
+    pub l2_hit_rate: f64,
+    pub tlb_l1_hit_rate: f64,
+    pub remote_fraction: f64,
+    pub mean_load_latency_ns: f64,
+    pub counters: Counters,
+}
+
+impl Summary {
+    pub fn new(c: &Counters, ps: u64, cycle_ps: u64) -> Summary {
+        let cycles = ps / cycle_ps.max(1);
+        Summary {
+            cycles,
+            ns: ps as f64 / 1000.0,
+            ipc: ratio(c.warp_insts, cycles),
+            l1_hit_rate: ratio(c.l1_hits, c.l1_hits + c.l1_misses),
+            l2_hit_rate: ratio(c.l2_hits, c.l2_hits + c.l2_misses),
+            tlb_l1_hit_rate: ratio(c.tlb_l1_hits, c.tlb_l1_hits + c.tlb_l1_misses),
+            remote_fraction: ratio(c.remote_accesses, c.local_accesses + c.remote_accesses),
+            mean_load_latency_ns: ratio(c.load_latency_ps, c.loads_completed) / 1000.0,
+            counters: *c,
+        }
+    }
+}
+
+/// One kernel launch.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelStats {
+    pub index: u32,
+    pub name: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub blocks_per_sm: u32,
+    pub start_ns: f64,
+    #[serde(flatten)]
+    pub summary: Summary,
+}
+
+/// DRAM totals of a node.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct DramStats {
+    pub reads: u64,
+    pub writes: u64,
+    pub bytes: u64,
+    pub row_hits: u64,
+    pub row_misses: u64,
+    pub row_conflicts: u64,
+    pub row_hit_rate: f64,
+    pub activates: u64,
+    pub refreshes: u64,
+    pub bandwidth_gbs: f64,
+    pub peak_gbs: f64,
+    pub utilization: f64,
+    pub mean_read_latency_ns: f64,
+}
+
+/// Per node.
+#[derive(Clone, Debug, Serialize)]
+pub struct NodeStats {
+    pub node: u32,
+    pub blocks: u64,
+    pub warp_insts: u64,
+    pub l1_hits: u64,
+    pub l1_misses: u64,
+    pub l2_hits: u64,
+    pub l2_misses: u64,
+    pub l2_hit_rate: f64,
+    pub dram: DramStats,
+}
+
+/// Per link / port.
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkStats {
+    pub name: String,
+    pub gbps: f64,
+    pub packets: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    pub utilization: f64,
+    pub mean_queue_ns: f64,
+}
+
+/// Per data object.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ObjectStats {
+    pub name: String,
+    pub bytes: u64,
+    pub l1_requests: u64,
+    pub local_accesses: u64,
+    pub remote_accesses: u64,
+    pub remote_fraction: f64,
+    /// CODA placement decision, when one was made.
+    pub placement: Option<String>,
+}
+
+/// Per-object raw counters (hot path).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ObjCounters {
+    pub l1_requests: u64,
+    pub local: u64,
+    pub remote: u64,
+}
+
+/// Everything that is a pure function of the inputs.
+#[derive(Clone, Debug, Serialize)]
+pub struct SimStats {
+    pub total: Summary,
+    pub kernels: Vec<KernelStats>,
+    pub nodes: Vec<NodeStats>,
+    pub links: Vec<LinkStats>,
+    pub objects: Vec<ObjectStats>,
+    pub placement: PlacementStats,
+    pub coda_decisions: Vec<Decision>,
+    /// DRAM row-buffer hit rate over all channels.
+    pub dram_row_hit_rate: f64,
+    /// DRAM bandwidth used over all channels, GB/s.
+    pub dram_bandwidth_gbs: f64,
+    pub events: u64,
+    /// Events handled, by kind.
+    pub events_by_kind: std::collections::BTreeMap<&'static str, u64>,
+    pub warnings: Vec<String>,
+}
+
+/// Host-side figures (vary run to run).
+#[derive(Clone, Debug, Serialize)]
+pub struct HostStats {
+    pub seconds: f64,
+    pub l1_requests_per_sec: f64,
+    pub warp_insts_per_sec: f64,
+    pub events_per_sec: f64,
+    pub peak_rss_mb: f64,
+}
+
+/// The whole report.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub preset: String,
+    pub workload: String,
+    pub config: crate::config::Config,
+    pub sim: SimStats,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<HostStats>,
+}
+
+/// Peak resident memory of this process in MB (Linux `VmHWM`), 0 when unknown.
+pub fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<f64>().ok())
+        })
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(0.0)
+}

@@ -1,0 +1,346 @@
+//! The system: every component of the configured machine in arenas indexed by small ids,
+//! driven by one deterministic event queue. `build` wires it from a [`Config`]; `run` plays
+//! a [`Workload`] launch by launch.
+//!
+//! The path of a load (see docs/ARCHITECTURE.md):
+//! SM issue ([`sm`]) → TLB → L1 (hit, MSHR merge, or miss) → L2 slice of the requesting
+//! node ([`memory`]) → on a miss, the address map picks the home node and channel → the
+//! crossbar (local) or the inter-node network then the home crossbar (remote) → DRAM
+//! channel → back along the same kind of path → L2 fill → L1 fill → the warp's scoreboard.
+
+mod kernel;
+mod memory;
+mod sm;
+
+use crate::cache::{Mshrs, SetAssoc};
+use crate::config::Config;
+use crate::mapping::{AddressMap, Mode};
+use crate::noc::{Network, Receipts};
+use crate::placement::Placement;
+use crate::stats::{Counters, KernelStats, ObjCounters};
+use crate::tlb::Tlb;
+use locus_dram::Channel;
+use locus_engine::{Clock, EventQueue, Ps};
+use locus_workload::{BlockProgram, ObjId, Reg};
+use std::collections::VecDeque;
+
+pub use kernel::Progress;
+
+/// Events: small and `Copy`; payloads are ids into arenas.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Ev {
+    /// An SM may issue (payload: global SM id).
+    SmTick(u32),
+    /// A request reaches an L2 slice (the requester's, or the home's for atomics).
+    L2Access(u32),
+    /// A request reaches its DRAM channel's queue.
+    DramArrive(u32),
+    /// A DRAM channel may make scheduling decisions (payload: global channel id).
+    DramTick(u32),
+    /// A DRAM access finished.
+    DramDone(u32),
+    /// Data from memory reaches the L2 slice that missed.
+    L2Fill(u32),
+    /// Data reaches the SM's L1.
+    L1Fill(u32),
+    /// An atomic's response reaches its SM.
+    AtomicResp(u32),
+    /// A remote write's acknowledgement returns.
+    WriteAck(u32),
+}
+
+impl Ev {
+    /// Dense index of the variant (for per-kind event counts).
+    pub(crate) fn index(&self) -> usize {
+        match self {
+            Ev::SmTick(_) => 0,
+            Ev::L2Access(_) => 1,
+            Ev::DramArrive(_) => 2,
+            Ev::DramTick(_) => 3,
+            Ev::DramDone(_) => 4,
+            Ev::L2Fill(_) => 5,
+            Ev::L1Fill(_) => 6,
+            Ev::AtomicResp(_) => 7,
+            Ev::WriteAck(_) => 8,
+        }
+    }
+    /// Names of the variants, by [`Ev::index`].
+    pub(crate) const NAMES: [&'static str; 9] =
+        ["sm_tick", "l2_access", "dram_arrive", "dram_tick", "dram_done", "l2_fill", "l1_fill", "atomic_resp", "write_ack"];
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Read,
+    Write,
+    Atomic,
+    Writeback,
+}
+
+/// A memory request in flight (slab entry).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Req {
+    pub kind: Kind,
+    pub mode: Mode,
+    /// Requesting SM (u32::MAX for write-backs).
+    pub sm: u32,
+    /// Node whose L2 issued it.
+    pub src: u32,
+    pub home: u32,
+    pub chan: u32,
+    pub chan_addr: u64,
+    /// Physical line number.
+    pub line: u64,
+    pub bytes: u32,
+    pub obj: ObjId,
+    /// L1 MSHR token of the primary requester.
+    pub token: u64,
+    pub t0: Ps,
+    pub rx: Receipts,
+}
+
+/// A warp slot of an SM.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Warp {
+    pub live: bool,
+    pub block_slot: u16,
+    pub wib: u16,
+    pub pc: u32,
+    pub ready_at: Ps,
+    pub wait_mem: bool,
+    pub at_barrier: bool,
+    pub age: u64,
+    pub alu: [(Reg, Ps); 4],
+    pub alu_i: u8,
+}
+
+/// A scoreboard entry: one outstanding load instruction of a warp.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Pend {
+    pub reg: Reg,
+    pub remaining: u16,
+    pub ready_at: Ps,
+    pub t0: Ps,
+}
+
+impl Pend {
+    #[inline]
+    pub fn busy(&self, now: Ps) -> bool {
+        self.remaining > 0 || self.ready_at > now
+    }
+}
+
+/// A resident thread block.
+#[derive(Default)]
+pub(crate) struct BlockSlot {
+    pub live: bool,
+    pub id: u64,
+    pub warps_left: u32,
+    pub at_barrier: u32,
+    pub prog: BlockProgram,
+    pub warp_slots: Vec<u16>,
+}
+
+/// Per-SM state.
+pub(crate) struct Sm {
+    pub node: u32,
+    pub tick_at: Ps,
+    pub lsu_free: Ps,
+    pub last: usize,
+    pub order: Vec<u16>,
+    pub blocks: Vec<BlockSlot>,
+    pub l1: SetAssoc,
+    pub mshr: Mshrs,
+    pub tlb: Tlb,
+    pub blocks_run: u64,
+    pub warp_insts: u64,
+    pub l1_hits: u64,
+    pub l1_misses: u64,
+}
+
+/// An L2 slice.
+pub(crate) struct Slice {
+    pub cache: SetAssoc,
+    pub mshr: Mshrs,
+    pub stalled: VecDeque<u32>,
+    pub hits: u64,
+    pub misses: u64,
+}
+
+/// A DRAM channel with its overflow queue.
+pub(crate) struct Chan {
+    pub ch: Channel,
+    pub tick_at: Ps,
+    pub overflow: VecDeque<u32>,
+}
+
+/// The simulated machine.
+pub struct System {
+    pub(crate) cfg: Config,
+    pub(crate) clk: Clock,
+    pub(crate) q: EventQueue<Ev>,
+    pub(crate) map: AddressMap,
+    pub(crate) placement: Placement,
+    pub(crate) net: Network,
+    pub(crate) sms: Vec<Sm>,
+    pub(crate) warps: Vec<Warp>,
+    pub(crate) pend: Vec<Pend>,
+    pub(crate) slices: Vec<Slice>,
+    pub(crate) chans: Vec<Chan>,
+    pub(crate) l2tlb: Vec<Tlb>,
+    pub(crate) reqs: Vec<Req>,
+    pub(crate) free_reqs: Vec<u32>,
+    pub(crate) live_reqs: u64,
+    pub(crate) c: Counters,
+    pub(crate) obj: Vec<ObjCounters>,
+    pub(crate) kernels: Vec<KernelStats>,
+    pub(crate) max_warps: usize,
+    pub(crate) maxp: usize,
+    pub(crate) line_shift: u32,
+    pub(crate) age: u64,
+    pub(crate) scratch_lines: Vec<locus_workload::LineReq>,
+    pub(crate) scratch_tok: Vec<u64>,
+    pub(crate) done_buf: Vec<locus_dram::Completion>,
+    pub(crate) live_blocks: u64,
+    pub(crate) free_slots: Vec<u32>,
+    pub(crate) sched: Option<crate::scheduling::BlockScheduler>,
+    pub(crate) dispatch_buf: Vec<(u64, usize)>,
+    pub(crate) objects: Vec<locus_workload::DataObject>,
+    pub(crate) decisions: Vec<crate::placement::coda::Decision>,
+    pub(crate) ev_counts: [u64; 9],
+}
+
+impl System {
+    /// Build the machine described by `cfg` (already validated).
+    pub fn new(cfg: &Config) -> System {
+        let clk = Clock::ghz(cfg.system.sm_clock_ghz);
+        let nodes = cfg.system.nodes as usize;
+        let nsm = nodes * cfg.system.sms_per_node as usize;
+        let line = cfg.system.line_bytes;
+        let l1_lines = (cfg.l1.bytes / line).max(cfg.l1.ways);
+        let l1_sets = (l1_lines / cfg.l1.ways).max(1) as usize;
+        let sms = (0..nsm)
+            .map(|i| Sm {
+                node: (i / cfg.system.sms_per_node as usize) as u32,
+                tick_at: Ps::MAX,
+                lsu_free: 0,
+                last: 0,
+                order: Vec::new(),
+                blocks: (0..cfg.sm.max_blocks).map(|_| BlockSlot::default()).collect(),
+                l1: SetAssoc::new(l1_sets.next_power_of_two(), cfg.l1.ways as usize, 0),
+                mshr: Mshrs::new(cfg.l1.mshrs.max(1) as usize),
+                tlb: Tlb::new(cfg.tlb.l1_entries),
+                blocks_run: 0,
+                warp_insts: 0,
+                l1_hits: 0,
+                l1_misses: 0,
+            })
+            .collect();
+        let spn = cfg.l2.slices_per_node as u64;
+        let lines_per_slice = cfg.l2.bytes_per_node / line as u64 / spn;
+        let sets = (lines_per_slice / cfg.l2.ways as u64).max(1) as usize;
+        let slices = (0..nodes * spn as usize)
+            .map(|_| Slice {
+                cache: SetAssoc::new(sets, cfg.l2.ways as usize, 0),
+                mshr: Mshrs::new(cfg.l2.mshrs_per_slice as usize),
+                stalled: VecDeque::new(),
+                hits: 0,
+                misses: 0,
+            })
+            .collect();
+        let chans = (0..nodes * cfg.memory.channels_per_node as usize)
+            .map(|_| Chan {
+                ch: Channel::new(&cfg.dram),
+                tick_at: Ps::MAX,
+                overflow: VecDeque::new(),
+            })
+            .collect();
+        let max_warps = cfg.sm.max_warps as usize;
+        let maxp = cfg.sm.max_pending_loads as usize;
+        System {
+            clk,
+            q: EventQueue::new(),
+            map: AddressMap::new(cfg),
+            placement: Placement::new(cfg),
+            net: Network::new(cfg, clk),
+            sms,
+            warps: vec![Warp::default(); nsm * max_warps],
+            pend: vec![Pend::default(); nsm * max_warps * maxp],
+            slices,
+            chans,
+            l2tlb: (0..nodes).map(|_| Tlb::new(cfg.tlb.l2_entries)).collect(),
+            reqs: Vec::with_capacity(4096),
+            free_reqs: Vec::new(),
+            live_reqs: 0,
+            c: Counters::default(),
+            obj: Vec::new(),
+            kernels: Vec::new(),
+            max_warps,
+            maxp,
+            line_shift: line.trailing_zeros(),
+            age: 0,
+            scratch_lines: Vec::with_capacity(64),
+            scratch_tok: Vec::with_capacity(64),
+            done_buf: Vec::with_capacity(64),
+            live_blocks: 0,
+            free_slots: vec![0; nsm],
+            sched: None,
+            dispatch_buf: Vec::new(),
+            objects: Vec::new(),
+            decisions: Vec::new(),
+            ev_counts: [0; 9],
+            cfg: cfg.clone(),
+        }
+    }
+
+    /// Allocate a request in the slab.
+    #[inline]
+    pub(crate) fn new_req(&mut self, r: Req) -> u32 {
+        self.live_reqs += 1;
+        self.c.reqs_created += 1;
+        match self.free_reqs.pop() {
+            Some(i) => {
+                self.reqs[i as usize] = r;
+                i
+            }
+            None => {
+                self.reqs.push(r);
+                (self.reqs.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Retire a request.
+    #[inline]
+    pub(crate) fn retire(&mut self, id: u32) {
+        debug_assert!(self.reqs[id as usize].rx.is_empty(), "retiring a request with bytes in flight");
+        self.live_reqs -= 1;
+        self.c.reqs_retired += 1;
+        self.free_reqs.push(id);
+    }
+
+    /// Schedule an SM tick at `t` unless one is already due no later.
+    #[inline]
+    pub(crate) fn wake_sm(&mut self, sm: usize, t: Ps) {
+        let t = self.clk.next_edge(t.max(self.q.now()));
+        if self.sms[sm].tick_at > t {
+            self.sms[sm].tick_at = t;
+            self.q.push(t, Ev::SmTick(sm as u32));
+        }
+    }
+
+    /// Requests still in flight (0 once drained).
+    pub fn live_requests(&self) -> u64 {
+        self.live_reqs
+    }
+
+    /// Counters so far.
+    pub fn counters(&self) -> &Counters {
+        &self.c
+    }
+
+    /// Current simulated time in ps.
+    pub fn now(&self) -> Ps {
+        self.q.now()
+    }
+}

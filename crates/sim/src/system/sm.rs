@@ -1,0 +1,534 @@
+//! The SM: block residency, warp scheduling (GTO / loose round-robin), the scoreboard and
+//! instruction issue, and the load/store unit that sends line requests to the L1.
+
+use super::{Ev, Kind, Pend, Req, System, Warp};
+use crate::config::WarpSched;
+use crate::mapping::Mode;
+use crate::noc::Receipts;
+use crate::stats::ObjCounters;
+use locus_engine::Ps;
+use locus_workload::{InstClass, Launch, Space, WarpInst, WorkloadError, NO_OBJ, REG_ALL};
+
+/// Why a warp cannot issue now.
+enum Stall {
+    /// Until this time.
+    Until(Ps),
+    /// Until a memory response arrives.
+    Mem,
+}
+
+impl System {
+    /// Put block `b` of `launch` on SM `sm`.
+    pub(crate) fn dispatch_block(&mut self, launch: &mut dyn Launch, b: u64, sm: usize) -> Result<(), WorkloadError> {
+        let now = self.q.now();
+        let line = self.cfg.system.line_bytes;
+        let slot = self.sms[sm].blocks.iter().position(|s| !s.live).expect("scheduler respects block slots");
+        {
+            let bs = &mut self.sms[sm].blocks[slot];
+            launch.block(b, false, line, &mut bs.prog)?;
+            bs.live = true;
+            bs.id = b;
+            bs.at_barrier = 0;
+            bs.warps_left = bs.prog.warps.len() as u32;
+            bs.warp_slots.clear();
+        }
+        let nw = self.sms[sm].blocks[slot].prog.warps.len();
+        let base = sm * self.max_warps;
+        let mut w = 0;
+        for wib in 0..nw {
+            while self.warps[base + w].live {
+                w += 1;
+            }
+            self.age += 1;
+            self.warps[base + w] = Warp {
+                live: true,
+                block_slot: slot as u16,
+                wib: wib as u16,
+                pc: 0,
+                ready_at: now,
+                age: self.age,
+                ..Warp::default()
+            };
+            for p in &mut self.pend[(base + w) * self.maxp..(base + w + 1) * self.maxp] {
+                *p = Pend::default();
+            }
+            self.sms[sm].blocks[slot].warp_slots.push(w as u16);
+            self.sms[sm].order.push(w as u16);
+        }
+        if nw == 0 {
+            // an empty block completes at once
+            self.sms[sm].blocks[slot].live = false;
+            self.block_done(sm)?;
+        } else {
+            self.live_blocks += 1;
+        }
+        self.wake_sm(sm, now);
+        Ok(())
+    }
+
+    /// Check the scoreboard for `inst` of warp `wg`.
+    fn stall(&self, wg: usize, inst: &WarpInst, now: Ps) -> Option<Stall> {
+        let pend = &self.pend[wg * self.maxp..(wg + 1) * self.maxp];
+        let mut until = 0;
+        let mut mem = false;
+        let note = |p: &Pend, until: &mut Ps, mem: &mut bool| {
+            if p.remaining > 0 {
+                *mem = true;
+            } else if p.ready_at > now {
+                *until = (*until).max(p.ready_at);
+            }
+        };
+        for &s in &inst.srcs {
+            if s == 0 {
+                continue;
+            }
+            for p in pend.iter().filter(|p| p.busy(now) && (s == REG_ALL || p.reg == s)) {
+                note(p, &mut until, &mut mem);
+            }
+            if s != REG_ALL {
+                for &(r, t) in &self.warps[wg].alu {
+                    if r == s && t > now {
+                        until = until.max(t);
+                    }
+                }
+            }
+        }
+        if inst.class == InstClass::Load && inst.dst != 0 {
+            for p in pend.iter().filter(|p| p.reg == inst.dst && p.busy(now)) {
+                note(p, &mut until, &mut mem);
+            }
+            if !pend.iter().any(|p| !p.busy(now)) {
+                // every slot busy: wait for the earliest one that only waits on time
+                match pend.iter().filter(|p| p.remaining == 0).map(|p| p.ready_at).min() {
+                    Some(t) => until = until.max(t),
+                    None => mem = true,
+                }
+            }
+        }
+        if mem {
+            Some(Stall::Mem)
+        } else if until > now {
+            Some(Stall::Until(until))
+        } else {
+            None
+        }
+    }
+
+    /// One SM cycle: issue up to `issue_width` warp instructions.
+    pub(crate) fn sm_tick(&mut self, sm: usize, launch: &mut dyn Launch) -> Result<(), WorkloadError> {
+        let now = self.q.now();
+        if self.sms[sm].tick_at != now {
+            return Ok(()); // superseded
+        }
+        self.sms[sm].tick_at = Ps::MAX;
+        let base = sm * self.max_warps;
+        let mut issued = 0;
+        let mut next = Ps::MAX;
+        let width = self.cfg.sm.issue_width;
+        let mut tried_mshr_stall = false;
+        for _ in 0..width {
+            let n = self.sms[sm].order.len();
+            if n == 0 {
+                break;
+            }
+            let start = match self.cfg.sm.warp_scheduler {
+                WarpSched::Gto => self.sms[sm].last.min(n - 1),
+                WarpSched::Lrr => (self.sms[sm].last + 1) % n,
+            };
+            let mut chosen = None;
+            for k in 0..n {
+                // GTO: the greedy warp first, then the others oldest first
+                let i = match self.cfg.sm.warp_scheduler {
+                    WarpSched::Gto => {
+                        if k == 0 {
+                            start
+                        } else if k <= start {
+                            k - 1
+                        } else {
+                            k
+                        }
+                    }
+                    WarpSched::Lrr => (start + k) % n,
+                };
+                let w = self.sms[sm].order[i] as usize;
+                let wg = base + w;
+                let warp = &self.warps[wg];
+                if !warp.live || warp.wait_mem || warp.at_barrier {
+                    continue;
+                }
+                if warp.ready_at > now {
+                    next = next.min(warp.ready_at);
+                    continue;
+                }
+                let inst = self.inst(sm, wg);
+                match self.stall(wg, &inst, now) {
+                    Some(Stall::Mem) => {
+                        self.warps[wg].wait_mem = true;
+                        continue;
+                    }
+                    Some(Stall::Until(t)) => {
+                        next = next.min(t);
+                        continue;
+                    }
+                    None => {}
+                }
+                if inst.class.is_mem() && inst.space != Space::Shared && inst.class == InstClass::Load {
+                    // need L1 MSHRs for the worst case (every line a new miss)
+                    if self.sms[sm].mshr.free() < inst.nlines as usize {
+                        tried_mshr_stall = true;
+                        continue;
+                    }
+                }
+                chosen = Some((i, wg, inst));
+                break;
+            }
+            let Some((i, wg, inst)) = chosen else { break };
+            self.sms[sm].last = i;
+            self.issue(sm, wg, inst, launch)?;
+            issued += 1;
+        }
+        let cyc = self.clk.period;
+        // a warp stalled on full L1 MSHRs is woken by the next L1 fill, not by polling
+        let _ = tried_mshr_stall;
+        if issued > 0 {
+            self.wake_sm(sm, now + cyc);
+        } else if next != Ps::MAX {
+            self.wake_sm(sm, next);
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn inst(&self, sm: usize, wg: usize) -> WarpInst {
+        let w = &self.warps[wg];
+        let prog = &self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize];
+        match prog.insts.get(w.pc as usize) {
+            Some(i) => *i,
+            None => WarpInst::alu(InstClass::Exit, 1),
+        }
+    }
+
+    fn latency(&self, c: InstClass) -> u64 {
+        let s = &self.cfg.sm;
+        self.clk.cycles(match c {
+            InstClass::Fp => s.fp_latency,
+            InstClass::Sfu => s.sfu_latency,
+            InstClass::Branch => s.branch_latency,
+            _ => s.int_latency,
+        } as u64)
+    }
+
+    fn issue(&mut self, sm: usize, wg: usize, inst: WarpInst, launch: &mut dyn Launch) -> Result<(), WorkloadError> {
+        let now = self.q.now();
+        let cyc = self.clk.period;
+        self.c.warp_insts += 1;
+        self.c.thread_insts += inst.lanes as u64;
+        self.sms[sm].warp_insts += 1;
+        self.warps[wg].pc += 1;
+        self.warps[wg].ready_at = now + cyc;
+        match inst.class {
+            InstClass::Exit => return self.warp_exit(sm, wg, launch),
+            InstClass::Barrier => {
+                let bs = self.warps[wg].block_slot as usize;
+                self.warps[wg].at_barrier = true;
+                self.sms[sm].blocks[bs].at_barrier += 1;
+                self.check_barrier(sm, bs);
+            }
+            c if c.is_mem() => self.issue_mem(sm, wg, inst),
+            c => {
+                if inst.dst != 0 {
+                    let lat = self.latency(c);
+                    let w = &mut self.warps[wg];
+                    w.alu[w.alu_i as usize] = (inst.dst, now + lat);
+                    w.alu_i = (w.alu_i + 1) % 4;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn check_barrier(&mut self, sm: usize, bs: usize) {
+        let b = &self.sms[sm].blocks[bs];
+        if b.at_barrier > 0 && b.at_barrier >= b.warps_left {
+            let now = self.q.now() + self.clk.period;
+            let slots = b.warp_slots.clone();
+            self.sms[sm].blocks[bs].at_barrier = 0;
+            let base = sm * self.max_warps;
+            for w in slots {
+                let warp = &mut self.warps[base + w as usize];
+                if warp.live && warp.at_barrier {
+                    warp.at_barrier = false;
+                    warp.ready_at = now;
+                }
+            }
+        }
+    }
+
+    fn warp_exit(&mut self, sm: usize, wg: usize, launch: &mut dyn Launch) -> Result<(), WorkloadError> {
+        let w = wg - sm * self.max_warps;
+        self.warps[wg].live = false;
+        let bs = self.warps[wg].block_slot as usize;
+        if let Some(p) = self.sms[sm].order.iter().position(|&x| x as usize == w) {
+            self.sms[sm].order.remove(p);
+            let last = &mut self.sms[sm].last;
+            if *last >= p && *last > 0 {
+                *last -= 1;
+            }
+        }
+        self.sms[sm].blocks[bs].warps_left -= 1;
+        if self.sms[sm].blocks[bs].warps_left == 0 {
+            self.sms[sm].blocks[bs].live = false;
+            self.live_blocks -= 1;
+            self.block_done(sm)?;
+            self.fill_sms(launch)?;
+        } else {
+            self.check_barrier(sm, bs);
+        }
+        Ok(())
+    }
+
+    fn block_done(&mut self, sm: usize) -> Result<(), WorkloadError> {
+        self.c.blocks += 1;
+        self.sms[sm].blocks_run += 1;
+        self.free_slots[sm] += 1;
+        Ok(())
+    }
+
+    /// Translate `va` for SM `sm` (TLB timing included): (pa, mode, extra latency).
+    #[inline]
+    fn translate(&mut self, sm: usize, va: u64, obj: u16) -> (u64, Mode, Ps) {
+        let node = self.sms[sm].node;
+        let (pa, mode) = self.placement.translate(va, obj, node);
+        if !self.cfg.tlb.enabled {
+            return (pa, mode, 0);
+        }
+        let vpn = va / self.placement.page_bytes();
+        let t = &self.cfg.tlb;
+        let mut lat = t.l1_latency as u64;
+        if self.sms[sm].tlb.lookup(vpn) {
+            self.c.tlb_l1_hits += 1;
+        } else {
+            self.c.tlb_l1_misses += 1;
+            lat += t.l2_latency as u64;
+            if self.l2tlb[node as usize].lookup(vpn) {
+                self.c.tlb_l2_hits += 1;
+            } else {
+                self.c.tlb_l2_misses += 1;
+                lat += t.walk_latency as u64;
+            }
+        }
+        (pa, mode, self.clk.cycles(lat))
+    }
+
+    fn issue_mem(&mut self, sm: usize, wg: usize, inst: WarpInst) {
+        let now = self.q.now();
+        let cyc = self.clk.period;
+        self.c.mem_insts += 1;
+        if inst.space == Space::Shared {
+            if inst.class == InstClass::Load && inst.dst != 0 {
+                let lat = self.clk.cycles(self.cfg.sm.smem_latency as u64);
+                self.alloc_pend(wg, inst.dst, now, now + lat, 0);
+            }
+            return;
+        }
+        // copy the line requests out of the block program
+        let mut lines = std::mem::take(&mut self.scratch_lines);
+        lines.clear();
+        {
+            let w = &self.warps[wg];
+            let prog = &self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize];
+            lines.extend_from_slice(prog.lines_of(&inst));
+        }
+        let lpc = self.cfg.sm.lsu_lines_per_cycle as u64;
+        let t0 = now.max(self.sms[sm].lsu_free);
+        self.sms[sm].lsu_free = t0 + (lines.len() as u64).div_ceil(lpc) * cyc;
+        let l1_lat = self.clk.cycles(self.cfg.l1.hit_latency as u64);
+        let sm_l2 = self.clk.cycles(self.cfg.noc.sm_l2_latency as u64);
+        let node = self.sms[sm].node;
+        let slot = if inst.class == InstClass::Load && inst.dst != 0 {
+            Some(self.alloc_pend(wg, inst.dst, now, now, 0))
+        } else {
+            None
+        };
+        for (i, lr) in lines.iter().enumerate() {
+            let ti = t0 + (i as u64 / lpc) * cyc;
+            self.c.l1_requests += 1;
+            if let Some(o) = self.obj_counter(lr.obj) {
+                o.l1_requests += 1;
+            }
+            let (pa, mode, tlat) = self.translate(sm, lr.addr, lr.obj);
+            let ti = ti + tlat;
+            let line = pa >> self.line_shift;
+            let loc = self.map.locate(line << self.line_shift, mode);
+            match inst.class {
+                InstClass::Load => {
+                    let hit = self.cfg.l1.enabled && self.sms[sm].l1.access(line);
+                    if hit {
+                        self.c.l1_hits += 1;
+                        self.sms[sm].l1_hits += 1;
+                        if let Some(s) = slot {
+                            let p = &mut self.pend[s];
+                            p.ready_at = p.ready_at.max(ti + l1_lat);
+                        }
+                        continue;
+                    }
+                    self.c.l1_misses += 1;
+                    self.sms[sm].l1_misses += 1;
+                    self.count_l1_miss(node, loc.node);
+                    let tok = slot.map(|s| s as u64).unwrap_or(u64::MAX);
+                    if let Some(s) = slot {
+                        self.pend[s].remaining += 1;
+                    }
+                    match self.sms[sm].mshr.add(line, tok) {
+                        Some(false) => {
+                            self.c.l1_mshr_merges += 1;
+                        }
+                        Some(true) | None => {
+                            let id = self.new_req(Req {
+                                kind: Kind::Read,
+                                mode,
+                                sm: sm as u32,
+                                src: node,
+                                home: loc.node,
+                                chan: loc.channel,
+                                chan_addr: loc.chan_addr,
+                                line,
+                                bytes: self.cfg.system.line_bytes,
+                                obj: lr.obj,
+                                token: tok,
+                                t0: now,
+                                rx: Receipts::default(),
+                            });
+                            self.q.push(ti + l1_lat + sm_l2, Ev::L2Access(id));
+                        }
+                    }
+                }
+                InstClass::Store => {
+                    // write-through, no write-allocate: a present line stays valid (updated)
+                    self.c.l1_misses += 0;
+                    let id = self.new_req(Req {
+                        kind: Kind::Write,
+                        mode,
+                        sm: sm as u32,
+                        src: node,
+                        home: loc.node,
+                        chan: loc.channel,
+                        chan_addr: loc.chan_addr,
+                        line,
+                        bytes: self.cfg.system.line_bytes,
+                        obj: lr.obj,
+                        token: u64::MAX,
+                        t0: now,
+                        rx: Receipts::default(),
+                    });
+                    self.q.push(ti + l1_lat + sm_l2, Ev::L2Access(id));
+                }
+                _ => {
+                    // atomic: performed at the home node's L2 (spec A7)
+                    let tok = slot.map(|s| s as u64).unwrap_or(u64::MAX);
+                    if let Some(s) = slot {
+                        self.pend[s].remaining += 1;
+                    }
+                    self.count_access(node, loc.node, lr.bytes as u64, lr.obj);
+                    let mut r = Req {
+                        kind: Kind::Atomic,
+                        mode,
+                        sm: sm as u32,
+                        src: node,
+                        home: loc.node,
+                        chan: loc.channel,
+                        chan_addr: loc.chan_addr,
+                        line,
+                        bytes: lr.bytes as u32,
+                        obj: lr.obj,
+                        token: tok,
+                        t0: now,
+                        rx: Receipts::default(),
+                    };
+                    let mut t = ti + l1_lat + sm_l2;
+                    if loc.node != node {
+                        let b = self.net.header_bytes + r.bytes;
+                        t = self.net.remote(t, node, loc.node, b, &mut r.rx);
+                    }
+                    let id = self.new_req(r);
+                    self.q.push(t, Ev::L2Access(id));
+                }
+            }
+        }
+        if let Some(s) = slot {
+            let p = self.pend[s];
+            if p.remaining == 0 {
+                // all hits: complete at the latest hit time
+                self.c.loads_completed += 1;
+                self.c.load_latency_ps += p.ready_at - p.t0;
+            }
+        }
+        self.scratch_lines = lines;
+    }
+
+    /// Allocate a scoreboard slot; returns its index in `pend`.
+    fn alloc_pend(&mut self, wg: usize, reg: u16, now: Ps, ready: Ps, remaining: u16) -> usize {
+        let base = wg * self.maxp;
+        let i = (0..self.maxp).find(|&i| !self.pend[base + i].busy(now)).unwrap_or(0);
+        self.pend[base + i] = Pend { reg, remaining, ready_at: ready, t0: now };
+        base + i
+    }
+
+    /// A response for scoreboard slot `slot` arrived at `now`.
+    pub(crate) fn complete_pend(&mut self, slot: usize) {
+        let now = self.q.now();
+        let p = &mut self.pend[slot];
+        if p.remaining == 0 {
+            return;
+        }
+        p.remaining -= 1;
+        p.ready_at = p.ready_at.max(now);
+        if p.remaining == 0 {
+            self.c.loads_completed += 1;
+            self.c.load_latency_ps += p.ready_at - p.t0;
+            let wg = slot / self.maxp;
+            self.warps[wg].wait_mem = false;
+            let sm = wg / self.max_warps;
+            let t = self.pend[slot].ready_at;
+            self.wake_sm(sm, t);
+        }
+    }
+
+    #[inline]
+    pub(crate) fn obj_counter(&mut self, o: u16) -> Option<&mut ObjCounters> {
+        if o == NO_OBJ {
+            None
+        } else {
+            self.obj.get_mut(o as usize)
+        }
+    }
+
+    #[inline]
+    fn count_l1_miss(&mut self, node: u32, home: u32) {
+        if node == home {
+            self.c.l1_miss_local += 1;
+        } else {
+            self.c.l1_miss_remote += 1;
+        }
+    }
+
+    /// Count a memory access leaving `node` for `home` (spec A8).
+    #[inline]
+    pub(crate) fn count_access(&mut self, node: u32, home: u32, bytes: u64, obj: u16) {
+        let local = node == home;
+        if local {
+            self.c.local_accesses += 1;
+            self.c.local_bytes += bytes;
+        } else {
+            self.c.remote_accesses += 1;
+            self.c.remote_bytes += bytes;
+        }
+        if let Some(o) = self.obj_counter(obj) {
+            if local {
+                o.local += 1;
+            } else {
+                o.remote += 1;
+            }
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! Helpers shared by the dense benchmarks: launch descriptions, closure-driven hosts and
+//! per-thread registers that survive `__syncthreads()` phases.
+
+use crate::memory::Memory;
+use crate::model::{Host, Kernel};
+use crate::program::{Dim3, KernelInfo, WorkloadError};
+use std::sync::Mutex;
+
+/// A [`KernelInfo`] from its parts.
+pub(crate) fn kinfo(name: &str, grid: Dim3, block: Dim3, regs: u32, smem: u32) -> KernelInfo {
+    KernelInfo {
+        name: name.to_string(),
+        grid,
+        block,
+        regs_per_thread: regs,
+        smem_per_block: smem,
+    }
+}
+
+/// A host program written as a closure over its own state: called once per launch, it may
+/// update memory the way the public host code does between kernels and returns the next
+/// kernel (or `None` at the end).
+pub(crate) struct FnHost<F>(pub F);
+
+impl<F> Host for FnHost<F>
+where
+    F: FnMut(&mut Memory) -> Option<Box<dyn Kernel>> + Send,
+{
+    fn next_kernel(&mut self, mem: &mut Memory) -> Option<Box<dyn Kernel>> {
+        (self.0)(mem)
+    }
+}
+
+/// Box a closure host.
+pub(crate) fn host<F>(f: F) -> Box<dyn Host>
+where
+    F: FnMut(&mut Memory) -> Option<Box<dyn Kernel>> + Send + 'static,
+{
+    Box::new(FnHost(f))
+}
+
+/// A fixed launch sequence (no data-dependent host control).
+pub(crate) fn seq(kernels: Vec<Box<dyn Kernel>>) -> Box<dyn Host> {
+    let mut it = kernels.into_iter();
+    host(move |_m| it.next())
+}
+
+/// Per-thread registers of one thread block that live across barrier phases (the kernel
+/// trait runs each phase of a thread separately, so values a CUDA thread keeps in registers
+/// across `__syncthreads()` are kept here, indexed by local thread id and slot).
+pub(crate) struct Regs {
+    slots: usize,
+    v: Mutex<Vec<f32>>,
+}
+
+impl Regs {
+    /// Registers for `threads` threads with `slots` values each.
+    pub(crate) fn new(threads: usize, slots: usize) -> Self {
+        Regs {
+            slots,
+            v: Mutex::new(vec![0.0; threads * slots]),
+        }
+    }
+    /// Value of `slot` of thread `local`.
+    pub(crate) fn get(&self, local: u64, slot: usize) -> f32 {
+        self.v.lock().unwrap()[local as usize * self.slots + slot]
+    }
+    /// Set `slot` of thread `local`.
+    pub(crate) fn set(&self, local: u64, slot: usize, x: f32) {
+        self.v.lock().unwrap()[local as usize * self.slots + slot] = x;
+    }
+}
+
+/// A parameter-validation error.
+pub(crate) fn bad(msg: String) -> WorkloadError {
+    WorkloadError::Msg(msg)
+}

@@ -1,0 +1,177 @@
+//! K-means (Rodinia `kmeans`, CUDA version): `invert_mapping` transposes the AoS features to
+//! SoA once, then each iteration launches `kmeansPoint` (one thread per point over a square
+//! 2-D grid of 256-thread blocks; features through the texture path at
+//! `features[l*npoints+pid]`, cluster centres from constant memory, writes `membership[pid]`)
+//! and the host recomputes the centres from the memberships, as `kmeans_clustering` does.
+//! CODA Table 2: core-exclusive (spec §7 KM row).
+
+use super::common::{host, kinfo};
+use super::kmeans_transpose::{gen_points, km_sizes, InvertMapping, KM_THREADS};
+use crate::gen::rng::Rng;
+use crate::memory::Memory;
+use crate::model::{Kernel, ModelWorkload, Thread};
+use crate::program::{Dim3, KernelInfo, ObjId, WorkloadError};
+use crate::registry::{BenchSpec, ParamSpec, Params};
+
+/// Registry entry.
+pub const SPEC: BenchSpec = BenchSpec {
+    name: "km",
+    suite: "Rodinia",
+    category: "core-exclusive",
+    about: "K-means: invert_mapping, then kmeansPoint iterations with host centre updates",
+    params: &[
+        ParamSpec {
+            name: "npoints",
+            default: "64k",
+            help: "points",
+        },
+        ParamSpec {
+            name: "nfeatures",
+            default: "34",
+            help: "features per point",
+        },
+        ParamSpec {
+            name: "nclusters",
+            default: "5",
+            help: "clusters (Rodinia default 5)",
+        },
+        ParamSpec {
+            name: "iterations",
+            default: "3",
+            help: "kmeansPoint launches (spec: 2-3)",
+        },
+    ],
+    build,
+};
+
+/// Rodinia `kmeansPoint`: nearest centre per point.
+pub(crate) struct KmeansPoint {
+    pub features: ObjId,
+    pub clusters: ObjId,
+    pub membership: ObjId,
+    pub npoints: u64,
+    pub nfeatures: u64,
+    pub nclusters: u64,
+}
+
+impl KmeansPoint {
+    fn grid(&self) -> Dim3 {
+        let blocks = self.npoints.div_ceil(KM_THREADS as u64);
+        let per_dim = (blocks as f64).sqrt() as u32 + 1;
+        Dim3::new(per_dim, per_dim, 1)
+    }
+}
+
+impl Kernel for KmeansPoint {
+    fn info(&self) -> KernelInfo {
+        kinfo("kmeansPoint", self.grid(), Dim3::x(KM_THREADS), 16, 0)
+    }
+    fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
+        // block_id = gridDim.x*blockIdx.y + blockIdx.x; point_id = block_id*blockDim + tid
+        let pid = t.block_id() * KM_THREADS as u64 + t.tid.x as u64;
+        t.alu(3);
+        if pid >= self.npoints {
+            return;
+        }
+        let mut best = f32::MAX;
+        let mut index: i32 = -1;
+        for c in 0..self.nclusters {
+            let mut ans = 0.0f32;
+            for j in 0..self.nfeatures {
+                let f: f32 = t.ld_tex(self.features, pid + j * self.npoints);
+                let cv: f32 = t.ld_const(self.clusters, c * self.nfeatures + j);
+                t.fp(2);
+                let d = f - cv;
+                ans += d * d;
+            }
+            t.alu(1);
+            if ans < best {
+                best = ans;
+                index = c as i32;
+            }
+        }
+        t.st(self.membership, pid, index);
+    }
+}
+
+/// Host-side centre update of `kmeans_clustering`: mean of the members of each cluster (a
+/// cluster without members keeps its centre).
+pub(crate) fn update_centres(
+    feats_aos: &[f32],
+    membership: &[i32],
+    nfeatures: usize,
+    centres: &mut [f32],
+) {
+    let k = centres.len() / nfeatures;
+    let mut sum = vec![0.0f64; k * nfeatures];
+    let mut cnt = vec![0u64; k];
+    for (p, &c) in membership.iter().enumerate() {
+        if c < 0 {
+            continue;
+        }
+        let c = c as usize;
+        cnt[c] += 1;
+        for f in 0..nfeatures {
+            sum[c * nfeatures + f] += feats_aos[p * nfeatures + f] as f64;
+        }
+    }
+    for c in 0..k {
+        if cnt[c] > 0 {
+            for f in 0..nfeatures {
+                centres[c * nfeatures + f] = (sum[c * nfeatures + f] / cnt[c] as f64) as f32;
+            }
+        }
+    }
+}
+
+fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
+    let (npoints, nfeatures) = km_sizes(p, 64 << 10)?;
+    let nclusters = p.u64("nclusters", 5)?.clamp(1, npoints);
+    let iterations = p.u64("iterations", 3)?;
+    let mut rng = Rng::new(p.seed);
+    let pts = gen_points(&mut rng, npoints, nfeatures, nclusters);
+    // initial centres: random points, as kmeans_clustering does
+    let mut centres = Vec::with_capacity((nclusters * nfeatures) as usize);
+    for _ in 0..nclusters {
+        let n = rng.below(npoints);
+        centres.extend_from_slice(&pts[(n * nfeatures) as usize..((n + 1) * nfeatures) as usize]);
+    }
+    let mut m = Memory::new();
+    let input = m.alloc_from("feature_flipped_d", &pts, true);
+    let features = m.alloc::<f32>("feature_d", npoints * nfeatures, false);
+    let membership = m.alloc::<i32>("membership_d", npoints, false);
+    let clusters = m.alloc_from("c_clusters", &centres, true);
+    let mut launched = 0u64;
+    let h = host(move |mem: &mut Memory| {
+        let k: Box<dyn Kernel> = if launched == 0 {
+            Box::new(InvertMapping {
+                input,
+                output: features,
+                npoints,
+                nfeatures,
+            })
+        } else if launched <= iterations {
+            if launched >= 2 {
+                // host: copy membership back, recompute centres, copy them to the symbol
+                let memb: Vec<i32> = mem.to_vec(membership);
+                update_centres(&pts, &memb, nfeatures as usize, &mut centres);
+                for (i, &c) in centres.iter().enumerate() {
+                    mem.set(clusters, i as u64, c);
+                }
+            }
+            Box::new(KmeansPoint {
+                features,
+                clusters,
+                membership,
+                npoints,
+                nfeatures,
+                nclusters,
+            })
+        } else {
+            return None;
+        };
+        launched += 1;
+        Some(k)
+    });
+    Ok(ModelWorkload::new("km", m, h))
+}

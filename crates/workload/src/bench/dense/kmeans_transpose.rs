@@ -1,0 +1,116 @@
+//! K-means feature transpose (CODA Fig. 1; Rodinia `kmeans` `invert_mapping`): one thread
+//! per point copies its `nfeatures` AoS features `in[pid*nfeatures+i]` to the SoA layout
+//! `out[i*npoints+pid]`, 256 threads per block. The AoS read of a warp strides by
+//! `nfeatures*4` bytes (one line per lane), the SoA write is one line per warp.
+
+use super::common::{bad, kinfo, seq};
+use crate::gen::rng::Rng;
+use crate::memory::Memory;
+use crate::model::{Kernel, ModelWorkload, Thread};
+use crate::program::{Dim3, KernelInfo, ObjId, WorkloadError};
+use crate::registry::{BenchSpec, ParamSpec, Params};
+
+/// Registry entry.
+pub const SPEC: BenchSpec = BenchSpec {
+    name: "kmeans-transpose",
+    suite: "Rodinia",
+    category: "core-exclusive",
+    about: "K-means invert_mapping: AoS features -> SoA (CODA Fig. 1), 256 threads/block",
+    params: &[
+        ParamSpec {
+            name: "npoints",
+            default: "128k",
+            help: "points (rows of the AoS input)",
+        },
+        ParamSpec {
+            name: "nfeatures",
+            default: "34",
+            help: "features per point (KDD Cup: 34)",
+        },
+    ],
+    build,
+};
+
+/// Threads per block of Rodinia kmeans (`THREADS_PER_DIM * THREADS_PER_DIM`).
+pub(crate) const KM_THREADS: u32 = 256;
+
+/// Rodinia `invert_mapping(input, output, npoints, nfeatures)`.
+pub(crate) struct InvertMapping {
+    /// AoS input `[npoints][nfeatures]`.
+    pub input: ObjId,
+    /// SoA output `[nfeatures][npoints]`.
+    pub output: ObjId,
+    pub npoints: u64,
+    pub nfeatures: u64,
+}
+
+impl Kernel for InvertMapping {
+    fn info(&self) -> KernelInfo {
+        let blocks = self.npoints.div_ceil(KM_THREADS as u64) as u32;
+        kinfo(
+            "invert_mapping",
+            Dim3::x(blocks),
+            Dim3::x(KM_THREADS),
+            12,
+            0,
+        )
+    }
+    fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
+        let pid = t.gx();
+        t.alu(2);
+        if pid < self.npoints {
+            for i in 0..self.nfeatures {
+                let v: f32 = t.ld(self.input, pid * self.nfeatures + i);
+                t.st(self.output, pid + self.npoints * i, v);
+                t.alu(1);
+            }
+        }
+    }
+}
+
+/// Generate `npoints` points with `nfeatures` features around a few random centres (so
+/// K-means has real clusters to find); AoS layout, values in `[0, 1)`.
+pub(crate) fn gen_points(rng: &mut Rng, npoints: u64, nfeatures: u64, centres: u64) -> Vec<f32> {
+    let cs: Vec<f32> = (0..centres * nfeatures).map(|_| rng.f32()).collect();
+    let mut v = Vec::with_capacity((npoints * nfeatures) as usize);
+    for _ in 0..npoints {
+        let c = rng.below(centres);
+        for f in 0..nfeatures {
+            let noise = (rng.f32() - 0.5) * 0.2;
+            v.push((cs[(c * nfeatures + f) as usize] + noise).clamp(0.0, 1.0));
+        }
+    }
+    v
+}
+
+/// Check and read the common K-means size parameters.
+pub(crate) fn km_sizes(p: &Params, npoints_default: u64) -> Result<(u64, u64), WorkloadError> {
+    let npoints = p.u64("npoints", npoints_default)?;
+    let nfeatures = p.u64("nfeatures", 34)?;
+    if npoints == 0 || nfeatures == 0 || nfeatures > 4096 {
+        return Err(bad(
+            "kmeans: need npoints > 0 and 0 < nfeatures <= 4096".into()
+        ));
+    }
+    Ok((npoints, nfeatures))
+}
+
+fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
+    let (npoints, nfeatures) = km_sizes(p, 128 << 10)?;
+    let mut rng = Rng::new(p.seed);
+    let mut m = Memory::new();
+    let pts = gen_points(&mut rng, npoints, nfeatures, 5);
+    let input = m.alloc_from("feature_flipped_d", &pts, true);
+    let output = m.alloc::<f32>("feature_d", npoints * nfeatures, false);
+    let k = InvertMapping {
+        input,
+        output,
+        npoints,
+        nfeatures,
+    };
+    Ok(ModelWorkload::new(
+        "kmeans-transpose",
+        m,
+        seq(vec![Box::new(k)]),
+    ))
+}

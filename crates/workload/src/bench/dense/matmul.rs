@@ -1,0 +1,124 @@
+//! Tiled matrix multiply in the style of the CUDA samples `matrixMulCUDA` (BLOCK_SIZE 16):
+//! each 16x16 block computes a 16x16 tile of `C = A * B`; per tile step the threads stage one
+//! element of A and of B in shared memory, `__syncthreads()`, run the 16-step inner product
+//! from shared memory, `__syncthreads()` again. Row-major matrices.
+
+use super::common::{bad, kinfo, seq, Regs};
+use crate::gen::rng::Rng;
+use crate::memory::Memory;
+use crate::model::{Kernel, ModelWorkload, Thread};
+use crate::program::{Dim3, KernelInfo, ObjId, WorkloadError};
+use crate::registry::{BenchSpec, ParamSpec, Params};
+
+/// Registry entry.
+pub const SPEC: BenchSpec = BenchSpec {
+    name: "matmul",
+    suite: "CUDA samples",
+    category: "-",
+    about: "C = A*B with 16x16 shared-memory tiles (matrixMulCUDA)",
+    params: &[
+        ParamSpec {
+            name: "m",
+            default: "1024",
+            help: "rows of A and C (multiple of 16)",
+        },
+        ParamSpec {
+            name: "k",
+            default: "512",
+            help: "columns of A = rows of B (multiple of 16)",
+        },
+        ParamSpec {
+            name: "n",
+            default: "1024",
+            help: "columns of B and C (multiple of 16)",
+        },
+    ],
+    build,
+};
+
+const BS: u64 = 16;
+
+/// `matrixMulCUDA<16>`: phases `2i` (stage tile `i`) and `2i+1` (multiply tile `i`).
+struct MatMul {
+    a: ObjId,
+    b: ObjId,
+    c: ObjId,
+    /// wA
+    k: u64,
+    /// wB
+    n: u64,
+    grid: Dim3,
+    acc: Regs,
+}
+
+impl Kernel for MatMul {
+    fn info(&self) -> KernelInfo {
+        kinfo(
+            "matrixMulCUDA",
+            self.grid,
+            Dim3::new(16, 16, 1),
+            24,
+            2 * 16 * 16 * 4,
+        )
+    }
+    fn phases(&self) -> u32 {
+        2 * (self.k / BS) as u32
+    }
+    fn thread(&self, t: &mut Thread<'_>, phase: u32) {
+        let (tx, ty) = (t.tid.x as u64, t.tid.y as u64);
+        let (bx, by) = (t.block.x as u64, t.block.y as u64);
+        let local = t.local_id();
+        let tile = (phase / 2) as u64;
+        let sa = (ty * BS + tx) as u32;
+        if phase & 1 == 0 {
+            if tile == 0 {
+                self.acc.set(local, 0, 0.0);
+            }
+            t.alu(3);
+            let av: f32 = t.ld(self.a, (by * BS + ty) * self.k + tile * BS + tx);
+            let bv: f32 = t.ld(self.b, (tile * BS + ty) * self.n + bx * BS + tx);
+            t.sh_st_f32(sa, av);
+            t.sh_st_f32(256 + sa, bv);
+        } else {
+            let mut acc = self.acc.get(local, 0);
+            for kk in 0..BS {
+                let x = t.sh_ld_f32((ty * BS + kk) as u32);
+                let y = t.sh_ld_f32((256 + kk * BS + tx) as u32);
+                t.fp(1);
+                acc += x * y;
+            }
+            self.acc.set(local, 0, acc);
+            if tile + 1 == self.k / BS {
+                t.alu(2);
+                t.st(self.c, (by * BS + ty) * self.n + bx * BS + tx, acc);
+            }
+        }
+    }
+}
+
+fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
+    let (m, k, n) = (p.u64("m", 1024)?, p.u64("k", 512)?, p.u64("n", 1024)?);
+    if m == 0 || k == 0 || n == 0 || m % BS != 0 || k % BS != 0 || n % BS != 0 {
+        return Err(bad(
+            "matmul: m, k, n must be positive multiples of 16".into()
+        ));
+    }
+    let mut rng = Rng::new(p.seed);
+    let mut mem = Memory::new();
+    let av: Vec<f32> = (0..m * k).map(|_| rng.f32() - 0.5).collect();
+    let bv: Vec<f32> = (0..k * n).map(|_| rng.f32() - 0.5).collect();
+    let a = mem.alloc_from("A", &av, true);
+    let b = mem.alloc_from("B", &bv, true);
+    let c = mem.alloc::<f32>("C", m * n, false);
+    let grid = Dim3::new((n / BS) as u32, (m / BS) as u32, 1);
+    let kern = MatMul {
+        a,
+        b,
+        c,
+        k,
+        n,
+        grid,
+        acc: Regs::new(256, 1),
+    };
+    Ok(ModelWorkload::new("matmul", mem, seq(vec![Box::new(kern)])))
+}

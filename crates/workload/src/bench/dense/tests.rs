@@ -1,0 +1,633 @@
+//! Tests of the dense benchmarks: functional results against host references, coalescing
+//! shapes implied by the public code, launch sequences, determinism and CODA page-sharing
+//! categories (spec Table 2) on moderately small instances.
+
+use crate::memory::Elem;
+use crate::model::ModelWorkload;
+use crate::program::{BlockProgram, InstClass, ObjId, Space, Workload};
+use crate::registry;
+use crate::sharing::{coda_default_sharing, SharingReport};
+use std::collections::hash_map::DefaultHasher;
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+
+pub(super) fn build(name: &str, kv: &[(&str, &str)], seed: u64) -> ModelWorkload {
+    let ov: BTreeMap<String, String> = kv
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    registry::build(name, &ov, seed).unwrap()
+}
+
+/// Summary of a complete functional run.
+#[derive(Debug)]
+pub(super) struct Run {
+    pub kernels: Vec<String>,
+    pub lines: u64,
+    pub hash: u64,
+}
+
+pub(super) fn run(w: &mut ModelWorkload) -> Run {
+    let mut bp = BlockProgram::default();
+    let mut h = DefaultHasher::new();
+    let (mut kernels, mut lines) = (Vec::new(), 0u64);
+    while let Some(mut l) = w.next_launch().unwrap() {
+        kernels.push(l.info().name.clone());
+        for b in 0..l.info().num_blocks() {
+            l.block(b, false, 128, &mut bp).unwrap();
+            for wp in &bp.warps {
+                for inst in &wp.insts {
+                    (inst.class as u8, inst.lanes, inst.nlines).hash(&mut h);
+                }
+                for lr in &wp.lines {
+                    (lr.addr, lr.bytes, lr.obj).hash(&mut h);
+                }
+                lines += wp.lines.len() as u64;
+            }
+        }
+    }
+    Run {
+        kernels,
+        lines,
+        hash: h.finish(),
+    }
+}
+
+pub(super) fn obj(w: &ModelWorkload, name: &str) -> ObjId {
+    w.objects()
+        .iter()
+        .position(|o| o.name == name)
+        .unwrap_or_else(|| panic!("no {name}")) as ObjId
+}
+
+pub(super) fn get<T: Elem>(w: &ModelWorkload, name: &str) -> Vec<T> {
+    w.memory().to_vec(obj(w, name))
+}
+
+pub(super) fn sharing(name: &str, kv: &[(&str, &str)]) -> SharingReport {
+    let mut w = build(name, kv, 1);
+    let r = coda_default_sharing(&mut w, 100_000).unwrap();
+    eprintln!(
+        "{name}: {} pages, one-block {:.3}, one-gpu {:.3}, access one-gpu {:.3} -> {}",
+        r.pages, r.frac_one_block, r.frac_one_gpu, r.access_frac_one_gpu, r.category
+    );
+    r
+}
+
+pub(super) fn deterministic(name: &str, kv: &[(&str, &str)]) {
+    let a = run(&mut build(name, kv, 5));
+    let b = run(&mut build(name, kv, 5));
+    assert_eq!(
+        a.hash, b.hash,
+        "{name}: equal seeds give equal LineReq streams"
+    );
+    assert_eq!(a.lines, b.lines);
+    let c = run(&mut build(name, kv, 6));
+    assert!(a.lines > 0 && c.lines > 0);
+}
+
+fn close(a: f32, b: f32, tol: f32) -> bool {
+    (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
+}
+
+#[test]
+fn kmeans_transpose_is_the_host_transpose_and_coalesces_as_fig1() {
+    let (np, nf) = (1024u64, 34u64);
+    let mut w = build("kmeans-transpose", &[("npoints", "1024")], 3);
+    let input: Vec<f32> = get(&w, "feature_flipped_d");
+    // coalescing of block 0: per feature step, the AoS load of a warp touches 32 lines
+    // (stride 136 B), the SoA store one line.
+    let mut bp = BlockProgram::default();
+    {
+        let mut l = w.next_launch().unwrap().unwrap();
+        assert_eq!(l.info().block.x, 256);
+        assert_eq!(l.info().num_blocks(), 4);
+        l.block(0, false, 128, &mut bp).unwrap();
+        let loads: Vec<_> = bp.warps[0]
+            .insts
+            .iter()
+            .filter(|i| i.class == InstClass::Load)
+            .collect();
+        let stores: Vec<_> = bp.warps[0]
+            .insts
+            .iter()
+            .filter(|i| i.class == InstClass::Store)
+            .collect();
+        assert_eq!(loads.len(), nf as usize);
+        assert_eq!(stores.len(), nf as usize);
+        assert!(
+            loads.iter().all(|i| i.nlines == 32),
+            "AoS read: 32 lines per feature step"
+        );
+        assert!(
+            stores.iter().all(|i| i.nlines == 1),
+            "SoA write: one line per warp"
+        );
+        for b in 1..4 {
+            l.block(b, false, 128, &mut bp).unwrap();
+        }
+    }
+    assert!(w.next_launch().unwrap().is_none(), "one launch");
+    let out: Vec<f32> = get(&w, "feature_d");
+    for p in 0..np {
+        for f in 0..nf {
+            assert_eq!(out[(f * np + p) as usize], input[(p * nf + f) as usize]);
+        }
+    }
+}
+
+#[test]
+fn km_memberships_match_host_nearest_centre() {
+    let kv = [("npoints", "3000"), ("iterations", "2")];
+    let mut w = build("km", &kv, 4);
+    let r = run(&mut w);
+    assert_eq!(r.kernels, ["invert_mapping", "kmeansPoint", "kmeansPoint"]);
+    let (np, nf) = (3000usize, 34usize);
+    let aos: Vec<f32> = get(&w, "feature_flipped_d");
+    let soa: Vec<f32> = get(&w, "feature_d");
+    let cl: Vec<f32> = get(&w, "c_clusters");
+    let memb: Vec<i32> = get(&w, "membership_d");
+    assert_eq!(soa[7 * np + 3], aos[3 * nf + 7], "SoA transpose");
+    for p in 0..np {
+        let d = |c: usize| -> f32 {
+            (0..nf)
+                .map(|f| (aos[p * nf + f] - cl[c * nf + f]).powi(2))
+                .sum()
+        };
+        let best = (0..5)
+            .min_by(|&a, &b| d(a).partial_cmp(&d(b)).unwrap())
+            .unwrap();
+        assert!(close(d(memb[p] as usize), d(best), 1e-5), "point {p}");
+    }
+}
+
+#[test]
+fn matmul_equals_host_matmul() {
+    let (m, k, n) = (48usize, 32usize, 64usize);
+    let mut w = build("matmul", &[("m", "48"), ("k", "32"), ("n", "64")], 2);
+    let r = run(&mut w);
+    assert_eq!(r.kernels.len(), 1);
+    let (a, b, c): (Vec<f32>, Vec<f32>, Vec<f32>) = (get(&w, "A"), get(&w, "B"), get(&w, "C"));
+    for i in 0..m {
+        for j in 0..n {
+            let e: f32 = (0..k).map(|q| a[i * k + q] * b[q * n + j]).sum();
+            assert!(
+                close(c[i * n + j], e, 1e-4),
+                "C[{i}][{j}] = {} vs {e}",
+                c[i * n + j]
+            );
+        }
+    }
+}
+
+#[test]
+fn mm_equals_host_sgemm_nt() {
+    let (m, n, k) = (256usize, 32usize, 24usize);
+    let mut w = build("mm", &[("m", "256"), ("n", "32"), ("k", "24")], 2);
+    let mut bp = BlockProgram::default();
+    {
+        let mut l = w.next_launch().unwrap().unwrap();
+        assert_eq!((l.info().grid.x, l.info().grid.y), (2, 2));
+        assert_eq!(l.info().block.count(), 128);
+        l.block(0, false, 128, &mut bp).unwrap();
+        // A row of 32 consecutive m per warp: one line per A load
+        let a_loads: Vec<_> = bp.warps[0]
+            .insts
+            .iter()
+            .filter(|i| i.class == InstClass::Load && i.space == Space::Global && i.nlines == 1)
+            .collect();
+        assert!(a_loads.len() >= 8 * 3);
+    }
+    drop(bp);
+    let mut w = build("mm", &[("m", "256"), ("n", "32"), ("k", "24")], 2);
+    run(&mut w);
+    let (a, b, c): (Vec<f32>, Vec<f32>, Vec<f32>) = (get(&w, "A"), get(&w, "B"), get(&w, "C"));
+    for i in 0..m {
+        for j in 0..n {
+            // A column-major (lda = m), B^T stored k x n (ldb = n), C column-major (ldc = m)
+            let e: f32 = (0..k).map(|q| a[i + q * m] * b[j + q * n]).sum();
+            assert!(close(c[i + j * m], e, 1e-4), "C[{i}][{j}]");
+        }
+    }
+}
+
+#[test]
+fn stencil2d_equals_host_jacobi() {
+    let n = 48usize;
+    let mut w = build("stencil2d", &[("n", "48"), ("iterations", "3")], 9);
+    let mut g: Vec<f32> = get(&w, "grid_a");
+    let r = run(&mut w);
+    assert_eq!(r.kernels.len(), 3);
+    for _ in 0..3 {
+        g = super::stencil2d::jacobi_ref(&g, n);
+    }
+    let out: Vec<f32> = get(&w, "grid_b"); // odd number of sweeps ends in grid_b
+    for i in 0..n * n {
+        assert!(close(out[i], g[i], 1e-5), "cell {i}");
+    }
+}
+
+fn csr_of(w: &ModelWorkload) -> crate::gen::matrix::Csr {
+    let row_ptr: Vec<u32> = get(w, "row_ptr");
+    crate::gen::matrix::Csr {
+        n: row_ptr.len() - 1,
+        row_ptr,
+        col: get(w, "col_idx"),
+        val: get(w, "val"),
+    }
+}
+
+#[test]
+fn spmv_csr_equals_host_spmv() {
+    let mut w = build("spmv-csr", &[("rows", "3000"), ("nnz", "8")], 3);
+    let a = csr_of(&w);
+    let x: Vec<f32> = get(&w, "x");
+    run(&mut w);
+    let y: Vec<f32> = get(&w, "y");
+    for (i, e) in a.spmv(&x).iter().enumerate() {
+        assert!(close(y[i], *e, 1e-4), "row {i}");
+    }
+}
+
+#[test]
+fn spmv_jds_equals_host_spmv() {
+    use crate::gen::matrix::{banded_random, MatrixSpec};
+    let s = MatrixSpec {
+        n: 5000,
+        nnz_per_row: 10,
+        spread: 3,
+        band: 64,
+        random_frac: 0.1,
+    };
+    let kv = [
+        ("rows", "5000"),
+        ("nnz", "10"),
+        ("spread", "3"),
+        ("band", "64"),
+        ("random", "0.1"),
+    ];
+    let mut w = build("spmv", &kv, 7);
+    let a = banded_random(s, 7);
+    let x: Vec<f32> = get(&w, "x_vec");
+    let r = run(&mut w);
+    assert_eq!(r.kernels, ["spmv_jds"]);
+    let y: Vec<f32> = get(&w, "dst_vector");
+    for (i, e) in a.spmv(&x).iter().enumerate() {
+        assert!(close(y[i], *e, 1e-4), "row {i}: {} vs {e}", y[i]);
+    }
+}
+
+#[test]
+fn nw_score_matrix_equals_host_dp() {
+    let (n, pen) = (64usize, 10i32);
+    let mut w = build("nw", &[("n", "64")], 4);
+    let reference: Vec<i32> = get(&w, "referrence_cuda");
+    let mut dp: Vec<i32> = get(&w, "matrix_cuda");
+    let r = run(&mut w);
+    assert_eq!(r.kernels.len(), 2 * 4 - 1, "2*B-1 diagonal launches");
+    assert_eq!(r.kernels[0], "needle_cuda_shared_1");
+    assert_eq!(r.kernels[6], "needle_cuda_shared_2");
+    let c = n + 1;
+    for i in 1..c {
+        for j in 1..c {
+            dp[i * c + j] = (dp[(i - 1) * c + j - 1] + reference[i * c + j])
+                .max(dp[i * c + j - 1] - pen)
+                .max(dp[(i - 1) * c + j] - pen);
+        }
+    }
+    assert_eq!(get::<i32>(&w, "matrix_cuda"), dp);
+}
+
+#[test]
+fn ge_full_run_solves_the_system() {
+    let n = 40usize;
+    let mut w = build("ge", &[("n", "40"), ("steps", "1000")], 8);
+    let (a0, b0): (Vec<f32>, Vec<f32>) = (get(&w, "a_cuda"), get(&w, "b_cuda"));
+    let r = run(&mut w);
+    assert_eq!(r.kernels.len(), 2 * (n - 1));
+    assert_eq!(&r.kernels[..2], ["Fan1", "Fan2"]);
+    let (a, b): (Vec<f32>, Vec<f32>) = (get(&w, "a_cuda"), get(&w, "b_cuda"));
+    for i in 1..n {
+        for j in 0..i {
+            assert!(a[i * n + j].abs() < 1e-4, "a[{i}][{j}] eliminated");
+        }
+    }
+    let x = super::ge::back_sub(&a, &b, n);
+    for i in 0..n {
+        let ax: f32 = (0..n).map(|j| a0[i * n + j] * x[j]).sum();
+        assert!(close(ax, b0[i], 1e-3), "row {i}: {ax} vs {}", b0[i]);
+    }
+}
+
+#[test]
+fn nn_distances_are_euclidean() {
+    let mut w = build(
+        "nn",
+        &[("records", "10000"), ("lat", "10"), ("lng", "20")],
+        2,
+    );
+    let loc: Vec<f32> = get(&w, "d_locations");
+    let mut bp = BlockProgram::default();
+    {
+        let mut l = w.next_launch().unwrap().unwrap();
+        l.block(0, false, 128, &mut bp).unwrap();
+        let mem: Vec<_> = bp.warps[0]
+            .insts
+            .iter()
+            .filter(|i| i.class.is_mem())
+            .collect();
+        assert_eq!(mem.iter().map(|i| i.nlines).collect::<Vec<_>>(), [2, 2, 1]);
+        for b in 1..l.info().num_blocks() {
+            l.block(b, false, 128, &mut bp).unwrap();
+        }
+    }
+    let d: Vec<f32> = get(&w, "d_distances");
+    for i in 0..10000 {
+        let e = ((10.0 - loc[2 * i]).powi(2) + (20.0 - loc[2 * i + 1]).powi(2)).sqrt();
+        assert!(close(d[i], e, 1e-5));
+    }
+}
+
+#[test]
+fn deterministic_streams() {
+    deterministic("kmeans-transpose", &[("npoints", "2000")]);
+    deterministic("km", &[("npoints", "2000"), ("iterations", "2")]);
+    deterministic("matmul", &[("m", "64"), ("k", "32"), ("n", "64")]);
+    deterministic("mm", &[("m", "256"), ("n", "32"), ("k", "16")]);
+    deterministic("stencil2d", &[("n", "64"), ("iterations", "2")]);
+    deterministic("spmv-csr", &[("rows", "2000")]);
+    deterministic("spmv", &[("rows", "2000")]);
+    deterministic("nw", &[("n", "64")]);
+    deterministic("ge", &[("n", "64"), ("steps", "2")]);
+    deterministic("nn", &[("records", "5000")]);
+}
+
+#[test]
+fn categories_core_exclusive() {
+    let ce = "core-exclusive";
+    assert_eq!(
+        sharing("kmeans-transpose", &[("npoints", "64k")]).category,
+        ce
+    );
+    assert_eq!(
+        sharing("km", &[("npoints", "32k"), ("iterations", "2")]).category,
+        ce
+    );
+    assert_eq!(
+        sharing("mm", &[("m", "1024"), ("n", "1024"), ("k", "32")]).category,
+        ce
+    );
+    assert_eq!(sharing("ge", &[("n", "512"), ("steps", "2")]).category, ce);
+    assert_eq!(sharing("nn", &[("records", "256k")]).category, ce);
+    assert_eq!(sharing("spmv", &[("rows", "24576")]).category, ce);
+}
+
+#[test]
+fn category_nw_block_exclusive() {
+    assert_eq!(sharing("nw", &[("n", "512")]).category, "block-exclusive");
+}
+
+#[test]
+fn report_other_categories() {
+    // not in CODA Table 2; printed for the record, checked only for being analysable
+    for (n, kv) in [
+        ("matmul", &[("m", "256"), ("k", "64"), ("n", "256")][..]),
+        ("stencil2d", &[("n", "512"), ("iterations", "2")][..]),
+        ("spmv-csr", &[("rows", "32k")][..]),
+    ] {
+        assert!(sharing(n, kv).pages > 0);
+    }
+}
+
+#[test]
+fn sad_equals_host_sads_and_has_61_blocks() {
+    use super::sad::{geometry, MAX_POS, MPP};
+    let mut w = build("sad", &[], 3);
+    let g = geometry(244, 16);
+    let reference: Vec<u16> = get(&w, "ref_image");
+    let cur: Vec<u16> = get(&w, "cur_image");
+    {
+        let l = w.next_launch().unwrap().unwrap();
+        assert_eq!(l.info().num_blocks(), 61, "CODA §6.3: 61 thread blocks");
+        assert_eq!(l.info().block.x, 244);
+    }
+    let mut w = build("sad", &[], 3);
+    let r = run(&mut w);
+    assert_eq!(
+        r.kernels,
+        ["mb_sad_calc", "larger_sad_calc_8", "larger_sad_calc_16"]
+    );
+    let out: Vec<u16> = get(&w, "d_sads");
+    let pitch = (g.mbw * 16) as i64;
+    let mut exp = vec![0u16; out.len()];
+    let mbs = g.mbw * g.mbh;
+    // 4x4 SADs
+    for by in 0..g.h / 4 {
+        for bx in 0..g.w / 4 {
+            for pos in 0..MAX_POS {
+                let (dx, dy) = ((pos % 33) as i64 - 16, (pos / 33) as i64 - 16);
+                let mut s = 0i32;
+                for i in 0..16i64 {
+                    let (x, y) = (bx as i64 * 4 + i % 4, by as i64 * 4 + i / 4);
+                    let rx = (x + dx).clamp(0, g.w as i64 - 1);
+                    let ry = (y + dy).clamp(0, g.h as i64 - 1);
+                    s += (cur[(y * pitch + x) as usize] as i32
+                        - reference[(ry * pitch + rx) as usize] as i32)
+                        .abs();
+                }
+                exp[(g.row4x4(bx, by) * MPP + pos) as usize] = s as u16;
+            }
+        }
+    }
+    // larger shapes from the 4x4 SADs: rows of each macroblock in blk_sad
+    let row =
+        |base: u64, per_mb: u64, mbi: u64, k: u64| ((base * mbs + mbi * per_mb + k) * MPP) as usize;
+    for mbi in 0..mbs {
+        for pos in 0..MPP as usize {
+            for q in 0..4u64 {
+                let (tx, ty) = (q & 1, q >> 1);
+                let base = ty * 8 + tx * 2;
+                let b4 = |k: u64| exp[row(25, 16, mbi, base + k) + pos] as u32;
+                let (i00, i01, i10, i11) = (b4(0), b4(1), b4(4), b4(5));
+                exp[row(17, 8, mbi, ty * 4 + tx * 2) + pos] = (i00 + i10) as u16;
+                exp[row(17, 8, mbi, ty * 4 + tx * 2 + 1) + pos] = (i01 + i11) as u16;
+                exp[row(9, 8, mbi, ty * 4 + tx) + pos] = (i00 + i01) as u16;
+                exp[row(9, 8, mbi, ty * 4 + tx + 2) + pos] = (i10 + i11) as u16;
+                exp[row(5, 4, mbi, ty * 2 + tx) + pos] = (i00 + i01 + i10 + i11) as u16;
+            }
+            let b8 = |k: u64| exp[row(5, 4, mbi, k) + pos] as u32;
+            let (i00, i01, i10, i11) = (b8(0), b8(1), b8(2), b8(3));
+            let _ = &b8;
+            exp[row(3, 2, mbi, 0) + pos] = (i00 + i10) as u16;
+            exp[row(3, 2, mbi, 1) + pos] = (i01 + i11) as u16;
+            exp[row(1, 2, mbi, 0) + pos] = (i00 + i01) as u16;
+            exp[row(1, 2, mbi, 1) + pos] = (i10 + i11) as u16;
+            exp[row(0, 1, mbi, 0) + pos] = (i00 + i01 + i10 + i11) as u16;
+        }
+    }
+    // the larger kernels cover positions 0..1090 (545 ushort2 pairs); compare those
+    for (i, (a, e)) in out.iter().zip(&exp).enumerate() {
+        if (i as u64 % MPP) < 1090 {
+            assert_eq!(
+                a,
+                e,
+                "blk_sad[{i}] (row {}, pos {})",
+                i as u64 / MPP,
+                i as u64 % MPP
+            );
+        }
+    }
+}
+
+#[test]
+fn cfd_equals_host_euler_steps() {
+    use super::cfd::{flux, St};
+    let mut w = build("cfd", &[("elements", "1000"), ("iterations", "1")], 5);
+    let nelr = 1152usize; // 1000 rounded up to 192
+    let ese: Vec<i32> = get(&w, "elements_surrounding_elements");
+    let nrm: Vec<f32> = get(&w, "normals");
+    let areas: Vec<f32> = get(&w, "areas");
+    let mut vars: Vec<f32> = get(&w, "variables");
+    let r = run(&mut w);
+    assert_eq!(r.kernels.len(), 7);
+    assert_eq!(r.kernels[0], "cuda_compute_step_factor");
+    assert_eq!(&r.kernels[1..3], ["cuda_compute_flux", "cuda_time_step"]);
+    let st = |v: &[f32], i: usize| {
+        St::new(
+            v[i],
+            [v[i + nelr], v[i + 2 * nelr], v[i + 3 * nelr]],
+            v[i + 4 * nelr],
+        )
+    };
+    let old = vars.clone();
+    let sf: Vec<f32> = (0..nelr)
+        .map(|i| {
+            let s = st(&old, i);
+            0.5 / (areas[i].sqrt() * (s.speed_sqd_pub().sqrt() + s.c_pub()))
+        })
+        .collect();
+    for j in 0..3 {
+        let fl: Vec<[f32; 5]> = (0..nelr)
+            .map(|i| {
+                let nbs: Vec<_> = (0..4)
+                    .map(|k| {
+                        let nb = ese[i + k * nelr];
+                        let n = [
+                            nrm[i + k * nelr],
+                            nrm[i + (k + 4) * nelr],
+                            nrm[i + (k + 8) * nelr],
+                        ];
+                        (nb, n, (nb >= 0).then(|| st(&vars, nb as usize)))
+                    })
+                    .collect();
+                flux(&st(&vars, i), &nbs)
+            })
+            .collect();
+        for i in 0..nelr {
+            for v in 0..5 {
+                vars[i + v * nelr] = old[i + v * nelr] + sf[i] / (3 + 1 - j) as f32 * fl[i][v];
+            }
+        }
+    }
+    let got: Vec<f32> = get(&w, "variables");
+    for i in 0..got.len() {
+        assert!(
+            close(got[i], vars[i], 1e-4),
+            "variables[{i}]: {} vs {}",
+            got[i],
+            vars[i]
+        );
+    }
+}
+
+#[test]
+fn hs3d_equals_host_sweeps_in_both_rasters() {
+    let (nx, ny, nz) = (128usize, 8usize, 4usize);
+    for raster in ["paper", "rodinia"] {
+        let kv = [
+            ("nx", "128"),
+            ("ny", "8"),
+            ("nz", "4"),
+            ("iterations", "2"),
+            ("raster", raster),
+        ];
+        let mut w = build("hs3d", &kv, 2);
+        let p: Vec<f32> = get(&w, "p");
+        let t0: Vec<f32> = get(&w, "tIn");
+        let r = run(&mut w);
+        assert_eq!(r.kernels, ["hotspotOpt1", "hotspotOpt1"]);
+        let t1 = super::hs3d::hs3d_ref(&p, &t0, nx, ny, nz);
+        let t2 = super::hs3d::hs3d_ref(&p, &t1, nx, ny, nz);
+        let got: Vec<f32> = get(&w, "tIn"); // two sweeps end back in tIn
+        for i in 0..got.len() {
+            assert!(close(got[i], t2[i], 1e-5), "{raster} cell {i}");
+        }
+    }
+}
+
+#[test]
+fn deterministic_streams_2() {
+    deterministic("sad", &[]);
+    deterministic("cfd", &[("elements", "3000")]);
+    deterministic(
+        "hs3d",
+        &[("nx", "128"), ("ny", "8"), ("nz", "4"), ("iterations", "2")],
+    );
+}
+
+#[test]
+fn categories_2() {
+    let ce = "core-exclusive";
+    assert_eq!(sharing("sad", &[]).category, ce);
+    assert_eq!(sharing("cfd", &[("elements", "49152")]).category, ce);
+    let kv = [
+        ("nx", "2048"),
+        ("ny", "32"),
+        ("nz", "4"),
+        ("iterations", "1"),
+    ];
+    assert_eq!(sharing("hs3d", &kv).category, "sharing");
+    let mut kv2 = kv.to_vec();
+    kv2.push(("raster", "paper"));
+    assert_eq!(sharing("hs3d", &kv2).category, "sharing");
+    let missile = sharing("cfd", &[("elements", "48000"), ("far", "0.03")]);
+    assert_eq!(
+        missile.category, "core-majority",
+        "unaligned segments + far neighbours"
+    );
+    // Rodinia's 512-wide plane: pages stay on one GPU (spec A14), unless rastered as the paper
+    let narrow = [
+        ("nx", "512"),
+        ("ny", "64"),
+        ("nz", "4"),
+        ("iterations", "1"),
+    ];
+    assert_ne!(sharing("hs3d", &narrow).category, "sharing");
+    let mut narrow_paper = narrow.to_vec();
+    narrow_paper.push(("raster", "paper"));
+    assert_eq!(sharing("hs3d", &narrow_paper).category, "sharing");
+}
+
+/// Default-size runs: line requests, footprint and page sharing (slow; `--ignored`).
+#[test]
+#[ignore]
+fn default_runs_report() {
+    for s in super::SPECS {
+        let mut w = build(s.name, &[], 1);
+        let fp = w.memory().footprint();
+        let t = std::time::Instant::now();
+        let r = run(&mut w);
+        let sh = sharing(s.name, &[]);
+        eprintln!(
+            "DEFAULT {}: {} launches, {} line reqs, {:.1} MB, {:.1}s; one-block {:.3} one-gpu {:.3} -> {}",
+            s.name,
+            r.kernels.len(),
+            r.lines,
+            fp as f64 / 1e6,
+            t.elapsed().as_secs_f64(),
+            sh.frac_one_block,
+            sh.frac_one_gpu,
+            sh.category
+        );
+    }
+}
