@@ -7,13 +7,36 @@ pub fn print_summary(r: &Report) {
     let s = &r.sim;
     let t = &s.total;
     let c = &t.counters;
-    println!("locus: {} on {} ({} kernels)", r.workload, r.preset, s.kernels.len());
-    println!("  time            {} cycles ({:.3} ms)", t.cycles, t.ns / 1e6);
-    println!("  instructions    {} warp, {} thread (IPC {:.2})", c.warp_insts, c.thread_insts, t.ipc);
-    println!("  L1              {} requests, hit rate {:.1}%", c.l1_requests, 100.0 * t.l1_hit_rate);
-    println!("  L2              hit rate {:.1}%, {} write-backs", 100.0 * t.l2_hit_rate, c.l2_writebacks);
+    println!(
+        "locus: {} on {} ({} kernels)",
+        r.workload,
+        r.preset,
+        s.kernels.len()
+    );
+    println!(
+        "  time            {} cycles ({:.3} ms)",
+        t.cycles,
+        t.ns / 1e6
+    );
+    println!(
+        "  instructions    {} warp, {} thread (IPC {:.2})",
+        c.warp_insts, c.thread_insts, t.ipc
+    );
+    println!(
+        "  L1              {} requests, hit rate {:.1}%",
+        c.l1_requests,
+        100.0 * t.l1_hit_rate
+    );
+    println!(
+        "  L2              hit rate {:.1}%, {} write-backs",
+        100.0 * t.l2_hit_rate,
+        c.l2_writebacks
+    );
     if c.tlb_l1_hits + c.tlb_l1_misses > 0 {
-        println!("  TLB             L1 hit rate {:.1}%", 100.0 * t.tlb_l1_hit_rate);
+        println!(
+            "  TLB             L1 hit rate {:.1}%",
+            100.0 * t.tlb_l1_hit_rate
+        );
     }
     println!(
         "  memory accesses {} local, {} remote ({:.1}% remote)",
@@ -27,9 +50,18 @@ pub fn print_summary(r: &Report) {
         100.0 * s.dram_row_hit_rate
     );
     println!("  load latency    {:.1} ns mean", t.mean_load_latency_ns);
-    let busiest = s.links.iter().filter(|l| l.name.contains("hub") || l.name.contains("->node")).max_by(|a, b| a.utilization.total_cmp(&b.utilization));
+    let busiest = s
+        .links
+        .iter()
+        .filter(|l| l.name.contains("hub") || l.name.contains("->node"))
+        .max_by(|a, b| a.utilization.total_cmp(&b.utilization));
     if let Some(l) = busiest {
-        println!("  busiest link    {} at {:.1}% ({} bytes)", l.name, 100.0 * l.utilization, l.bytes_sent);
+        println!(
+            "  busiest link    {} at {:.1}% ({} bytes)",
+            l.name,
+            100.0 * l.utilization,
+            l.bytes_sent
+        );
     }
     if let Some(h) = &r.host {
         println!(

@@ -43,11 +43,20 @@ pub fn print(path: &Path, json: bool) -> Result<()> {
         if !sp.is_empty() {
             println!("    memory spaces: {}", sp.join(", "));
         }
-        let ob: Vec<String> = c.bytes_by_object.iter().filter(|o| o.bytes > 0).map(|o| format!("{} {} B", o.name, o.bytes)).collect();
+        let ob: Vec<String> = c
+            .bytes_by_object
+            .iter()
+            .filter(|o| o.bytes > 0)
+            .map(|o| format!("{} {} B", o.name, o.bytes))
+            .collect();
         if !ob.is_empty() {
             println!("    bytes by object: {}", ob.join(", "));
         }
-        let sh: Vec<String> = k.page_sharing.iter().map(|b| format!("{}:{}", b.blocks, b.pages)).collect();
+        let sh: Vec<String> = k
+            .page_sharing
+            .iter()
+            .map(|b| format!("{}:{}", b.blocks, b.pages))
+            .collect();
         println!("    pages by thread blocks: {}", sh.join(" "));
         for w in &k.warnings {
             println!("    warning: {w}");

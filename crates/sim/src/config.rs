@@ -305,6 +305,8 @@ pub enum PlacementPolicy {
     FirstTouch,
     /// CODA: per-object FGP/CGP from the runtime-constant stride (Eqs. 2-3).
     Coda,
+    /// Every page on node `placement.node` (pinned; e.g. one application per GPU).
+    Node,
 }
 
 /// How CODA rounds the per-GPU span to pages (spec §3.4, A2).
@@ -328,6 +330,8 @@ pub struct PlacementCfg {
     pub cv_max: f64,
     /// Sampled consecutive block pairs for the runtime stride analysis.
     pub samples: u32,
+    /// Target node of the `node` policy.
+    pub node: u32,
 }
 
 impl Default for PlacementCfg {
@@ -337,6 +341,7 @@ impl Default for PlacementCfg {
             rounding: CodaRounding::PerPageMajority,
             cv_max: 0.5,
             samples: 4,
+            node: 0,
         }
     }
 }
@@ -391,19 +396,34 @@ impl Config {
         let s = &self.system;
         let p2 = |v: u64| v.is_power_of_two();
         if s.nodes == 0 || !p2(s.nodes as u64) || s.nodes > 64 {
-            return Err(format!("system.nodes = {}: must be a power of two from 1 to 64", s.nodes));
+            return Err(format!(
+                "system.nodes = {}: must be a power of two from 1 to 64",
+                s.nodes
+            ));
         }
         if s.sms_per_node == 0 || s.sms_per_node > 1024 {
-            return Err(format!("system.sms_per_node = {}: must be 1..=1024", s.sms_per_node));
+            return Err(format!(
+                "system.sms_per_node = {}: must be 1..=1024",
+                s.sms_per_node
+            ));
         }
         if !(s.sm_clock_ghz > 0.0 && s.sm_clock_ghz <= 100.0) {
-            return Err(format!("system.sm_clock_ghz = {}: must be in (0, 100]", s.sm_clock_ghz));
+            return Err(format!(
+                "system.sm_clock_ghz = {}: must be in (0, 100]",
+                s.sm_clock_ghz
+            ));
         }
         if !p2(s.page_bytes) || s.page_bytes < 4096 {
-            return Err(format!("system.page_bytes = {}: must be a power of two >= 4096", s.page_bytes));
+            return Err(format!(
+                "system.page_bytes = {}: must be a power of two >= 4096",
+                s.page_bytes
+            ));
         }
         if !p2(s.line_bytes as u64) || !(32..=1024).contains(&s.line_bytes) {
-            return Err(format!("system.line_bytes = {}: must be a power of two in 32..=1024", s.line_bytes));
+            return Err(format!(
+                "system.line_bytes = {}: must be a power of two in 32..=1024",
+                s.line_bytes
+            ));
         }
         let f = self.mapping.fgp_stripe_bytes;
         if !p2(f) || f < s.line_bytes as u64 || f * s.nodes as u64 > s.page_bytes {
@@ -414,7 +434,10 @@ impl Config {
         }
         let m = &self.memory;
         if m.channels_per_node == 0 || !p2(m.channels_per_node as u64) {
-            return Err(format!("memory.channels_per_node = {}: must be a power of two", m.channels_per_node));
+            return Err(format!(
+                "memory.channels_per_node = {}: must be a power of two",
+                m.channels_per_node
+            ));
         }
         if !p2(m.channel_interleave_bytes) || m.channel_interleave_bytes < s.line_bytes as u64 {
             return Err(format!(
@@ -423,7 +446,10 @@ impl Config {
             ));
         }
         if m.bytes_per_node < s.page_bytes * 64 || !p2(m.bytes_per_node) {
-            return Err(format!("memory.bytes_per_node = {}: must be a power of two of at least 64 pages", m.bytes_per_node));
+            return Err(format!(
+                "memory.bytes_per_node = {}: must be a power of two of at least 64 pages",
+                m.bytes_per_node
+            ));
         }
         let sm = &self.sm;
         for (k, v) in [
@@ -456,7 +482,13 @@ impl Config {
         if l2.slices_per_node == 0 || l2.mshrs_per_slice == 0 {
             return Err("l2.slices_per_node and l2.mshrs_per_slice must be at least 1".into());
         }
-        check_cache("l2", l2.bytes_per_node, l2.ways, s.line_bytes, l2.slices_per_node)?;
+        check_cache(
+            "l2",
+            l2.bytes_per_node,
+            l2.ways,
+            s.line_bytes,
+            l2.slices_per_node,
+        )?;
         for (k, v) in [
             ("l2.slice_gbps", l2.slice_gbps),
             ("noc.channel_port_gbps", self.noc.channel_port_gbps),
@@ -467,10 +499,18 @@ impl Config {
             }
         }
         if self.tlb.enabled && (self.tlb.l1_entries == 0 || self.tlb.l2_entries == 0) {
-            return Err("tlb.l1_entries and tlb.l2_entries must be at least 1 when tlb.enabled".into());
+            return Err(
+                "tlb.l1_entries and tlb.l2_entries must be at least 1 when tlb.enabled".into(),
+            );
         }
         if !(self.placement.cv_max >= 0.0) {
             return Err("placement.cv_max must be >= 0".into());
+        }
+        if self.placement.node >= s.nodes {
+            return Err(format!(
+                "placement.node = {}: must be below system.nodes ({})",
+                self.placement.node, s.nodes
+            ));
         }
         if self.placement.samples == 0 {
             return Err("placement.samples must be at least 1".into());

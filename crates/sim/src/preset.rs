@@ -7,6 +7,7 @@ use crate::error::SimError;
 use toml::Value;
 
 /// A built-in preset: name, one-line description, TOML text.
+#[derive(Debug)]
 pub struct Preset {
     pub name: &'static str,
     pub about: &'static str,
@@ -56,8 +57,8 @@ pub fn load(
         .map_err(|e| SimError::Config(format!("internal: default config: {e}")))?;
     if let Some(name) = preset {
         let p = find(name)?;
-        let layer: Value = toml::from_str(p.toml)
-            .map_err(|e| SimError::Config(format!("preset {name}: {e}")))?;
+        let layer: Value =
+            toml::from_str(p.toml).map_err(|e| SimError::Config(format!("preset {name}: {e}")))?;
         merge(&mut v, &layer, "", &format!("preset {name}"))?;
     }
     if let Some((path, text)) = file {
@@ -80,9 +81,22 @@ fn keys_of(t: &toml::map::Map<String, Value>) -> Vec<&str> {
 }
 
 fn unknown(path: &str, key: &str, t: &toml::map::Map<String, Value>, origin: &str) -> SimError {
-    let full = if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
+    let full = if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    };
     let hint = locus_workload::nearest(key, &keys_of(t))
-        .map(|n| format!(" (did you mean `{}`?)", if path.is_empty() { n.to_string() } else { format!("{path}.{n}") }))
+        .map(|n| {
+            format!(
+                " (did you mean `{}`?)",
+                if path.is_empty() {
+                    n.to_string()
+                } else {
+                    format!("{path}.{n}")
+                }
+            )
+        })
         .unwrap_or_default();
     SimError::Config(format!(
         "{origin}: unknown configuration key `{full}`{hint}; valid keys here: {}",
@@ -95,7 +109,11 @@ fn merge(base: &mut Value, layer: &Value, path: &str, origin: &str) -> Result<()
         return Ok(());
     };
     for (k, lv) in l {
-        let full = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+        let full = if path.is_empty() {
+            k.clone()
+        } else {
+            format!("{path}.{k}")
+        };
         let Some(bv) = b.get_mut(k) else {
             return Err(unknown(path, k, b, origin));
         };
@@ -139,7 +157,9 @@ pub fn set(v: &mut Value, s: &str) -> Result<(), SimError> {
     let mut path = String::new();
     for (i, p) in parts.iter().enumerate() {
         let Value::Table(t) = cur else {
-            return Err(SimError::Config(format!("--set {key}: `{path}` is not a section")));
+            return Err(SimError::Config(format!(
+                "--set {key}: `{path}` is not a section"
+            )));
         };
         if !t.contains_key(*p) {
             return Err(unknown(&path, p, t, "--set"));
@@ -154,7 +174,11 @@ pub fn set(v: &mut Value, s: &str) -> Result<(), SimError> {
             *next = coerce(next, val);
             return Ok(());
         }
-        path = if path.is_empty() { p.to_string() } else { format!("{path}.{p}") };
+        path = if path.is_empty() {
+            p.to_string()
+        } else {
+            format!("{path}.{p}")
+        };
         cur = next;
     }
     Ok(())
@@ -173,7 +197,15 @@ mod tests {
 
     #[test]
     fn set_overrides_and_coerces() {
-        let c = load(Some("coda-4gpu"), None, &["interconnect.link_gbps=32".into(), "placement.policy=cgp".into()]).unwrap();
+        let c = load(
+            Some("coda-4gpu"),
+            None,
+            &[
+                "interconnect.link_gbps=32".into(),
+                "placement.policy=cgp".into(),
+            ],
+        )
+        .unwrap();
         assert_eq!(c.interconnect.link_gbps, 32.0);
         assert_eq!(c.placement.policy, crate::config::PlacementPolicy::Cgp);
     }
@@ -182,16 +214,31 @@ mod tests {
     fn unknown_keys_are_named() {
         let e = load(Some("coda-4gpu"), None, &["interconect.link_gbps=3".into()]).unwrap_err();
         let m = e.to_string();
-        assert!(m.contains("interconect") && m.contains("did you mean `interconnect`"), "{m}");
+        assert!(
+            m.contains("interconect") && m.contains("did you mean `interconnect`"),
+            "{m}"
+        );
         let e = load(None, Some(("my.toml", "[l2]\nbites_per_node = 3\n")), &[]).unwrap_err();
-        assert!(e.to_string().contains("my.toml") && e.to_string().contains("l2.bites_per_node"), "{e}");
+        assert!(
+            e.to_string().contains("my.toml") && e.to_string().contains("l2.bites_per_node"),
+            "{e}"
+        );
     }
 
     #[test]
     fn bad_values_are_refused() {
-        assert!(load(None, None, &["system.nodes=3".into()]).unwrap_err().to_string().contains("system.nodes"));
+        assert!(load(None, None, &["system.nodes=3".into()])
+            .unwrap_err()
+            .to_string()
+            .contains("system.nodes"));
         assert!(load(None, None, &["placement.policy=nowhere".into()]).is_err());
-        assert!(load(None, Some(("x.toml", "[system\n")), &[]).unwrap_err().to_string().contains("x.toml"));
-        assert!(find("coda4gpu").unwrap_err().to_string().contains("coda-4gpu"));
+        assert!(load(None, Some(("x.toml", "[system\n")), &[])
+            .unwrap_err()
+            .to_string()
+            .contains("x.toml"));
+        assert!(find("coda4gpu")
+            .unwrap_err()
+            .to_string()
+            .contains("coda-4gpu"));
     }
 }

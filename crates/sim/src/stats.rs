@@ -41,6 +41,8 @@ pub struct Counters {
     pub l1_miss_remote: u64,
     pub dram_reads: u64,
     pub dram_writes: u64,
+    /// Load instructions issued (each completes exactly once).
+    pub load_insts: u64,
     /// Loads completed and the sum of their latencies (issue to data back at the SM), ps.
     pub loads_completed: u64,
     pub load_latency_ps: u64,
@@ -57,11 +59,36 @@ impl Counters {
             ($($f:ident),*) => { Counters { $($f: self.$f - e.$f),* } };
         }
         d!(
-            warp_insts, thread_insts, mem_insts, l1_requests, l1_hits, l1_misses, l1_mshr_merges,
-            l2_accesses, l2_hits, l2_misses, l2_mshr_merges, l2_writebacks, tlb_l1_hits,
-            tlb_l1_misses, tlb_l2_hits, tlb_l2_misses, local_accesses, remote_accesses,
-            local_bytes, remote_bytes, l1_miss_local, l1_miss_remote, dram_reads, dram_writes,
-            loads_completed, load_latency_ps, reqs_created, reqs_retired, blocks
+            warp_insts,
+            thread_insts,
+            mem_insts,
+            l1_requests,
+            l1_hits,
+            l1_misses,
+            l1_mshr_merges,
+            l2_accesses,
+            l2_hits,
+            l2_misses,
+            l2_mshr_merges,
+            l2_writebacks,
+            tlb_l1_hits,
+            tlb_l1_misses,
+            tlb_l2_hits,
+            tlb_l2_misses,
+            local_accesses,
+            remote_accesses,
+            local_bytes,
+            remote_bytes,
+            l1_miss_local,
+            l1_miss_remote,
+            dram_reads,
+            dram_writes,
+            load_insts,
+            loads_completed,
+            load_latency_ps,
+            reqs_created,
+            reqs_retired,
+            blocks
         )
     }
 }

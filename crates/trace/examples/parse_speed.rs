@@ -7,10 +7,13 @@ use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let dir = PathBuf::from(
-        args.next()
-            .unwrap_or_else(|| "/work/shared/traces/vectoradd".into()),
-    );
+    let dir = PathBuf::from(args.next().unwrap_or_else(|| {
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/traces/vectoradd"
+        )
+        .into()
+    }));
     let n: u32 = args.next().map(|s| s.parse()).transpose()?.unwrap_or(20);
     let list = KernelList::open(&dir)?;
     let mut block = TraceBlock::default();

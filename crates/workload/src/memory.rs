@@ -159,6 +159,10 @@ mod tests {
         assert!(m.object(b).base >= m.object(a).base + 4000);
         m.set::<u32>(a, 999, 7);
         assert_eq!(m.get::<u32>(a, 999), 7);
-        assert_eq!(m.get::<u32>(a, 1000), 0, "out of range reads zero, never panics");
+        assert_eq!(
+            m.get::<u32>(a, 1000),
+            0,
+            "out of range reads zero, never panics"
+        );
     }
 }

@@ -18,8 +18,8 @@
 
 use crate::memory::{Elem, Memory};
 use crate::program::{
-    coalesce, BlockProgram, DataObject, Dim3, InstClass, KernelInfo, Launch, ObjId, ProfileHint,
-    Reg, Space, WarpInst, WarpProgram, Workload, WorkloadError, REG_ALL,
+    coalesce, BlockProgram, DataObject, Dim3, InstClass, KernelInfo, ObjId, ProfileHint, Reg,
+    Space, WarpInst, WarpProgram, Workload, WorkloadError, REG_ALL,
 };
 use std::panic::Location;
 
@@ -91,7 +91,15 @@ impl<'a> Thread<'a> {
     }
 
     #[inline]
-    fn rec(&mut self, site: u64, class: InstClass, space: Space, obj: ObjId, addr: u64, bytes: usize) {
+    fn rec(
+        &mut self,
+        site: u64,
+        class: InstClass,
+        space: Space,
+        obj: ObjId,
+        addr: u64,
+        bytes: usize,
+    ) {
         self.ops.push(Op {
             site,
             class,
@@ -107,7 +115,14 @@ impl<'a> Thread<'a> {
     #[inline]
     pub fn ld<T: Elem>(&mut self, o: ObjId, idx: u64) -> T {
         let a = self.mem.addr(o, idx, T::SIZE);
-        self.rec(site_of(Location::caller()), InstClass::Load, Space::Global, o, a, T::SIZE);
+        self.rec(
+            site_of(Location::caller()),
+            InstClass::Load,
+            Space::Global,
+            o,
+            a,
+            T::SIZE,
+        );
         self.mem.get(o, idx)
     }
     /// Load through the texture / read-only path (e.g. `tex1Dfetch`, `__ldg`).
@@ -115,7 +130,14 @@ impl<'a> Thread<'a> {
     #[inline]
     pub fn ld_tex<T: Elem>(&mut self, o: ObjId, idx: u64) -> T {
         let a = self.mem.addr(o, idx, T::SIZE);
-        self.rec(site_of(Location::caller()), InstClass::Load, Space::Texture, o, a, T::SIZE);
+        self.rec(
+            site_of(Location::caller()),
+            InstClass::Load,
+            Space::Texture,
+            o,
+            a,
+            T::SIZE,
+        );
         self.mem.get(o, idx)
     }
     /// Load from constant memory (`__constant__`).
@@ -123,7 +145,14 @@ impl<'a> Thread<'a> {
     #[inline]
     pub fn ld_const<T: Elem>(&mut self, o: ObjId, idx: u64) -> T {
         let a = self.mem.addr(o, idx, T::SIZE);
-        self.rec(site_of(Location::caller()), InstClass::Load, Space::Constant, o, a, T::SIZE);
+        self.rec(
+            site_of(Location::caller()),
+            InstClass::Load,
+            Space::Constant,
+            o,
+            a,
+            T::SIZE,
+        );
         self.mem.get(o, idx)
     }
     /// Global store.
@@ -131,7 +160,14 @@ impl<'a> Thread<'a> {
     #[inline]
     pub fn st<T: Elem>(&mut self, o: ObjId, idx: u64, v: T) {
         let a = self.mem.addr(o, idx, T::SIZE);
-        self.rec(site_of(Location::caller()), InstClass::Store, Space::Global, o, a, T::SIZE);
+        self.rec(
+            site_of(Location::caller()),
+            InstClass::Store,
+            Space::Global,
+            o,
+            a,
+            T::SIZE,
+        );
         if !self.probe {
             self.mem.set(o, idx, v);
         }
@@ -141,7 +177,14 @@ impl<'a> Thread<'a> {
     #[inline]
     pub fn atomic<T: Elem>(&mut self, o: ObjId, idx: u64, f: impl FnOnce(T) -> T) -> T {
         let a = self.mem.addr(o, idx, T::SIZE);
-        self.rec(site_of(Location::caller()), InstClass::Atomic, Space::Global, o, a, T::SIZE);
+        self.rec(
+            site_of(Location::caller()),
+            InstClass::Atomic,
+            Space::Global,
+            o,
+            a,
+            T::SIZE,
+        );
         let old: T = self.mem.get(o, idx);
         if !self.probe {
             self.mem.set(o, idx, f(old));
@@ -166,7 +209,14 @@ impl<'a> Thread<'a> {
     /// Shared-memory load of 32-bit word `idx` (per-block scratch, on chip).
     #[track_caller]
     pub fn sh_ld(&mut self, idx: u32) -> u32 {
-        self.rec(site_of(Location::caller()), InstClass::Load, Space::Shared, crate::program::NO_OBJ, idx as u64 * 4, 4);
+        self.rec(
+            site_of(Location::caller()),
+            InstClass::Load,
+            Space::Shared,
+            crate::program::NO_OBJ,
+            idx as u64 * 4,
+            4,
+        );
         self.smem.get(idx as usize).copied().unwrap_or(0)
     }
     /// Shared-memory load as f32.
@@ -177,7 +227,14 @@ impl<'a> Thread<'a> {
     /// Shared-memory store of 32-bit word `idx`.
     #[track_caller]
     pub fn sh_st(&mut self, idx: u32, v: u32) {
-        self.rec(site_of(Location::caller()), InstClass::Store, Space::Shared, crate::program::NO_OBJ, idx as u64 * 4, 4);
+        self.rec(
+            site_of(Location::caller()),
+            InstClass::Store,
+            Space::Shared,
+            crate::program::NO_OBJ,
+            idx as u64 * 4,
+            4,
+        );
         let i = idx as usize;
         if i >= self.smem.len() {
             self.smem.resize(i + 1, 0);
@@ -243,6 +300,7 @@ pub struct ModelWorkload {
     mem: Memory,
     host: Box<dyn Host>,
     scratch: Scratch,
+    cur: Option<(Box<dyn Kernel>, KernelInfo)>,
 }
 
 #[derive(Default)]
@@ -259,6 +317,7 @@ impl ModelWorkload {
             mem,
             host,
             scratch: Scratch::default(),
+            cur: None,
         }
     }
     pub fn memory(&self) -> &Memory {
@@ -273,7 +332,8 @@ impl Workload for ModelWorkload {
     fn objects(&self) -> &[DataObject] {
         self.mem.objects()
     }
-    fn next_launch(&mut self) -> Result<Option<Box<dyn Launch + '_>>, WorkloadError> {
+    fn begin_launch(&mut self) -> Result<Option<KernelInfo>, WorkloadError> {
+        self.cur = None;
         let Some(kernel) = self.host.next_kernel(&mut self.mem) else {
             return Ok(None);
         };
@@ -284,50 +344,38 @@ impl Workload for ModelWorkload {
                 info.name, info.grid, info.block
             )));
         }
-        Ok(Some(Box::new(ModelLaunch {
-            info,
-            kernel,
-            mem: &mut self.mem,
-            scratch: &mut self.scratch,
-        })))
+        self.cur = Some((kernel, info.clone()));
+        Ok(Some(info))
     }
-}
-
-/// A kernel-model launch borrowed from its workload.
-pub struct ModelLaunch<'a> {
-    info: KernelInfo,
-    kernel: Box<dyn Kernel>,
-    mem: &'a mut Memory,
-    scratch: &'a mut Scratch,
-}
-
-impl Launch for ModelLaunch<'_> {
-    fn info(&self) -> &KernelInfo {
-        &self.info
-    }
-
-    fn profile_hints(&self) -> Vec<ProfileHint> {
-        self.kernel.profile_hints(self.mem)
-    }
-
-    fn block(
+    fn gen_block(
         &mut self,
         block: u64,
         probe: bool,
         line_bytes: u32,
         out: &mut BlockProgram,
     ) -> Result<(), WorkloadError> {
+        let Some((kernel, info)) = &self.cur else {
+            return Err(WorkloadError::Msg(
+                "gen_block called with no current launch".into(),
+            ));
+        };
         run_block(
-            &*self.kernel,
-            &self.info,
-            self.mem,
-            self.scratch,
+            &**kernel,
+            info,
+            &mut self.mem,
+            &mut self.scratch,
             block,
             probe,
             line_bytes,
             out,
         );
         Ok(())
+    }
+    fn launch_hints(&self) -> Vec<ProfileHint> {
+        match &self.cur {
+            Some((k, _)) => k.profile_hints(&self.mem),
+            None => Vec::new(),
+        }
     }
 }
 
@@ -373,7 +421,13 @@ fn run_block(
                 };
                 kernel.thread(&mut t, phase);
             }
-            merge_warp(&sc.lanes, &mut sc.lane_addrs, line_bytes, &mut next_reg[w], wp);
+            merge_warp(
+                &sc.lanes,
+                &mut sc.lane_addrs,
+                line_bytes,
+                &mut next_reg[w],
+                wp,
+            );
             let lanes = (threads - (w as u64 * 32)).min(32) as u8;
             if phase + 1 < phases {
                 wp.insts.push(WarpInst::alu(InstClass::Barrier, lanes));
@@ -489,7 +543,12 @@ mod tests {
         let a = m.alloc_from::<f32>("a", &vec![1.0; n], true);
         let b = m.alloc_from::<f32>("b", &vec![2.0; n], true);
         let c = m.alloc::<f32>("c", n as u64, false);
-        let k = VecAdd { a, b, c, n: n as u64 };
+        let k = VecAdd {
+            a,
+            b,
+            c,
+            n: n as u64,
+        };
         let mut w = ModelWorkload::new("t", m, Box::new(Once(Some(Box::new(k)))));
         let mut bp = BlockProgram::default();
         {
@@ -501,7 +560,10 @@ mod tests {
             let w0 = &bp.warps[0];
             assert_eq!(w0.insts.len(), 5);
             assert_eq!(w0.insts[0].class, InstClass::Load);
-            assert_eq!(w0.insts[0].nlines, 1, "32 x 4 B contiguous = one 128 B line");
+            assert_eq!(
+                w0.insts[0].nlines, 1,
+                "32 x 4 B contiguous = one 128 B line"
+            );
             assert_eq!(w0.insts[3].class, InstClass::Store);
             assert_eq!(w0.insts[4].class, InstClass::Exit);
             l.block(1, false, 128, &mut bp).unwrap();

@@ -276,7 +276,8 @@ pub enum WorkloadError {
     Trace(#[from] locus_trace::TraceError),
 }
 
-/// One kernel launch that can produce its thread blocks on demand.
+/// One kernel launch that can produce its thread blocks on demand (a view of a
+/// [`Workload`]'s current launch; see [`Workload::next_launch`]).
 pub trait Launch {
     fn info(&self) -> &KernelInfo;
     /// Generate block `block` (row-major linear id) into `out`, line size `line_bytes`.
@@ -297,14 +298,71 @@ pub trait Launch {
 
 /// A program: data objects plus a sequence of kernel launches produced one at a time, so
 /// host-side control flow (e.g. "repeat BFS until the frontier is empty") can read results.
+///
+/// The workload owns the state of its current launch, so several workloads can run at once
+/// (one application per GPU) without borrowing each other.
 pub trait Workload: Send {
     fn name(&self) -> &str;
     fn objects(&self) -> &[DataObject];
-    /// The next launch, or `None` when the program is done.
-    fn next_launch(&mut self) -> Result<Option<Box<dyn Launch + '_>>, WorkloadError>;
+    /// Make the next launch current and return its shape, or `None` when the program is
+    /// done.
+    fn begin_launch(&mut self) -> Result<Option<KernelInfo>, WorkloadError>;
+    /// Generate block `block` (row-major linear id) of the current launch into `out`.
+    /// With `probe`, without side effects on the workload's data.
+    fn gen_block(
+        &mut self,
+        block: u64,
+        probe: bool,
+        line_bytes: u32,
+        out: &mut BlockProgram,
+    ) -> Result<(), WorkloadError>;
+    /// Profiler hints of the current launch (CODA §4.3.2 profiler path).
+    fn launch_hints(&self) -> Vec<ProfileHint> {
+        Vec::new()
+    }
     /// Warnings collected while reading (unknown opcodes ...).
     fn warnings(&self) -> Vec<String> {
         Vec::new()
+    }
+    /// The next launch as a [`Launch`] view, or `None` when the program is done.
+    fn next_launch(&mut self) -> Result<Option<Box<dyn Launch + '_>>, WorkloadError>
+    where
+        Self: Sized,
+    {
+        Ok(self
+            .begin_launch()?
+            .map(|info| Box::new(Cursor { w: self, info }) as Box<dyn Launch + '_>))
+    }
+}
+
+/// The current launch of a workload seen as a [`Launch`].
+pub struct Cursor<'a, W: Workload + ?Sized> {
+    w: &'a mut W,
+    info: KernelInfo,
+}
+
+impl<'a, W: Workload + ?Sized> Cursor<'a, W> {
+    /// Begin the next launch of `w`.
+    pub fn next(w: &'a mut W) -> Result<Option<Self>, WorkloadError> {
+        Ok(w.begin_launch()?.map(|info| Cursor { w, info }))
+    }
+}
+
+impl<W: Workload + ?Sized> Launch for Cursor<'_, W> {
+    fn info(&self) -> &KernelInfo {
+        &self.info
+    }
+    fn block(
+        &mut self,
+        block: u64,
+        probe: bool,
+        line_bytes: u32,
+        out: &mut BlockProgram,
+    ) -> Result<(), WorkloadError> {
+        self.w.gen_block(block, probe, line_bytes, out)
+    }
+    fn profile_hints(&self) -> Vec<ProfileHint> {
+        self.w.launch_hints()
     }
 }
 

@@ -52,7 +52,11 @@ impl Params {
                 return Err(WorkloadError::Msg(format!(
                     "workload `{}` has no parameter `{k}`; its parameters are: {}",
                     spec.name,
-                    if names.is_empty() { "(none)".to_string() } else { names.join(", ") }
+                    if names.is_empty() {
+                        "(none)".to_string()
+                    } else {
+                        names.join(", ")
+                    }
                 )));
             }
             values.insert(k.clone(), v.clone());
@@ -62,7 +66,10 @@ impl Params {
 
     /// Parameters with no spec (tests): every lookup falls back to its default.
     pub fn defaults(seed: u64) -> Params {
-        Params { seed, values: BTreeMap::new() }
+        Params {
+            seed,
+            values: BTreeMap::new(),
+        }
     }
 
     fn raw(&self, name: &str) -> Option<&str> {
@@ -85,9 +92,14 @@ impl Params {
     pub fn f64(&self, name: &str, default: f64) -> Result<f64, WorkloadError> {
         match self.raw(name) {
             None => Ok(default),
-            Some(s) => s.trim().parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| {
-                WorkloadError::Msg(format!("parameter `{name}` = `{s}` is not a number"))
-            }),
+            Some(s) => s
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| {
+                    WorkloadError::Msg(format!("parameter `{name}` = `{s}` is not a number"))
+                }),
         }
     }
 

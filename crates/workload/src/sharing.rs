@@ -79,13 +79,12 @@ pub fn page_sharing(
     let mut bp = BlockProgram::default();
     let mut launches = 0;
     while launches < max_launches {
-        let Some(mut l) = w.next_launch()? else { break };
+        let Some(info) = w.begin_launch()? else { break };
         launches += 1;
-        let info = l.info().clone();
         let n = nbpg(&info).max(1);
         let mut map: HashMap<u64, PageUse> = HashMap::new();
         for b in 0..info.num_blocks() {
-            l.block(b, false, line_bytes, &mut bp)?;
+            w.gen_block(b, false, line_bytes, &mut bp)?;
             let gpu = ((b / n) % n_gpus as u64) as u32;
             for wp in &bp.warps {
                 for inst in &wp.insts {

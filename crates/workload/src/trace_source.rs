@@ -6,8 +6,8 @@
 //! instructions outside shared memory, the coalesced line requests of its lane addresses.
 
 use crate::program::{
-    coalesce, object_of, BlockProgram, DataObject, Dim3, InstClass, KernelInfo, Launch, LineReq,
-    Reg, Space, WarpInst, WarpProgram, Workload, WorkloadError, NO_OBJ, REG_ALL,
+    coalesce, object_of, BlockProgram, DataObject, Dim3, InstClass, KernelInfo, LineReq, Reg,
+    Space, WarpInst, WarpProgram, Workload, WorkloadError, NO_OBJ, REG_ALL,
 };
 use locus_trace::{KernelList, KernelTrace, MemSpace, OpClass, TraceBlock, TraceWarp, NO_REG};
 use std::path::{Path, PathBuf};
@@ -24,6 +24,28 @@ pub struct TraceWorkload {
     warnings: Vec<String>,
     block: TraceBlock,
     lanes: Vec<(u64, u32)>,
+    cur: Option<CurLaunch>,
+}
+
+/// The launch being simulated: its kernel file and how many requested blocks it lacked.
+struct CurLaunch {
+    info: KernelInfo,
+    trace: KernelTrace,
+    missing: u64,
+}
+
+impl CurLaunch {
+    fn warnings(&self) -> Vec<String> {
+        let mut w = self.trace.warnings();
+        if self.missing > 0 {
+            w.push(format!(
+                "kernel {}: {} requested thread blocks are absent from the trace; run as \
+                 exit-only blocks",
+                self.info.name, self.missing
+            ));
+        }
+        w
+    }
 }
 
 impl TraceWorkload {
@@ -55,6 +77,7 @@ impl TraceWorkload {
             warnings: Vec::new(),
             block: TraceBlock::default(),
             lanes: Vec::new(),
+            cur: None,
         })
     }
 
@@ -71,7 +94,10 @@ impl Workload for TraceWorkload {
     fn objects(&self) -> &[DataObject] {
         &self.objects
     }
-    fn next_launch(&mut self) -> Result<Option<Box<dyn Launch + '_>>, WorkloadError> {
+    fn begin_launch(&mut self) -> Result<Option<KernelInfo>, WorkloadError> {
+        if let Some(c) = self.cur.take() {
+            self.warnings.extend(c.warnings());
+        }
         let Some(path) = self.kernels.get(self.next) else {
             return Ok(None);
         };
@@ -85,43 +111,57 @@ impl Workload for TraceWorkload {
             regs_per_thread: h.nregs,
             smem_per_block: h.shmem,
         };
-        Ok(Some(Box::new(TraceLaunch {
-            info,
+        self.cur = Some(CurLaunch {
+            info: info.clone(),
             trace,
-            objects: &self.objects,
-            warnings: &mut self.warnings,
-            block: &mut self.block,
-            lanes: &mut self.lanes,
             missing: 0,
-        })))
+        });
+        Ok(Some(info))
     }
-    fn warnings(&self) -> Vec<String> {
-        self.warnings.clone()
-    }
-}
 
-/// One kernel launch of a trace, borrowing its workload's objects and scratch buffers.
-/// Warnings of the kernel file are handed to the workload when the launch is dropped.
-pub struct TraceLaunch<'a> {
-    info: KernelInfo,
-    trace: KernelTrace,
-    objects: &'a [DataObject],
-    warnings: &'a mut Vec<String>,
-    block: &'a mut TraceBlock,
-    lanes: &'a mut Vec<(u64, u32)>,
-    missing: u64,
-}
-
-impl Drop for TraceLaunch<'_> {
-    fn drop(&mut self) {
-        self.warnings.extend(self.trace.warnings());
-        if self.missing > 0 {
-            self.warnings.push(format!(
-                "kernel {}: {} requested thread blocks are absent from the trace; run as \
-                 exit-only blocks",
-                self.info.name, self.missing
-            ));
+    fn gen_block(
+        &mut self,
+        block: u64,
+        _probe: bool,
+        line_bytes: u32,
+        out: &mut BlockProgram,
+    ) -> Result<(), WorkloadError> {
+        if !line_bytes.is_power_of_two() || line_bytes > MAX_LINE_BYTES {
+            return Err(WorkloadError::Msg(format!(
+                "line size {line_bytes} is not a power of two <= {MAX_LINE_BYTES}"
+            )));
         }
+        let Some(cur) = self.cur.as_mut() else {
+            return Err(WorkloadError::Msg(
+                "gen_block called with no current launch".into(),
+            ));
+        };
+        let threads = cur.info.threads_per_block() as u64;
+        let nwarps = cur.info.warps_per_block() as usize;
+        out.reset(nwarps);
+        let found =
+            block < cur.info.num_blocks() && cur.trace.read_block(block, &mut self.block)?;
+        if !found {
+            cur.missing += 1;
+        }
+        for (w, wp) in out.warps.iter_mut().enumerate() {
+            match self.block.warps.get(w).filter(|tw| found && tw.present) {
+                Some(tw) => lower_warp(tw, &self.objects, line_bytes, &mut self.lanes, wp),
+                None => {
+                    let lanes = threads.saturating_sub(w as u64 * 32).min(32) as u8;
+                    wp.insts.push(WarpInst::alu(InstClass::Exit, lanes));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        let mut w = self.warnings.clone();
+        if let Some(c) = &self.cur {
+            w.extend(c.warnings());
+        }
+        w
     }
 }
 
@@ -219,48 +259,14 @@ fn line_object(l: &LineReq, lanes: &[(u64, u32)], line_bytes: u32, objects: &[Da
     object_of(objects, l.addr)
 }
 
-impl Launch for TraceLaunch<'_> {
-    fn info(&self) -> &KernelInfo {
-        &self.info
-    }
-
-    fn block(
-        &mut self,
-        block: u64,
-        _probe: bool,
-        line_bytes: u32,
-        out: &mut BlockProgram,
-    ) -> Result<(), WorkloadError> {
-        if !line_bytes.is_power_of_two() || line_bytes > MAX_LINE_BYTES {
-            return Err(WorkloadError::Msg(format!(
-                "line size {line_bytes} is not a power of two <= {MAX_LINE_BYTES}"
-            )));
-        }
-        let threads = self.info.threads_per_block() as u64;
-        let nwarps = self.info.warps_per_block() as usize;
-        out.reset(nwarps);
-        let found = block < self.info.num_blocks() && self.trace.read_block(block, self.block)?;
-        if !found {
-            self.missing += 1;
-        }
-        for (w, wp) in out.warps.iter_mut().enumerate() {
-            match self.block.warps.get(w).filter(|tw| found && tw.present) {
-                Some(tw) => lower_warp(tw, self.objects, line_bytes, self.lanes, wp),
-                None => {
-                    let lanes = threads.saturating_sub(w as u64 * 32).min(32) as u8;
-                    wp.insts.push(WarpInst::alu(InstClass::Exit, lanes));
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const VECTORADD: &str = "/work/shared/traces/vectoradd";
+    const VECTORADD: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/traces/vectoradd"
+    );
 
     /// Lines of 128 B touched by each LDG of the vectoradd trace, counted by scanning text.
     fn expected_load_lines(block_x: u64) -> (u64, u64) {
@@ -356,7 +362,11 @@ mod tests {
 
     #[test]
     fn backprop_all_kernels_lower() {
-        let mut w = TraceWorkload::open(Path::new("/work/shared/traces/backprop-h100")).unwrap();
+        let mut w = TraceWorkload::open(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/traces/backprop-h100"
+        )))
+        .unwrap();
         assert_eq!(w.num_kernels(), 33);
         assert_eq!(w.objects().len(), 5);
         let mut bp = BlockProgram::default();
@@ -370,19 +380,22 @@ mod tests {
             }
         }
         assert_eq!(kernels, 33);
-        let text_insts: usize = std::fs::read_dir("/work/shared/traces/backprop-h100")
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "traceg"))
-            .map(|p| {
-                std::fs::read_to_string(p)
-                    .unwrap()
-                    .lines()
-                    .filter_map(|l| l.strip_prefix("insts = "))
-                    .map(|n| n.trim().parse::<usize>().unwrap())
-                    .sum::<usize>()
-            })
-            .sum();
+        let text_insts: usize = std::fs::read_dir(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/traces/backprop-h100"
+        ))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "traceg"))
+        .map(|p| {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .lines()
+                .filter_map(|l| l.strip_prefix("insts = "))
+                .map(|n| n.trim().parse::<usize>().unwrap())
+                .sum::<usize>()
+        })
+        .sum();
         assert_eq!(
             insts, text_insts,
             "every trace warp ends in EXIT: no extra insts"

@@ -49,15 +49,33 @@ fn sharing(a: SharingArgs) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&r)?);
         return Ok(());
     }
-    println!("page sharing of {} ({} launch-page pairs)", w.name(), r.pages);
+    println!(
+        "page sharing of {} ({} launch-page pairs)",
+        w.name(),
+        r.pages
+    );
     println!("  pages by thread blocks touching them:");
     for (i, (name, _, _)) in BUCKETS.iter().enumerate() {
-        let f = if r.pages == 0 { 0.0 } else { r.by_blocks[i] as f64 / r.pages as f64 };
-        println!("    {:>6} TBs  {:>9}  {:>5.1}%  {}", name, r.by_blocks[i], 100.0 * f, "#".repeat((40.0 * f) as usize));
+        let f = if r.pages == 0 {
+            0.0
+        } else {
+            r.by_blocks[i] as f64 / r.pages as f64
+        };
+        println!(
+            "    {:>6} TBs  {:>9}  {:>5.1}%  {}",
+            name,
+            r.by_blocks[i],
+            100.0 * f,
+            "#".repeat((40.0 * f) as usize)
+        );
     }
     println!("  pages by GPUs touching them:");
     for (i, n) in r.by_gpus.iter().enumerate() {
-        let f = if r.pages == 0 { 0.0 } else { *n as f64 / r.pages as f64 };
+        let f = if r.pages == 0 {
+            0.0
+        } else {
+            *n as f64 / r.pages as f64
+        };
         println!("    {:>6} GPUs {:>9}  {:>5.1}%", i + 1, n, 100.0 * f);
     }
     println!(

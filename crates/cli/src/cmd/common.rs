@@ -28,12 +28,17 @@ impl MachineArgs {
         let text;
         let file = match &self.config {
             Some(p) => {
-                text = std::fs::read_to_string(p).with_context(|| format!("cannot read config file {}", p.display()))?;
+                text = std::fs::read_to_string(p)
+                    .with_context(|| format!("cannot read config file {}", p.display()))?;
                 Some((p.to_str().unwrap_or("config"), text.as_str()))
             }
             None => None,
         };
-        Ok(locus_sim::preset::load(Some(&self.preset), file, &self.sets)?)
+        Ok(locus_sim::preset::load(
+            Some(&self.preset),
+            file,
+            &self.sets,
+        )?)
     }
 }
 
@@ -76,7 +81,9 @@ impl WorkloadArgs {
             if !self.params.is_empty() {
                 bail!("--param applies to built-in workloads, not to traces");
             }
-            return Ok(Box::new(locus_workload::trace_source::TraceWorkload::open(t)?));
+            return Ok(Box::new(locus_workload::trace_source::TraceWorkload::open(
+                t,
+            )?));
         }
         let name = self.workload.clone().unwrap_or_else(|| {
             if locus_workload::registry::find(DEFAULT_WORKLOAD).is_some() {
@@ -85,6 +92,10 @@ impl WorkloadArgs {
                 "vectoradd".to_string()
             }
         });
-        Ok(Box::new(locus_workload::registry::build(&name, &self.param_map()?, self.seed)?))
+        Ok(Box::new(locus_workload::registry::build(
+            &name,
+            &self.param_map()?,
+            self.seed,
+        )?))
     }
 }

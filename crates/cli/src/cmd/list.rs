@@ -32,9 +32,15 @@ pub struct WorkloadsArgs {
 }
 
 pub fn workloads(a: WorkloadsArgs) -> Result<()> {
-    println!("{:<18} {:<14} {:<16} about", "workload", "suite", "CODA category");
+    println!(
+        "{:<18} {:<14} {:<16} about",
+        "workload", "suite", "CODA category"
+    );
     for b in locus_workload::registry::all() {
-        println!("{:<18} {:<14} {:<16} {}", b.name, b.suite, b.category, b.about);
+        println!(
+            "{:<18} {:<14} {:<16} {}",
+            b.name, b.suite, b.category, b.about
+        );
         if a.verbose {
             for p in b.params {
                 println!("{:<20}--param {}={:<10} {}", "", p.name, p.default, p.help);

@@ -42,15 +42,21 @@ pub fn run(a: RunArgs) -> Result<()> {
         let b = bar.get_or_insert_with(|| {
             let b = ProgressBar::new(p.blocks_total);
             b.set_style(
-                ProgressStyle::with_template("{spinner} kernel {prefix} [{bar:30}] {pos}/{len} blocks {msg}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                ProgressStyle::with_template(
+                    "{spinner} kernel {prefix} [{bar:30}] {pos}/{len} blocks {msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
             b
         });
         b.set_length(p.blocks_total);
         b.set_prefix(format!("{} {}", p.kernel, p.kernel_name));
         b.set_position(p.blocks_done.min(p.blocks_total));
-        b.set_message(format!("{:.0} us simulated, {} L1 requests", p.sim_ns / 1000.0, p.l1_requests));
+        b.set_message(format!(
+            "{:.0} us simulated, {} L1 requests",
+            p.sim_ns / 1000.0,
+            p.l1_requests
+        ));
     };
     let mut report = sys.run(&mut *w, &mut progress)?;
     if let Some(b) = &bar {
@@ -67,7 +73,8 @@ pub fn run(a: RunArgs) -> Result<()> {
         std::fs::write(p, s + "\n").with_context(|| format!("cannot write {}", p.display()))?;
     }
     if let Some(p) = &a.stats_csv {
-        std::fs::write(p, crate::report::kernels_csv(&report)).with_context(|| format!("cannot write {}", p.display()))?;
+        std::fs::write(p, crate::report::kernels_csv(&report))
+            .with_context(|| format!("cannot write {}", p.display()))?;
     }
     Ok(())
 }

@@ -28,7 +28,8 @@ pub fn run(c: ValidateCmd) -> Result<()> {
 #[cfg(feature = "dramsim3")]
 fn dram(a: DramArgs) -> Result<()> {
     let cfg = locus_dram::DramConfig::default();
-    let r = locus_dram::validate::cross_check(&cfg, a.requests, a.seed).map_err(anyhow::Error::msg)?;
+    let r =
+        locus_dram::validate::cross_check(&cfg, a.requests, a.seed).map_err(anyhow::Error::msg)?;
     println!("{r}");
     Ok(())
 }

@@ -109,7 +109,11 @@ mod tests {
     fn merging_and_capacity() {
         let mut m = Mshrs::new(2);
         assert_eq!(m.add(10, 1), Some(true));
-        assert_eq!(m.add(10, 2), Some(false), "second miss to the same line merges");
+        assert_eq!(
+            m.add(10, 2),
+            Some(false),
+            "second miss to the same line merges"
+        );
         assert_eq!(m.add(20, 3), Some(true));
         assert_eq!(m.add(30, 4), None, "full");
         assert_eq!(m.add(20, 5), Some(false), "merging works when full");

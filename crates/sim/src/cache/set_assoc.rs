@@ -183,7 +183,14 @@ mod tests {
         let mut c = SetAssoc::new(2, 1, 0);
         c.insert(0, true, 3);
         let e = c.insert(2, false, 0).unwrap(); // same set (even lines)
-        assert_eq!(e, Evicted { line: 0, dirty: true, meta: 3 });
+        assert_eq!(
+            e,
+            Evicted {
+                line: 0,
+                dirty: true,
+                meta: 3
+            }
+        );
         assert!(c.insert(1, false, 0).is_none(), "odd set is separate");
     }
 

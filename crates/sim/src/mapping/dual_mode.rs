@@ -90,10 +90,22 @@ mod tests {
         assert_eq!(m.route(0x0C00, Mode::Fgp), (3, 0));
         assert_eq!(m.route(0x3000, Mode::Cgp).0, 3, "CGP bits [13:12]");
         let big = DualModeMap::new(4, 2 << 20, 128);
-        assert_eq!(big.route(3 << 21, Mode::Cgp).0, 3, "2 MB pages: bits [22:21]");
+        assert_eq!(
+            big.route(3 << 21, Mode::Cgp).0,
+            3,
+            "2 MB pages: bits [22:21]"
+        );
         let eight = DualModeMap::new(8, 4096, 128);
-        assert_eq!(eight.route(7 << 7, Mode::Fgp).0, 7, "8 GPUs: FGP bits [9:7]");
-        assert_eq!(eight.route(7 << 12, Mode::Cgp).0, 7, "8 GPUs: CGP bits [14:12]");
+        assert_eq!(
+            eight.route(7 << 7, Mode::Fgp).0,
+            7,
+            "8 GPUs: FGP bits [9:7]"
+        );
+        assert_eq!(
+            eight.route(7 << 12, Mode::Cgp).0,
+            7,
+            "8 GPUs: CGP bits [14:12]"
+        );
     }
 
     /// Both modes map a page-group onto the same local range of every node (Fig. 8).

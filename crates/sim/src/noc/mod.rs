@@ -142,21 +142,42 @@ impl Network {
 
     /// Crossbar towards memory channel `chan` of `node`.
     #[inline]
-    pub fn to_channel(&mut self, now: Ps, node: u32, chan: u32, bytes: u32, rx: &mut Receipts) -> Ps {
+    pub fn to_channel(
+        &mut self,
+        now: Ps,
+        node: u32,
+        chan: u32,
+        bytes: u32,
+        rx: &mut Receipts,
+    ) -> Ps {
         let id = self.chan_req_base + node as usize * self.channels + chan as usize;
         self.hop(id, now, bytes, rx)
     }
 
     /// Crossbar from memory channel `chan` of `node` back.
     #[inline]
-    pub fn from_channel(&mut self, now: Ps, node: u32, chan: u32, bytes: u32, rx: &mut Receipts) -> Ps {
+    pub fn from_channel(
+        &mut self,
+        now: Ps,
+        node: u32,
+        chan: u32,
+        bytes: u32,
+        rx: &mut Receipts,
+    ) -> Ps {
         let id = self.chan_resp_base + node as usize * self.channels + chan as usize;
         self.hop(id, now, bytes, rx)
     }
 
     /// L2 slice data port towards the SMs.
     #[inline]
-    pub fn slice_to_sm(&mut self, now: Ps, node: u32, slice: u32, bytes: u32, rx: &mut Receipts) -> Ps {
+    pub fn slice_to_sm(
+        &mut self,
+        now: Ps,
+        node: u32,
+        slice: u32,
+        bytes: u32,
+        rx: &mut Receipts,
+    ) -> Ps {
         let id = self.slice_base + node as usize * self.slices + slice as usize;
         self.hop(id, now, bytes, rx)
     }

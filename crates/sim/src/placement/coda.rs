@@ -17,7 +17,10 @@
 
 use super::ObjPlacement;
 use crate::config::{CodaRounding, PlacementCfg};
-use locus_workload::{BlockProgram, DataObject, Launch, ObjId, ProfileHint, Space, WorkloadError, NO_OBJ};
+use locus_workload::{
+    BlockProgram, DataObject, KernelInfo, ObjId, ProfileHint, Space, Workload, WorkloadError,
+    NO_OBJ,
+};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -78,19 +81,26 @@ fn site_addrs(bp: &BlockProgram, out: &mut FxHashMap<(ObjId, u32, u32), u64>) {
 /// Per-object stride from sampled block pairs `(a, b)`; `None` per object when no regular
 /// site. Returns (obj → (stride, all sites shared?)).
 fn strides(
-    launch: &mut dyn Launch,
+    launch: &mut dyn Workload,
     pairs: &[(u64, u64)],
     line_bytes: u32,
 ) -> Result<FxHashMap<ObjId, (Option<i64>, bool)>, WorkloadError> {
     let mut sites: FxHashMap<(ObjId, u32, u32), SiteStat> = FxHashMap::default();
-    let (mut bp, mut a_map, mut b_map) = (BlockProgram::default(), FxHashMap::default(), FxHashMap::default());
+    let (mut bp, mut a_map, mut b_map) = (
+        BlockProgram::default(),
+        FxHashMap::default(),
+        FxHashMap::default(),
+    );
     for &(a, b) in pairs {
-        launch.block(a, true, line_bytes, &mut bp)?;
+        launch.gen_block(a, true, line_bytes, &mut bp)?;
         site_addrs(&bp, &mut a_map);
-        launch.block(b, true, line_bytes, &mut bp)?;
+        launch.gen_block(b, true, line_bytes, &mut bp)?;
         site_addrs(&bp, &mut b_map);
         for (k, &addr_b) in &b_map {
-            let s = sites.entry(*k).or_insert(SiteStat { consistent: true, ..Default::default() });
+            let s = sites.entry(*k).or_insert(SiteStat {
+                consistent: true,
+                ..Default::default()
+            });
             s.weight += 1;
             match a_map.get(k) {
                 Some(&addr_a) => {
@@ -127,7 +137,10 @@ fn strides(
             }
         }
     }
-    Ok(per.into_iter().map(|(o, (r, sh))| (o, (r.map(|x| x.1), sh))).collect())
+    Ok(per
+        .into_iter()
+        .map(|(o, (r, sh))| (o, (r.map(|x| x.1), sh)))
+        .collect())
 }
 
 /// Evenly spread sample block ids, deterministic.
@@ -139,13 +152,18 @@ fn sample_points(n: u64, k: u32, step: u64) -> Vec<u64> {
     }
     let span = n - lo;
     let k = (k as u64).min(span).max(1);
-    (0..k).map(|i| lo + (i * span) / k + (span / k) / 2).map(|b| b.min(n - 1)).collect()
+    (0..k)
+        .map(|i| lo + (i * span) / k + (span / k) / 2)
+        .map(|b| b.min(n - 1))
+        .collect()
 }
 
-/// Analyse `launch` and decide placements for the objects in `undecided` that it touches.
+/// Analyse the current launch (`info`) of `launch` and decide placements for the objects in
+/// `undecided` that it touches.
 #[allow(clippy::too_many_arguments)]
 pub fn analyze(
-    launch: &mut dyn Launch,
+    launch: &mut dyn Workload,
+    info: &KernelInfo,
     objs: &[DataObject],
     undecided: &[bool],
     nbpg: u64,
@@ -153,11 +171,10 @@ pub fn analyze(
     line_bytes: u32,
     cfg: &PlacementCfg,
 ) -> Result<Vec<Decision>, WorkloadError> {
-    let info = launch.info().clone();
     let gx = info.grid.x as u64;
     let n = info.num_blocks();
     let mut out = Vec::new();
-    let hints: Vec<ProfileHint> = launch.profile_hints();
+    let hints: Vec<ProfileHint> = launch.launch_hints();
     // x-pairs: consecutive ids in one grid row
     let mut xpairs = Vec::new();
     for b in sample_points(n, cfg.samples, 1) {
@@ -172,7 +189,10 @@ pub fn analyze(
     }
     let sx = strides(launch, &xpairs, line_bytes)?;
     let sy = if info.grid.y > 1 {
-        let ypairs: Vec<(u64, u64)> = sample_points(n, cfg.samples, gx).into_iter().map(|b| (b - gx, b)).collect();
+        let ypairs: Vec<(u64, u64)> = sample_points(n, cfg.samples, gx)
+            .into_iter()
+            .map(|b| (b - gx, b))
+            .collect();
         Some(strides(launch, &ypairs, line_bytes)?)
     } else {
         None
@@ -189,22 +209,42 @@ pub fn analyze(
         let decide = |b: u64, reason: Reason| -> Decision {
             let span = b.saturating_mul(nbpg).max(1);
             let placement = match cfg.rounding {
-                CodaRounding::PerPageMajority => ObjPlacement::Cgp { span, round: page_bytes / 2 },
+                CodaRounding::PerPageMajority => ObjPlacement::Cgp {
+                    span,
+                    round: page_bytes / 2,
+                },
                 CodaRounding::PaperRoundup => {
                     let chunk = span.min(4096).div_ceil(page_bytes) * page_bytes;
-                    ObjPlacement::Cgp { span: chunk, round: 0 }
+                    ObjPlacement::Cgp {
+                        span: chunk,
+                        round: 0,
+                    }
                 }
             };
-            Decision { obj: o, placement, reason }
+            Decision {
+                obj: o,
+                placement,
+                reason,
+            }
         };
-        let fgp = |reason| Decision { obj: o, placement: ObjPlacement::Fgp, reason };
+        let fgp = |reason| Decision {
+            obj: o,
+            placement: ObjPlacement::Fgp,
+            reason,
+        };
         if obj.bytes < page_bytes {
             out.push(fgp(Reason::Small));
             continue;
         }
         if let Some(h) = hints.iter().find(|h| h.obj == o) {
             if h.cv <= cfg.cv_max && h.bytes_per_block >= 1.0 {
-                out.push(decide(h.bytes_per_block.round() as u64, Reason::Profiled { b: h.bytes_per_block.round() as u64, cv: h.cv }));
+                out.push(decide(
+                    h.bytes_per_block.round() as u64,
+                    Reason::Profiled {
+                        b: h.bytes_per_block.round() as u64,
+                        cv: h.cv,
+                    },
+                ));
             } else {
                 out.push(fgp(Reason::TooIrregular { cv: h.cv }));
             }
@@ -212,12 +252,26 @@ pub fn analyze(
         }
         let (bx, shared_x) = sx.get(&o).copied().unwrap_or((None, false));
         let d = match (&sy, bx) {
-            (None, Some(b)) => decide(b.unsigned_abs(), Reason::Stride { b: b.unsigned_abs() }),
-            (None, None) => fgp(if shared_x { Reason::Shared } else { Reason::Irregular }),
+            (None, Some(b)) => decide(
+                b.unsigned_abs(),
+                Reason::Stride {
+                    b: b.unsigned_abs(),
+                },
+            ),
+            (None, None) => fgp(if shared_x {
+                Reason::Shared
+            } else {
+                Reason::Irregular
+            }),
             (Some(sy), _) => {
                 let (by, shared_y) = sy.get(&o).copied().unwrap_or((None, false));
                 match (bx, by) {
-                    (Some(x), Some(y)) if y == x * gx as i64 => decide(x.unsigned_abs(), Reason::Stride { b: x.unsigned_abs() }),
+                    (Some(x), Some(y)) if y == x * gx as i64 => decide(
+                        x.unsigned_abs(),
+                        Reason::Stride {
+                            b: x.unsigned_abs(),
+                        },
+                    ),
                     (None, Some(y)) if shared_x => {
                         let b = y.unsigned_abs() / gx.max(1);
                         if b == 0 {
@@ -252,14 +306,20 @@ mod tests {
         let mut ov = BTreeMap::new();
         ov.insert("n".to_string(), "64k".to_string());
         let mut w = registry::build("vectoradd", &ov, 1).unwrap();
-        let objs = locus_workload::Workload::objects(&w).to_vec();
-        let mut l = locus_workload::Workload::next_launch(&mut w).unwrap().unwrap();
-        let d = analyze(&mut *l, &objs, &[true; 3], 24, 4096, 128, &cfg()).unwrap();
+        let objs = w.objects().to_vec();
+        let info = w.begin_launch().unwrap().unwrap();
+        let d = analyze(&mut w, &info, &objs, &[true; 3], 24, 4096, 128, &cfg()).unwrap();
         assert_eq!(d.len(), 3);
         for x in d {
             // 256 threads x 4 B per block; span = 1 KB x 24
             assert_eq!(x.reason, Reason::Stride { b: 1024 });
-            assert_eq!(x.placement, ObjPlacement::Cgp { span: 24 * 1024, round: 2048 });
+            assert_eq!(
+                x.placement,
+                ObjPlacement::Cgp {
+                    span: 24 * 1024,
+                    round: 2048
+                }
+            );
         }
     }
 

@@ -160,7 +160,10 @@ mod tests {
             assert_eq!(m.cgp_node(ppn), node, "frame lives on the requested node");
             got.push(ppn / 4);
         }
-        assert!(got.iter().all(|&g| g == got[0]), "all four came from one group");
+        assert!(
+            got.iter().all(|&g| g == got[0]),
+            "all four came from one group"
+        );
         assert_eq!(f.stats.groups_to_cgp, 1);
     }
 
@@ -194,6 +197,9 @@ mod tests {
         f.free(b);
         let (_, mc) = f.alloc(Mode::Cgp, 1).unwrap();
         assert_eq!(mc, Mode::Cgp, "the freed group converted");
-        assert!(f.alloc(Mode::Cgp, 1).is_none(), "memory exhausted: no frame at all");
+        assert!(
+            f.alloc(Mode::Cgp, 1).is_none(),
+            "memory exhausted: no frame at all"
+        );
     }
 }

@@ -51,6 +51,7 @@ pub struct PlacementStats {
 /// The page table plus the policy that fills it.
 pub struct Placement {
     pub policy: PlacementPolicy,
+    pin: u32,
     page_shift: u32,
     nodes: u32,
     table: FxHashMap<u64, Pte>,
@@ -65,6 +66,7 @@ impl Placement {
         let groups = cfg.memory.bytes_per_node / cfg.system.page_bytes;
         Placement {
             policy: cfg.placement.policy,
+            pin: cfg.placement.node,
             page_shift: cfg.system.page_bytes.trailing_zeros(),
             nodes: cfg.system.nodes,
             table: FxHashMap::default(),
@@ -124,8 +126,12 @@ impl Placement {
             PlacementPolicy::Fgp => (Mode::Fgp, 0),
             PlacementPolicy::Cgp => (Mode::Cgp, (vpn % n) as u32),
             PlacementPolicy::FirstTouch => (Mode::Cgp, toucher),
+            PlacementPolicy::Node => (Mode::Cgp, self.pin),
             PlacementPolicy::Coda => {
-                let Some(o) = (obj != NO_OBJ).then(|| self.objects.get(obj as usize)).flatten() else {
+                let Some(o) = (obj != NO_OBJ)
+                    .then(|| self.objects.get(obj as usize))
+                    .flatten()
+                else {
                     return (Mode::Fgp, 0);
                 };
                 match self.decisions[obj as usize] {
@@ -146,7 +152,10 @@ impl Placement {
             Some((ppn, m)) => Pte { ppn, mode: m },
             None => {
                 self.stats.pages_oom += 1;
-                Pte { ppn: vpn, mode: Mode::Fgp }
+                Pte {
+                    ppn: vpn,
+                    mode: Mode::Fgp,
+                }
             }
         };
         self.stats.pages_mapped += 1;

@@ -15,7 +15,13 @@ pub struct Frr {
 
 impl Frr {
     pub fn new(total: u64, nodes: u32, sms_per_node: u32) -> Self {
-        Frr { next: 0, total, ptr: 0, nodes, sms_per_node }
+        Frr {
+            next: 0,
+            total,
+            ptr: 0,
+            nodes,
+            sms_per_node,
+        }
     }
 
     /// Global SM id of rotation position `i`.

@@ -21,8 +21,17 @@ impl BlockScheduler {
     pub fn new(cfg: &SchedulingCfg, blocks: u64, nodes: u32, sms_per_node: u32, nbpg: u64) -> Self {
         match cfg.policy {
             SchedPolicy::Frr => BlockScheduler::Frr(frr::Frr::new(blocks, nodes, sms_per_node)),
-            SchedPolicy::Chunk => BlockScheduler::Queues(queues::NodeQueues::chunked(blocks, nodes, cfg.work_stealing)),
-            SchedPolicy::Affinity => BlockScheduler::Queues(queues::NodeQueues::affinity(blocks, nodes, nbpg, cfg.work_stealing)),
+            SchedPolicy::Chunk => BlockScheduler::Queues(queues::NodeQueues::chunked(
+                blocks,
+                nodes,
+                cfg.work_stealing,
+            )),
+            SchedPolicy::Affinity => BlockScheduler::Queues(queues::NodeQueues::affinity(
+                blocks,
+                nodes,
+                nbpg,
+                cfg.work_stealing,
+            )),
         }
     }
 

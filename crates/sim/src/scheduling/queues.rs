@@ -18,7 +18,9 @@ impl NodeQueues {
     /// Node g gets blocks [g·T/N, (g+1)·T/N).
     pub fn chunked(total: u64, nodes: u32, stealing: bool) -> Self {
         let n = nodes as u64;
-        let q = (0..n).map(|g| (g * total / n..(g + 1) * total / n).collect()).collect();
+        let q = (0..n)
+            .map(|g| (g * total / n..(g + 1) * total / n).collect())
+            .collect();
         NodeQueues { q, stealing }
     }
 
@@ -36,13 +38,22 @@ impl NodeQueues {
         for g in 0..self.q.len() {
             loop {
                 let sms = &free[g * spn..(g + 1) * spn];
-                let Some((s, _)) = sms.iter().enumerate().filter(|(_, &f)| f > 0).max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(&a.0))) else {
+                let Some((s, _)) = sms
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &f)| f > 0)
+                    .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(&a.0)))
+                else {
                     break;
                 };
                 let b = match self.q[g].pop_front() {
                     Some(b) => b,
                     None if self.stealing => {
-                        let Some(v) = (0..self.q.len()).max_by_key(|&i| (self.q[i].len(), std::cmp::Reverse(i))) else { break };
+                        let Some(v) = (0..self.q.len())
+                            .max_by_key(|&i| (self.q[i].len(), std::cmp::Reverse(i)))
+                        else {
+                            break;
+                        };
                         match self.q[v].pop_front() {
                             Some(b) => b,
                             None => break,

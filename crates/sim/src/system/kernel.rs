@@ -7,11 +7,11 @@ use crate::error::SimError;
 use crate::placement::{coda, ObjPlacement};
 use crate::scheduling::BlockScheduler;
 use crate::stats::{
-    Counters, DramStats, HostStats, KernelStats, LinkStats, NodeStats, ObjCounters, ObjectStats, Report, SimStats,
-    Summary, SCHEMA_VERSION,
+    Counters, DramStats, HostStats, KernelStats, LinkStats, NodeStats, ObjCounters, ObjectStats,
+    Report, SimStats, Summary, SCHEMA_VERSION,
 };
 use locus_engine::Ps;
-use locus_workload::{sharing::occupancy, KernelInfo, Launch, Workload, WorkloadError};
+use locus_workload::{sharing::occupancy, KernelInfo, Workload, WorkloadError};
 use std::time::Instant;
 
 /// Progress of a run, reported to the caller's callback.
@@ -34,8 +34,10 @@ impl System {
     }
 
     /// Give free SM slots their next blocks.
-    pub(crate) fn fill_sms(&mut self, launch: &mut dyn Launch) -> Result<(), WorkloadError> {
-        let Some(mut sched) = self.sched.take() else { return Ok(()) };
+    pub(crate) fn fill_sms(&mut self, launch: &mut dyn Workload) -> Result<(), WorkloadError> {
+        let Some(mut sched) = self.sched.take() else {
+            return Ok(());
+        };
         let mut buf = std::mem::take(&mut self.dispatch_buf);
         buf.clear();
         sched.dispatch(&mut self.free_slots, self.cfg.system.sms_per_node, &mut buf);
@@ -47,7 +49,12 @@ impl System {
         Ok(())
     }
 
-    fn event_loop(&mut self, launch: &mut dyn Launch, progress: &mut dyn FnMut(&Progress), p: &mut Progress) -> Result<(), SimError> {
+    fn event_loop(
+        &mut self,
+        launch: &mut dyn Workload,
+        progress: &mut dyn FnMut(&Progress),
+        p: &mut Progress,
+    ) -> Result<(), SimError> {
         let mut n: u64 = 0;
         while let Some((_, ev)) = self.q.pop() {
             self.ev_counts[ev.index()] += 1;
@@ -75,8 +82,13 @@ impl System {
 
     /// Run one launch to completion (all blocks done, all requests drained, boundary
     /// actions applied).
-    fn run_launch(&mut self, launch: &mut dyn Launch, index: u32, progress: &mut dyn FnMut(&Progress)) -> Result<(), SimError> {
-        let info = launch.info().clone();
+    fn run_launch(
+        &mut self,
+        launch: &mut dyn Workload,
+        info: KernelInfo,
+        index: u32,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<(), SimError> {
         let bps = self.blocks_per_sm(&info);
         if bps == 0 {
             return Err(SimError::Config(format!(
@@ -89,10 +101,13 @@ impl System {
         let nbpg = bps as u64 * spn as u64;
         if self.cfg.placement.policy == PlacementPolicy::Coda {
             let objs = self.objects.clone();
-            let undecided: Vec<bool> = (0..objs.len()).map(|o| self.placement.decision(o as u16).is_none()).collect();
+            let undecided: Vec<bool> = (0..objs.len())
+                .map(|o| self.placement.decision(o as u16).is_none())
+                .collect();
             if undecided.iter().any(|&u| u) {
                 let ds = coda::analyze(
                     launch,
+                    &info,
                     &objs,
                     &undecided,
                     nbpg,
@@ -108,7 +123,13 @@ impl System {
         }
         let start: Ps = self.q.now();
         let before: Counters = self.c;
-        self.sched = Some(BlockScheduler::new(&self.cfg.scheduling, info.num_blocks(), self.cfg.system.nodes, spn, nbpg));
+        self.sched = Some(BlockScheduler::new(
+            &self.cfg.scheduling,
+            info.num_blocks(),
+            self.cfg.system.nodes,
+            spn,
+            nbpg,
+        ));
         for f in &mut self.free_slots {
             *f = bps;
         }
@@ -152,7 +173,11 @@ impl System {
     }
 
     /// Run workload `w` to completion and build the report.
-    pub fn run(&mut self, w: &mut dyn Workload, progress: &mut dyn FnMut(&Progress)) -> Result<Report, SimError> {
+    pub fn run(
+        &mut self,
+        w: &mut dyn Workload,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<Report, SimError> {
         let t_host = Instant::now();
         self.objects = w.objects().to_vec();
         self.objects.sort_by_key(|o| o.base);
@@ -161,12 +186,15 @@ impl System {
         let mut index = 0u32;
         let max = self.cfg.run.max_kernels;
         while max == 0 || index < max {
-            let Some(mut launch) = w.next_launch()? else { break };
-            self.run_launch(&mut *launch, index, progress)?;
+            let Some(info) = w.begin_launch()? else { break };
+            self.run_launch(w, info, index, progress)?;
             index += 1;
         }
         if self.live_reqs != 0 {
-            return Err(SimError::Config(format!("internal: {} requests never completed", self.live_reqs)));
+            return Err(SimError::Config(format!(
+                "internal: {} requests never completed",
+                self.live_reqs
+            )));
         }
         if self.placement.stats.pages_oom > 0 {
             return Err(SimError::Config(format!(
@@ -218,18 +246,29 @@ impl System {
                 busy += s.bus_busy_ps;
             }
             let acc = d.row_hits + d.row_misses + d.row_conflicts;
-            d.row_hit_rate = if acc == 0 { 0.0 } else { d.row_hits as f64 / acc as f64 };
+            d.row_hit_rate = if acc == 0 {
+                0.0
+            } else {
+                d.row_hits as f64 / acc as f64
+            };
             d.bandwidth_gbs = d.bytes as f64 / end as f64 * 1000.0;
             d.peak_gbs = peak * chans.len() as f64;
             d.utilization = busy as f64 / (end as f64 * chans.len().max(1) as f64);
-            d.mean_read_latency_ns = if latn == 0 { 0.0 } else { lat as f64 / latn as f64 / 1000.0 };
+            d.mean_read_latency_ns = if latn == 0 {
+                0.0
+            } else {
+                lat as f64 / latn as f64 / 1000.0
+            };
             d
         };
         let nodes: Vec<NodeStats> = (0..self.cfg.system.nodes as usize)
             .map(|n| {
                 let sms = &self.sms[n * spn..(n + 1) * spn];
                 let sl = &self.slices[n * slpn..(n + 1) * slpn];
-                let (h, m) = (sl.iter().map(|s| s.hits).sum::<u64>(), sl.iter().map(|s| s.misses).sum::<u64>());
+                let (h, m) = (
+                    sl.iter().map(|s| s.hits).sum::<u64>(),
+                    sl.iter().map(|s| s.misses).sum::<u64>(),
+                );
                 NodeStats {
                     node: n as u32,
                     blocks: sms.iter().map(|s| s.blocks_run).sum(),
@@ -238,7 +277,11 @@ impl System {
                     l1_misses: sms.iter().map(|s| s.l1_misses).sum(),
                     l2_hits: h,
                     l2_misses: m,
-                    l2_hit_rate: if h + m == 0 { 0.0 } else { h as f64 / (h + m) as f64 },
+                    l2_hit_rate: if h + m == 0 {
+                        0.0
+                    } else {
+                        h as f64 / (h + m) as f64
+                    },
                     dram: dram_of(&self.chans[n * cpn..(n + 1) * cpn]),
                 }
             })
@@ -258,7 +301,11 @@ impl System {
                     bytes_sent: s.bytes_sent,
                     bytes_received: s.bytes_received,
                     utilization: s.busy_ps as f64 / end as f64,
-                    mean_queue_ns: if s.packets == 0 { 0.0 } else { s.queue_ps as f64 / s.packets as f64 / 1000.0 },
+                    mean_queue_ns: if s.packets == 0 {
+                        0.0
+                    } else {
+                        s.queue_ps as f64 / s.packets as f64 / 1000.0
+                    },
                 }
             })
             .collect();
@@ -273,7 +320,11 @@ impl System {
                 l1_requests: c.l1_requests,
                 local_accesses: c.local,
                 remote_accesses: c.remote,
-                remote_fraction: if c.local + c.remote == 0 { 0.0 } else { c.remote as f64 / (c.local + c.remote) as f64 },
+                remote_fraction: if c.local + c.remote == 0 {
+                    0.0
+                } else {
+                    c.remote as f64 / (c.local + c.remote) as f64
+                },
                 placement: self.placement.decision(i as u16).map(|d| match d {
                     ObjPlacement::Fgp => "fgp".to_string(),
                     ObjPlacement::Cgp { span, .. } => format!("cgp span {span} B"),
@@ -291,7 +342,11 @@ impl System {
             dram_row_hit_rate: all.row_hit_rate,
             dram_bandwidth_gbs: all.bandwidth_gbs,
             events: self.q.popped(),
-            events_by_kind: super::Ev::NAMES.iter().copied().zip(self.ev_counts).collect(),
+            events_by_kind: super::Ev::NAMES
+                .iter()
+                .copied()
+                .zip(self.ev_counts)
+                .collect(),
             warnings,
         }
     }

@@ -10,7 +10,8 @@ use locus_engine::Ps;
 impl System {
     #[inline]
     fn slice_id(&self, node: u32, line: u64) -> usize {
-        node as usize * self.cfg.l2.slices_per_node as usize + self.map.slice(line << self.line_shift) as usize
+        node as usize * self.cfg.l2.slices_per_node as usize
+            + self.map.slice(line << self.line_shift) as usize
     }
 
     #[inline]
@@ -25,7 +26,11 @@ impl System {
         self.net.arrive(&mut r.rx);
         self.reqs[id as usize].rx = r.rx;
         // atomics are handled at the home node; everything else at the requester's node
-        let at = if r.kind == Kind::Atomic { r.home } else { r.src };
+        let at = if r.kind == Kind::Atomic {
+            r.home
+        } else {
+            r.src
+        };
         let s = self.slice_id(at, r.line);
         let l2_lat = self.clk.cycles(self.cfg.l2.hit_latency as u64);
         self.c.l2_accesses += 1;
@@ -118,7 +123,6 @@ impl System {
             bytes,
             obj: locus_workload::NO_OBJ,
             token: u64::MAX,
-            t0: t,
             rx: Receipts::default(),
         });
         self.to_memory(id, node, t, true);
@@ -160,7 +164,9 @@ impl System {
             // refill from the overflow queue
             let mut pushed = false;
             while self.chans[c].ch.can_accept() {
-                let Some(id) = self.chans[c].overflow.pop_front() else { break };
+                let Some(id) = self.chans[c].overflow.pop_front() else {
+                    break;
+                };
                 let r = self.reqs[id as usize];
                 let write = matches!(r.kind, Kind::Write | Kind::Writeback);
                 let line = self.cfg.system.line_bytes;
@@ -197,9 +203,15 @@ impl System {
             Kind::Read | Kind::Atomic => {
                 self.c.dram_reads += 1;
                 // the slice that missed: requester's for reads, home's for atomics
-                let at = if r.kind == Kind::Atomic { r.home } else { r.src };
+                let at = if r.kind == Kind::Atomic {
+                    r.home
+                } else {
+                    r.src
+                };
                 let h = self.net.header_bytes;
-                let mut t = self.net.from_channel(now, r.home, r.chan, h + r_line(self), &mut r.rx);
+                let mut t = self
+                    .net
+                    .from_channel(now, r.home, r.chan, h + r_line(self), &mut r.rx);
                 if at != r.home {
                     t = self.net.remote(t, r.home, at, h + r_line(self), &mut r.rx);
                 }
@@ -234,11 +246,18 @@ impl System {
         let mut r = self.reqs[id as usize];
         self.net.arrive(&mut r.rx);
         self.reqs[id as usize].rx = r.rx;
-        let at = if r.kind == Kind::Atomic { r.home } else { r.src };
+        let at = if r.kind == Kind::Atomic {
+            r.home
+        } else {
+            r.src
+        };
         let s = self.slice_id(at, r.line);
         if self.cacheable(&r, at) {
             let dirty = r.kind == Kind::Atomic;
-            if let Some(v) = self.slices[s].cache.insert(r.line, dirty, mode_meta(r.mode)) {
+            if let Some(v) = self.slices[s]
+                .cache
+                .insert(r.line, dirty, mode_meta(r.mode))
+            {
                 if v.dirty {
                     self.writeback(at, v.line, v.meta, now);
                 }

@@ -65,8 +65,17 @@ impl Ev {
         }
     }
     /// Names of the variants, by [`Ev::index`].
-    pub(crate) const NAMES: [&'static str; 9] =
-        ["sm_tick", "l2_access", "dram_arrive", "dram_tick", "dram_done", "l2_fill", "l1_fill", "atomic_resp", "write_ack"];
+    pub(crate) const NAMES: [&'static str; 9] = [
+        "sm_tick",
+        "l2_access",
+        "dram_arrive",
+        "dram_tick",
+        "dram_done",
+        "l2_fill",
+        "l1_fill",
+        "atomic_resp",
+        "write_ack",
+    ];
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,7 +104,6 @@ pub(crate) struct Req {
     pub obj: ObjId,
     /// L1 MSHR token of the primary requester.
     pub token: u64,
-    pub t0: Ps,
     pub rx: Receipts,
 }
 
@@ -109,7 +117,6 @@ pub(crate) struct Warp {
     pub ready_at: Ps,
     pub wait_mem: bool,
     pub at_barrier: bool,
-    pub age: u64,
     pub alu: [(Reg, Ps); 4],
     pub alu_i: u8,
 }
@@ -197,7 +204,6 @@ pub struct System {
     pub(crate) max_warps: usize,
     pub(crate) maxp: usize,
     pub(crate) line_shift: u32,
-    pub(crate) age: u64,
     pub(crate) scratch_lines: Vec<locus_workload::LineReq>,
     pub(crate) scratch_tok: Vec<u64>,
     pub(crate) done_buf: Vec<locus_dram::Completion>,
@@ -226,7 +232,9 @@ impl System {
                 lsu_free: 0,
                 last: 0,
                 order: Vec::new(),
-                blocks: (0..cfg.sm.max_blocks).map(|_| BlockSlot::default()).collect(),
+                blocks: (0..cfg.sm.max_blocks)
+                    .map(|_| BlockSlot::default())
+                    .collect(),
                 l1: SetAssoc::new(l1_sets.next_power_of_two(), cfg.l1.ways as usize, 0),
                 mshr: Mshrs::new(cfg.l1.mshrs.max(1) as usize),
                 tlb: Tlb::new(cfg.tlb.l1_entries),
@@ -278,7 +286,6 @@ impl System {
             max_warps,
             maxp,
             line_shift: line.trailing_zeros(),
-            age: 0,
             scratch_lines: Vec::with_capacity(64),
             scratch_tok: Vec::with_capacity(64),
             done_buf: Vec::with_capacity(64),
@@ -313,7 +320,10 @@ impl System {
     /// Retire a request.
     #[inline]
     pub(crate) fn retire(&mut self, id: u32) {
-        debug_assert!(self.reqs[id as usize].rx.is_empty(), "retiring a request with bytes in flight");
+        debug_assert!(
+            self.reqs[id as usize].rx.is_empty(),
+            "retiring a request with bytes in flight"
+        );
         self.live_reqs -= 1;
         self.c.reqs_retired += 1;
         self.free_reqs.push(id);

@@ -7,7 +7,7 @@ use crate::mapping::Mode;
 use crate::noc::Receipts;
 use crate::stats::ObjCounters;
 use locus_engine::Ps;
-use locus_workload::{InstClass, Launch, Space, WarpInst, WorkloadError, NO_OBJ, REG_ALL};
+use locus_workload::{InstClass, Space, WarpInst, Workload, WorkloadError, NO_OBJ, REG_ALL};
 
 /// Why a warp cannot issue now.
 enum Stall {
@@ -19,13 +19,22 @@ enum Stall {
 
 impl System {
     /// Put block `b` of `launch` on SM `sm`.
-    pub(crate) fn dispatch_block(&mut self, launch: &mut dyn Launch, b: u64, sm: usize) -> Result<(), WorkloadError> {
+    pub(crate) fn dispatch_block(
+        &mut self,
+        launch: &mut dyn Workload,
+        b: u64,
+        sm: usize,
+    ) -> Result<(), WorkloadError> {
         let now = self.q.now();
         let line = self.cfg.system.line_bytes;
-        let slot = self.sms[sm].blocks.iter().position(|s| !s.live).expect("scheduler respects block slots");
+        let slot = self.sms[sm]
+            .blocks
+            .iter()
+            .position(|s| !s.live)
+            .expect("scheduler respects block slots");
         {
             let bs = &mut self.sms[sm].blocks[slot];
-            launch.block(b, false, line, &mut bs.prog)?;
+            launch.gen_block(b, false, line, &mut bs.prog)?;
             bs.live = true;
             bs.id = b;
             bs.at_barrier = 0;
@@ -39,14 +48,12 @@ impl System {
             while self.warps[base + w].live {
                 w += 1;
             }
-            self.age += 1;
             self.warps[base + w] = Warp {
                 live: true,
                 block_slot: slot as u16,
                 wib: wib as u16,
                 pc: 0,
                 ready_at: now,
-                age: self.age,
                 ..Warp::default()
             };
             for p in &mut self.pend[(base + w) * self.maxp..(base + w + 1) * self.maxp] {
@@ -82,7 +89,10 @@ impl System {
             if s == 0 {
                 continue;
             }
-            for p in pend.iter().filter(|p| p.busy(now) && (s == REG_ALL || p.reg == s)) {
+            for p in pend
+                .iter()
+                .filter(|p| p.busy(now) && (s == REG_ALL || p.reg == s))
+            {
                 note(p, &mut until, &mut mem);
             }
             if s != REG_ALL {
@@ -99,7 +109,12 @@ impl System {
             }
             if !pend.iter().any(|p| !p.busy(now)) {
                 // every slot busy: wait for the earliest one that only waits on time
-                match pend.iter().filter(|p| p.remaining == 0).map(|p| p.ready_at).min() {
+                match pend
+                    .iter()
+                    .filter(|p| p.remaining == 0)
+                    .map(|p| p.ready_at)
+                    .min()
+                {
                     Some(t) => until = until.max(t),
                     None => mem = true,
                 }
@@ -115,7 +130,11 @@ impl System {
     }
 
     /// One SM cycle: issue up to `issue_width` warp instructions.
-    pub(crate) fn sm_tick(&mut self, sm: usize, launch: &mut dyn Launch) -> Result<(), WorkloadError> {
+    pub(crate) fn sm_tick(
+        &mut self,
+        sm: usize,
+        launch: &mut dyn Workload,
+    ) -> Result<(), WorkloadError> {
         let now = self.q.now();
         if self.sms[sm].tick_at != now {
             return Ok(()); // superseded
@@ -172,7 +191,10 @@ impl System {
                     }
                     None => {}
                 }
-                if inst.class.is_mem() && inst.space != Space::Shared && inst.class == InstClass::Load {
+                if inst.class.is_mem()
+                    && inst.space != Space::Shared
+                    && inst.class == InstClass::Load
+                {
                     // need L1 MSHRs for the worst case (every line a new miss)
                     if self.sms[sm].mshr.free() < inst.nlines as usize {
                         tried_mshr_stall = true;
@@ -208,6 +230,13 @@ impl System {
         }
     }
 
+    /// Has warp `wg` consumed its whole instruction list?
+    fn at_end(&self, sm: usize, wg: usize) -> bool {
+        let w = &self.warps[wg];
+        let prog = &self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize];
+        w.pc as usize >= prog.insts.len()
+    }
+
     fn latency(&self, c: InstClass) -> u64 {
         let s = &self.cfg.sm;
         self.clk.cycles(match c {
@@ -218,7 +247,13 @@ impl System {
         } as u64)
     }
 
-    fn issue(&mut self, sm: usize, wg: usize, inst: WarpInst, launch: &mut dyn Launch) -> Result<(), WorkloadError> {
+    fn issue(
+        &mut self,
+        sm: usize,
+        wg: usize,
+        inst: WarpInst,
+        launch: &mut dyn Workload,
+    ) -> Result<(), WorkloadError> {
         let now = self.q.now();
         let cyc = self.clk.period;
         self.c.warp_insts += 1;
@@ -227,6 +262,9 @@ impl System {
         self.warps[wg].pc += 1;
         self.warps[wg].ready_at = now + cyc;
         match inst.class {
+            // an EXIT that some lanes take while others go on (traces: predicated or
+            // partial exits) ends only those lanes; the warp ends at its last instruction
+            InstClass::Exit if !self.at_end(sm, wg) => {}
             InstClass::Exit => return self.warp_exit(sm, wg, launch),
             InstClass::Barrier => {
                 let bs = self.warps[wg].block_slot as usize;
@@ -264,7 +302,12 @@ impl System {
         }
     }
 
-    fn warp_exit(&mut self, sm: usize, wg: usize, launch: &mut dyn Launch) -> Result<(), WorkloadError> {
+    fn warp_exit(
+        &mut self,
+        sm: usize,
+        wg: usize,
+        launch: &mut dyn Workload,
+    ) -> Result<(), WorkloadError> {
         let w = wg - sm * self.max_warps;
         self.warps[wg].live = false;
         let bs = self.warps[wg].block_slot as usize;
@@ -328,6 +371,8 @@ impl System {
             if inst.class == InstClass::Load && inst.dst != 0 {
                 let lat = self.clk.cycles(self.cfg.sm.smem_latency as u64);
                 self.alloc_pend(wg, inst.dst, now, now + lat, 0);
+                self.c.loads_completed += 1;
+                self.c.load_latency_ps += lat;
             }
             return;
         }
@@ -396,7 +441,6 @@ impl System {
                                 bytes: self.cfg.system.line_bytes,
                                 obj: lr.obj,
                                 token: tok,
-                                t0: now,
                                 rx: Receipts::default(),
                             });
                             self.q.push(ti + l1_lat + sm_l2, Ev::L2Access(id));
@@ -418,7 +462,6 @@ impl System {
                         bytes: self.cfg.system.line_bytes,
                         obj: lr.obj,
                         token: u64::MAX,
-                        t0: now,
                         rx: Receipts::default(),
                     });
                     self.q.push(ti + l1_lat + sm_l2, Ev::L2Access(id));
@@ -442,7 +485,6 @@ impl System {
                         bytes: lr.bytes as u32,
                         obj: lr.obj,
                         token: tok,
-                        t0: now,
                         rx: Receipts::default(),
                     };
                     let mut t = ti + l1_lat + sm_l2;
@@ -468,9 +510,17 @@ impl System {
 
     /// Allocate a scoreboard slot; returns its index in `pend`.
     fn alloc_pend(&mut self, wg: usize, reg: u16, now: Ps, ready: Ps, remaining: u16) -> usize {
+        self.c.load_insts += 1;
         let base = wg * self.maxp;
-        let i = (0..self.maxp).find(|&i| !self.pend[base + i].busy(now)).unwrap_or(0);
-        self.pend[base + i] = Pend { reg, remaining, ready_at: ready, t0: now };
+        let i = (0..self.maxp)
+            .find(|&i| !self.pend[base + i].busy(now))
+            .unwrap_or(0);
+        self.pend[base + i] = Pend {
+            reg,
+            remaining,
+            ready_at: ready,
+            t0: now,
+        };
         base + i
     }
 

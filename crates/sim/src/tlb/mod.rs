@@ -58,7 +58,11 @@ mod tests {
         }
         let mut t = Tlb::new(64);
         for _ in 0..3 {
-            assert_eq!((0..65u64).filter(|&p| t.lookup(p)).count(), 0, "cyclic 65 pages thrash LRU");
+            assert_eq!(
+                (0..65u64).filter(|&p| t.lookup(p)).count(),
+                0,
+                "cyclic 65 pages thrash LRU"
+            );
         }
     }
 }

@@ -4,8 +4,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-pub const VECTORADD: &str = "/work/shared/traces/vectoradd";
-pub const BACKPROP: &str = "/work/shared/traces/backprop-h100";
+pub const VECTORADD: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/traces/vectoradd"
+);
+pub const BACKPROP: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/traces/backprop-h100"
+);
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 

@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 pub mod dense;
 pub mod graph;
+pub mod micro;
 pub mod vectoradd;
 
 /// Every built-in benchmark, in listing order.
@@ -16,6 +17,7 @@ pub fn all() -> &'static [BenchSpec] {
         let mut v = vec![vectoradd::SPEC];
         v.extend_from_slice(graph::SPECS);
         v.extend_from_slice(dense::SPECS);
+        v.extend_from_slice(&[micro::SINGLE, micro::STREAM, micro::RANDOM]);
         v
     })
 }

@@ -12,8 +12,16 @@ pub const SPEC: BenchSpec = BenchSpec {
     category: "-",
     about: "C = A + B over float vectors; pure streaming, 256 threads/block",
     params: &[
-        ParamSpec { name: "n", default: "4M", help: "elements per vector" },
-        ParamSpec { name: "block", default: "256", help: "threads per block" },
+        ParamSpec {
+            name: "n",
+            default: "4M",
+            help: "elements per vector",
+        },
+        ParamSpec {
+            name: "block",
+            default: "256",
+            help: "threads per block",
+        },
     ],
     build,
 };
@@ -59,7 +67,9 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
     let n = p.u64("n", 4 << 20)?;
     let block = p.u64("block", 256)?;
     if n == 0 || !(32..=1024).contains(&block) {
-        return Err(WorkloadError::Msg("vectoradd: need n > 0 and 32 <= block <= 1024".into()));
+        return Err(WorkloadError::Msg(
+            "vectoradd: need n > 0 and 32 <= block <= 1024".into(),
+        ));
     }
     let mut rng = crate::gen::rng::Rng::new(p.seed);
     let mut m = Memory::new();
@@ -68,6 +78,16 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
     let a = m.alloc_from("A", &av, true);
     let b = m.alloc_from("B", &bv, true);
     let c = m.alloc::<f32>("C", n, false);
-    let k = VecAdd { a, b, c, n, block: block as u32 };
-    Ok(ModelWorkload::new("vectoradd", m, Box::new(Once(Some(Box::new(k))))))
+    let k = VecAdd {
+        a,
+        b,
+        c,
+        n,
+        block: block as u32,
+    };
+    Ok(ModelWorkload::new(
+        "vectoradd",
+        m,
+        Box::new(Once(Some(Box::new(k)))),
+    ))
 }

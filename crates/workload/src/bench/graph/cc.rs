@@ -197,8 +197,16 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
     // hooking indexes the edge arrays by thread id (CHUNK edges per thread, CV 0)
     let hints = vec![edge_hint(&g, o.mask, 1), edge_hint(&g, o.edge_src, 8)];
     let hook_tpb = dg.m.div_ceil(CHUNK).clamp(1, super::common::MAX_TPB) as f64;
-    let flat = |obj, b: f64| ProfileHint { obj, bytes_per_block: hook_tpb * CHUNK as f64 * b, cv: 0.0 };
-    let hook_hints = vec![flat(dg.elist, 8.0), flat(o.mask, 1.0), flat(o.edge_src, 8.0)];
+    let flat = |obj, b: f64| ProfileHint {
+        obj,
+        bytes_per_block: hook_tpb * CHUNK as f64 * b,
+        cv: 0.0,
+    };
+    let hook_hints = vec![
+        flat(dg.elist, 8.0),
+        flat(o.mask, 1.0),
+        flat(o.edge_src, 8.0),
+    ];
     // host loop of cuda_connected_comp: init, then { hooking, update, read flag, jumping,
     // update } while the hooking round changed something
     let (mut step, mut iter, mut stop) = (0u32, 0u32, false);
@@ -219,7 +227,12 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
                     return None;
                 }
                 mem.set(o.over, 0, 1u8);
-                let k = Hooking { g: dg, o, iter, hints: hook_hints.clone() };
+                let k = Hooking {
+                    g: dg,
+                    o,
+                    iter,
+                    hints: hook_hints.clone(),
+                };
                 Some(Box::new(k))
             }
             1 => Some(Box::new(Update { n, o })),

@@ -84,7 +84,7 @@ pub fn edge_hint(g: &Csr, obj: ObjId, elem_bytes: u32) -> ProfileHint {
 }
 
 /// Defaults of the input-graph parameters of one benchmark (must match the strings given to
-/// [`graph_params!`], which the registry resolves before building).
+/// `graph_params!`, which the registry resolves before building).
 #[derive(Clone, Copy, Debug)]
 pub struct GraphDefaults {
     /// `graph`: rmat, grid or regular.
@@ -128,7 +128,7 @@ macro_rules! graph_params {
 }
 pub(crate) use graph_params;
 
-/// Build the input graph selected by the `graph` parameter (see [`graph_params!`]).
+/// Build the input graph selected by the `graph` parameter (see `graph_params!`).
 pub fn graph_from_params(p: &Params, d: &GraphDefaults) -> Result<Csr, WorkloadError> {
     let bad = |m: String| Err(WorkloadError::Msg(m));
     match p.str("graph", d.kind).as_str() {

@@ -159,10 +159,10 @@ mod tests {
         let mut rank = vec![1.0 / n as f64; n];
         for _ in 0..iters {
             let mut next = vec![0.0; n];
-            for v in 0..n {
+            for (v, r) in rank.iter().enumerate() {
                 let deg = g.degree(v as u64);
                 for &u in g.neighbors(v as u64) {
-                    next[u as usize] += rank[v] / deg as f64;
+                    next[u as usize] += r / deg as f64;
                 }
             }
             rank = next.iter().map(|x| (1.0 - d) / n as f64 + d * x).collect();

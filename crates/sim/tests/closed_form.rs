@@ -1,0 +1,197 @@
+//! Closed-form and conservation checks of the whole simulator (issue: "tests that must hold").
+
+use locus_dram::Channel;
+use locus_engine::{Clock, Port};
+use locus_sim::{preset, Config, Report};
+use std::collections::BTreeMap;
+
+fn cfg(preset_name: &str, sets: &[&str]) -> Config {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    preset::load(Some(preset_name), None, &sets).unwrap()
+}
+
+fn run(c: &Config, workload: &str, params: &[(&str, &str)]) -> Report {
+    let p: BTreeMap<String, String> = params
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let mut w = locus_workload::registry::build(workload, &p, 7).unwrap();
+    locus_sim::simulate(c, &mut w).unwrap()
+}
+
+/// DRAM latency of one 128 B read arriving at `t` at a fresh channel.
+fn dram_read(c: &Config, t: u64) -> u64 {
+    let mut ch = Channel::new(&c.dram);
+    ch.push(t, 0, 0, c.system.line_bytes, false);
+    let mut done = Vec::new();
+    let mut now = t;
+    loop {
+        if let Some(d) = done.first() {
+            let d: &locus_dram::Completion = d;
+            return d.time_ps - t;
+        }
+        match ch.tick(now, &mut done) {
+            Some(n) => now = n,
+            None if done.is_empty() => panic!("read never completed"),
+            None => {}
+        }
+    }
+}
+
+/// An unloaded load costs exactly the sum of its hops: L1, SM→L2, L2 tag, [remote links],
+/// crossbar, DRAM, crossbar, [remote links], L2 slice port, L2→SM.
+fn expected_latency(c: &Config, remote: bool) -> u64 {
+    let clk = Clock::ghz(c.system.sm_clock_ghz);
+    let h = c.interconnect.header_bytes;
+    let line = c.system.line_bytes;
+    let chan = Port::new(c.noc.channel_port_gbps, 0);
+    let link = Port::new(c.interconnect.link_gbps, 0);
+    let slice = Port::new(c.l2.slice_gbps, 0);
+    let xbar = clk.cycles(c.noc.xbar_latency as u64);
+    let hub = clk.cycles(c.interconnect.latency as u64);
+    let mut t = clk.cycles((c.l1.hit_latency + c.noc.sm_l2_latency + c.l2.hit_latency) as u64);
+    if remote {
+        t += 2 * link.ser(h) + hub;
+    }
+    t += chan.ser(h) + xbar;
+    t += dram_read(c, t);
+    t += chan.ser(h + line) + xbar;
+    if remote {
+        t += 2 * link.ser(h + line) + hub;
+    }
+    t += slice.ser(line) + clk.cycles(c.noc.sm_l2_latency as u64);
+    t
+}
+
+#[test]
+fn unloaded_local_load_is_the_sum_of_its_hops() {
+    let c = cfg("coda-4gpu", &["placement.policy=node", "placement.node=0"]);
+    let r = run(&c, "single-load", &[]);
+    let k = &r.sim.total.counters;
+    assert_eq!(k.loads_completed, 1);
+    assert_eq!(k.local_accesses, 1);
+    assert_eq!(k.load_latency_ps, expected_latency(&c, false));
+}
+
+#[test]
+fn unloaded_remote_load_is_the_sum_of_its_hops() {
+    // the only block runs on node 0 (FRR), the data lives on node 2
+    let c = cfg("coda-4gpu", &["placement.policy=node", "placement.node=2"]);
+    let r = run(&c, "single-load", &[]);
+    let k = &r.sim.total.counters;
+    assert_eq!(k.remote_accesses, 1);
+    assert_eq!(k.load_latency_ps, expected_latency(&c, true));
+    // and the same machine with all-to-all links: one link instead of two hub ports
+    let c2 = cfg(
+        "coda-4gpu",
+        &[
+            "placement.policy=node",
+            "placement.node=2",
+            "interconnect.topology=all-to-all",
+        ],
+    );
+    let r2 = run(&c2, "single-load", &[]);
+    let link = Port::new(c2.interconnect.link_gbps, 0);
+    let saved =
+        link.ser(c2.interconnect.header_bytes) + link.ser(c2.interconnect.header_bytes + 128);
+    assert_eq!(
+        r2.sim.total.counters.load_latency_ps + saved,
+        k.load_latency_ps
+    );
+}
+
+#[test]
+fn stream_sustains_the_dram_bandwidth() {
+    // one node, 16 SMs (enough MSHRs in flight), 8 HBM channels = 256 GB/s peak
+    let c = cfg("coda-4gpu", &["system.nodes=1", "system.sms_per_node=16"]);
+    let r = run(&c, "stream", &[("n", "8M")]);
+    let peak = locus_dram::peak_bandwidth_gbs(&c.dram) * 8.0;
+    let bw = r.sim.dram_bandwidth_gbs;
+    assert!(
+        bw >= 0.85 * peak,
+        "stream reached {bw:.1} GB/s of {peak} GB/s"
+    );
+    assert!(bw <= peak, "{bw} above peak {peak}");
+}
+
+#[test]
+fn link_bound_stream_saturates_but_never_exceeds_the_link() {
+    // node 0 reads everything from node 1 over its 16 GB/s hub port; node 1's half of the
+    // blocks is local and finishes early
+    let c = cfg(
+        "coda-4gpu",
+        &[
+            "system.nodes=2",
+            "placement.policy=node",
+            "placement.node=1",
+            "scheduling.policy=chunk",
+        ],
+    );
+    let r = run(&c, "stream", &[("n", "1M")]);
+    let l = r.sim.links.iter().find(|l| l.name == "hub->node0").unwrap();
+    let secs = r.sim.total.ns * 1e-9;
+    let gbs = l.bytes_sent as f64 / secs / 1e9;
+    assert!(l.utilization <= 1.0 + 1e-9, "utilization {}", l.utilization);
+    assert!(gbs <= 16.0 * 1.0001, "{gbs} GB/s over a 16 GB/s link");
+    assert!(
+        gbs >= 0.9 * 16.0,
+        "link-bound stream moved only {gbs:.2} GB/s"
+    );
+}
+
+#[test]
+fn uniform_random_over_four_gpus_is_three_quarters_remote() {
+    let c = cfg("coda-4gpu", &[]);
+    let r = run(&c, "random", &[("threads", "16k"), ("per_thread", "4")]);
+    let f = r.sim.total.remote_fraction;
+    assert!((0.73..=0.77).contains(&f), "remote fraction {f}");
+}
+
+fn check_conservation(r: &Report) {
+    let k = &r.sim.total.counters;
+    assert_eq!(
+        k.reqs_created, k.reqs_retired,
+        "every request issued completes"
+    );
+    assert_eq!(
+        k.load_insts, k.loads_completed,
+        "every load instruction completes"
+    );
+    assert!(k.reqs_created > 0);
+    for l in &r.sim.links {
+        assert_eq!(l.bytes_sent, l.bytes_received, "link {}", l.name);
+    }
+}
+
+#[test]
+fn conservation_on_every_policy_mix() {
+    for sets in [
+        vec![],
+        vec!["placement.policy=cgp", "scheduling.policy=affinity"],
+        vec![
+            "placement.policy=first-touch",
+            "interconnect.topology=all-to-all",
+        ],
+        vec![
+            "placement.policy=coda",
+            "scheduling.policy=affinity",
+            "tlb.enabled=true",
+        ],
+        vec!["l2.cache_remote=false", "sm.warp_scheduler=lrr"],
+    ] {
+        let c = cfg("coda-4gpu", &sets);
+        check_conservation(&run(&c, "vectoradd", &[("n", "256k")]));
+        check_conservation(&run(&c, "random", &[("threads", "4k")]));
+    }
+}
+
+#[test]
+fn determinism_same_inputs_same_statistics() {
+    let c = cfg(
+        "coda-4gpu",
+        &["placement.policy=coda", "scheduling.policy=affinity"],
+    );
+    let a = serde_json::to_string(&run(&c, "vectoradd", &[("n", "256k")]).sim).unwrap();
+    let b = serde_json::to_string(&run(&c, "vectoradd", &[("n", "256k")]).sim).unwrap();
+    assert_eq!(a, b);
+}
