@@ -5,7 +5,9 @@
 //! names the problem and exit with code 2.
 
 mod cmd;
+mod plot;
 mod report;
+mod repro;
 mod trace_stat;
 
 use clap::{Parser, Subcommand};
@@ -37,6 +39,9 @@ enum Command {
     /// Analyses that need no timing simulation.
     #[command(subcommand)]
     Analyze(cmd::analyze::AnalyzeCmd),
+    /// Reproduce a paper's evaluation: parallel runs, CSV, figures, Markdown report.
+    #[command(subcommand)]
+    Repro(cmd::repro::ReproCmd),
     /// Cross-check models against reference simulators.
     #[command(subcommand)]
     Validate(cmd::validate::ValidateCmd),
@@ -51,6 +56,7 @@ fn main() -> ExitCode {
         Command::Trace(c) => cmd::trace::run(c),
         Command::Analyze(c) => cmd::analyze::run(c),
         Command::Validate(c) => cmd::validate::run(c),
+        Command::Repro(c) => cmd::repro::run(c),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

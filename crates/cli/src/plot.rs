@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -26,7 +27,7 @@ const LABEL_SIZE: f64 = 14.0;
 /// Longest category label drawn in full; longer ones are shortened with "…".
 const MAX_LABEL_CHARS: usize = 28;
 /// Width of the y-axis label area in pixels.
-const Y_LABEL_AREA: u32 = 80;
+const Y_LABEL_AREA: u32 = 70;
 /// Margin around the chart in pixels.
 const MARGIN: u32 = 12;
 /// Height of the plotting area (without title, legend and x labels) in pixels.
@@ -63,7 +64,9 @@ pub fn grouped_bars(
     series: &[(String, Vec<f64>)],
     reference: Option<f64>,
 ) -> anyhow::Result<()> {
-    let values = series.iter().flat_map(|(_, v)| v.iter().take(categories.len()).copied());
+    let values = series
+        .iter()
+        .flat_map(|(_, v)| v.iter().take(categories.len()).copied());
     let y_range = y_range(values.chain(reference));
     let names: Vec<&str> = series.iter().map(|(n, _)| n.as_str()).collect();
     let bars_per_group = series.len().max(1);
@@ -77,33 +80,25 @@ pub fn grouped_bars(
         slot_px: (16 * bars_per_group as u32 + 14).max(40),
         y_range,
     };
-    render(stem, &spec, |chart, _| {
-        let group_width = 0.8;
-        let bar_width = group_width / bars_per_group as f64;
-        for (i, (_, values)) in series.iter().enumerate() {
-            let color = color(i);
-            let bars = values
-                .iter()
-                .take(categories.len())
-                .enumerate()
-                .filter(|(_, v)| v.is_finite())
-                .map(|(c, &v)| {
-                    let x0 = c as f64 + (1.0 - group_width) / 2.0 + i as f64 * bar_width;
-                    bar(x0, x0 + bar_width, 0.0, v, color)
+    let group_width = 0.8;
+    let bar_width = group_width / bars_per_group as f64;
+    let mut shapes = Vec::new();
+    for (i, (_, values)) in series.iter().enumerate() {
+        for (c, &v) in values.iter().take(categories.len()).enumerate() {
+            if v.is_finite() {
+                let x0 = c as f64 + (1.0 - group_width) / 2.0 + i as f64 * bar_width;
+                shapes.push(Shape::Bar {
+                    x: x0..x0 + bar_width,
+                    y: 0.0..v,
+                    color: color(i),
                 });
-            chart.draw_series(bars.flatten())?;
+            }
         }
-        if let Some(r) = reference.filter(|r| r.is_finite()) {
-            let x_end = categories.len().max(1) as f64;
-            chart.draw_series(DashedLineSeries::new(
-                [(0.0, r), (x_end, r)],
-                8,
-                5,
-                BLACK.mix(0.8).stroke_width(2),
-            ))?;
-        }
-        Ok(())
-    })
+    }
+    if let Some(y) = reference.filter(|r| r.is_finite()) {
+        shapes.push(Shape::Reference { y });
+    }
+    render(stem, &spec, None, &shapes)
 }
 
 /// A line chart with points: shared x values, one line per series (e.g.
@@ -139,25 +134,27 @@ pub fn lines(
         slot_px: 0,
         y_range,
     };
-    let x_axis = ValueAxis::new(xs);
-    render_lines(stem, &spec, x_axis, |chart| {
-        for (i, (_, ys)) in series.iter().enumerate() {
-            let color = color(i);
-            let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
-            for (&x, &y) in xs.iter().zip(ys) {
-                if x.is_finite() && y.is_finite() {
-                    runs.last_mut().expect("runs is never empty").push((x, y));
-                } else if runs.last().is_some_and(|r| !r.is_empty()) {
-                    runs.push(Vec::new());
-                }
-            }
-            for run in runs.iter().filter(|r| !r.is_empty()) {
-                chart.draw_series(LineSeries::new(run.iter().copied(), color.stroke_width(2)))?;
-                draw_markers(chart, i, run, color)?;
+    let mut shapes = Vec::new();
+    for (i, (_, ys)) in series.iter().enumerate() {
+        let mut run = Vec::new();
+        for (&x, &y) in xs.iter().zip(ys) {
+            if x.is_finite() && y.is_finite() {
+                run.push((x, y));
+            } else if !run.is_empty() {
+                shapes.push(Shape::Line {
+                    points: std::mem::take(&mut run),
+                    series: i,
+                });
             }
         }
-        Ok(())
-    })
+        if !run.is_empty() {
+            shapes.push(Shape::Line {
+                points: run,
+                series: i,
+            });
+        }
+    }
+    render(stem, &spec, Some(ValueAxis::new(xs)), &shapes)
 }
 
 /// Stacked bars (e.g. local against remote accesses per benchmark,
@@ -196,21 +193,38 @@ pub fn stacked_bars(
         slot_px: 40,
         y_range,
     };
-    render(stem, &spec, |chart, _| {
-        let mut base = vec![0.0; categories.len()];
-        for (i, (_, values)) in parts.iter().enumerate() {
-            let color = color(i);
-            let mut rects = Vec::new();
-            for (c, &v) in values.iter().take(categories.len()).enumerate() {
-                if usable(v) && v > 0.0 {
-                    rects.extend(bar(c as f64 + 0.15, c as f64 + 0.85, base[c], base[c] + v, color));
-                    base[c] += v;
-                }
+    let mut base = vec![0.0; categories.len()];
+    let mut shapes = Vec::new();
+    for (i, (_, values)) in parts.iter().enumerate() {
+        for (c, &v) in values.iter().take(categories.len()).enumerate() {
+            if usable(v) && v > 0.0 {
+                shapes.push(Shape::Bar {
+                    x: c as f64 + 0.15..c as f64 + 0.85,
+                    y: base[c]..base[c] + v,
+                    color: color(i),
+                });
+                base[c] += v;
             }
-            chart.draw_series(rects)?;
         }
-        Ok(())
-    })
+    }
+    render(stem, &spec, None, &shapes)
+}
+
+/// One thing drawn in data coordinates.
+enum Shape {
+    /// A filled, outlined bar.
+    Bar {
+        x: Range<f64>,
+        y: Range<f64>,
+        color: RGBColor,
+    },
+    /// A dashed horizontal reference line across the whole x range.
+    Reference { y: f64 },
+    /// A polyline with markers for series `series`.
+    Line {
+        points: Vec<(f64, f64)>,
+        series: usize,
+    },
 }
 
 /// What a chart needs besides its data-drawing closure.
@@ -244,14 +258,6 @@ struct Layout {
     labels: Vec<String>,
 }
 
-/// A bar from `x0` to `x1` between `y0` and `y1`, filled with an outline.
-fn bar(x0: f64, x1: f64, y0: f64, y1: f64, color: RGBColor) -> [Rectangle<(f64, f64)>; 2] {
-    [
-        Rectangle::new([(x0, y0), (x1, y1)], color.filled()),
-        Rectangle::new([(x0, y0), (x1, y1)], BLACK.mix(0.6).stroke_width(1)),
-    ]
-}
-
 /// Colour of series `i`.
 fn color(i: usize) -> RGBColor {
     if let Some(&c) = PALETTE.get(i) {
@@ -269,7 +275,7 @@ fn y_range(values: impl Iterator<Item = f64>) -> Range<f64> {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
         .fold((0.0_f64, 0.0_f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
-    let (lo, hi) = (lo * 1.1, hi * 1.1);
+    let (lo, hi) = ((lo * 1.1).max(-f64::MAX), (hi * 1.1).min(f64::MAX));
     if hi - lo > f64::EPSILON * hi.abs().max(1.0) {
         lo..hi
     } else {
@@ -396,43 +402,145 @@ fn prepare(stem: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A chart over a categorical x axis (`0..n`, category `c` spans `c..c+1`).
-type CatChart<'a, 'b, DB> = ChartContext<'a, DB, Cartesian2d<CategoryAxis, RangedCoordf64>>;
-
-/// Draws a categorical chart into PNG and SVG; `draw` adds the data.
-fn render<F>(stem: &Path, spec: &Spec, draw: F) -> anyhow::Result<()>
-where
-    F: Fn(&mut CatChart<'_, '_, BitMapBackend<'_>>, ()) -> DrawResult
-        + Fn(&mut CatChart<'_, '_, SVGBackend<'_>>, ()) -> DrawResult,
-{
+/// Draws the chart into `<stem>.png` and `<stem>.svg`. `x_axis` is `None`
+/// for a categorical x axis (category `c` spans `c..c+1`).
+fn render(
+    stem: &Path,
+    spec: &Spec,
+    x_axis: Option<ValueAxis>,
+    shapes: &[Shape],
+) -> anyhow::Result<()> {
     prepare(stem)?;
     let lay = layout(spec)?;
+    let x_axis = x_axis.unwrap_or_else(|| ValueAxis::categories(lay.labels.len()));
     let png = with_ext(stem, "png");
     let svg = with_ext(stem, "svg");
     {
         let root = BitMapBackend::new(&png, (lay.width, lay.height)).into_drawing_area();
-        draw_categorical(&root, spec, &lay, &draw)
+        draw(&root, spec, &lay, &x_axis, shapes)
             .with_context(|| format!("cannot draw {}", png.display()))?;
     }
     {
         let root = SVGBackend::new(&svg, (lay.width, lay.height)).into_drawing_area();
-        draw_categorical(&root, spec, &lay, &draw)
+        draw(&root, spec, &lay, &x_axis, shapes)
             .with_context(|| format!("cannot draw {}", svg.display()))?;
     }
     Ok(())
 }
 
-/// Result of the data-drawing closures: any plotting error, boxed.
-type DrawResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
-
-/// Converts a boxed drawing error to `anyhow`.
-fn boxed(e: Box<dyn std::error::Error + Send + Sync>) -> anyhow::Error {
-    anyhow::anyhow!("{e}")
-}
-
 /// Converts a plotters drawing error to `anyhow`.
 fn plot_err<E: std::fmt::Display>(e: E) -> anyhow::Error {
     anyhow::anyhow!("{e}")
+}
+
+/// Draws the whole chart on one backend.
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    spec: &Spec,
+    lay: &Layout,
+    x_axis: &ValueAxis,
+    shapes: &[Shape],
+) -> anyhow::Result<()> {
+    let chart_area = frame(root, spec, lay)?;
+    let mut chart = ChartBuilder::on(&chart_area)
+        .margin_right(20)
+        .x_label_area_size(lay.x_label_area)
+        .y_label_area_size(Y_LABEL_AREA)
+        .build_cartesian_2d(x_axis.clone(), spec.y_range.clone())
+        .map_err(plot_err)?;
+    let mut mesh = chart.configure_mesh();
+    mesh.light_line_style(BLACK.mix(0.04))
+        .x_max_light_lines(2)
+        .y_max_light_lines(2)
+        .bold_line_style(BLACK.mix(0.15))
+        .y_desc(spec.y_label)
+        .axis_desc_style((FONT, DESC_SIZE))
+        .label_style((FONT, LABEL_SIZE))
+        .x_label_formatter(&|v| fmt_num(*v))
+        .y_label_formatter(&|v| fmt_num(*v));
+    if spec.categories.is_some() {
+        mesh.disable_x_mesh();
+    } else {
+        mesh.x_desc(spec.x_label);
+    }
+    mesh.draw().map_err(plot_err)?;
+
+    // Category labels, centred under their groups; rotated when crowded.
+    let style = TextStyle::from((FONT, LABEL_SIZE).into_font()).color(&BLACK);
+    let style = if lay.rotate_labels {
+        style
+            .transform(FontTransform::Rotate270)
+            .pos(Pos::new(HPos::Right, VPos::Center))
+    } else {
+        style.pos(Pos::new(HPos::Center, VPos::Top))
+    };
+    let y0 = spec.y_range.start;
+    for (c, label) in lay.labels.iter().enumerate() {
+        let (px, py) = chart.backend_coord(&(c as f64 + 0.5, y0));
+        root.draw_text(label, &style, (px, py + 8))
+            .map_err(plot_err)?;
+        let tick = PathElement::new(vec![(px, py), (px, py + 4)], BLACK);
+        root.draw(&tick).map_err(plot_err)?;
+    }
+
+    let outline = BLACK.mix(0.6).stroke_width(1);
+    for shape in shapes {
+        match shape {
+            Shape::Bar { x, y, color } => {
+                let corners = [(x.start, y.start), (x.end, y.end)];
+                chart
+                    .draw_series([
+                        Rectangle::new(corners, color.filled()),
+                        Rectangle::new(corners, outline),
+                    ])
+                    .map_err(plot_err)?;
+            }
+            Shape::Reference { y } => {
+                let r = x_axis.range();
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        [(r.start, *y), (r.end, *y)],
+                        8,
+                        5,
+                        BLACK.mix(0.8).stroke_width(2),
+                    ))
+                    .map_err(plot_err)?;
+            }
+            Shape::Line { points, series } => {
+                let c = color(*series);
+                chart
+                    .draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))
+                    .map_err(plot_err)?;
+                for p in points {
+                    draw_marker(root, *series, chart.backend_coord(p), c)?;
+                }
+            }
+        }
+    }
+    root.present().map_err(plot_err)?;
+    Ok(())
+}
+
+/// Draws series `i`'s marker (circle, square or triangle) at pixel `p` of `area`.
+fn draw_marker<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    i: usize,
+    p: (i32, i32),
+    c: RGBColor,
+) -> anyhow::Result<()> {
+    let (x, y) = p;
+    match i % 3 {
+        0 => area.draw(&Circle::new(p, 5, c.filled())),
+        1 => area.draw(&Rectangle::new(
+            [(x - 4, y - 4), (x + 4, y + 4)],
+            c.filled(),
+        )),
+        _ => area.draw(&Polygon::new(
+            vec![(x, y - 6), (x - 5, y + 4), (x + 5, y + 4)],
+            c.filled(),
+        )),
+    }
+    .map_err(plot_err)
 }
 
 /// Title, legend and the remaining area for the chart itself.
@@ -453,14 +561,18 @@ fn frame<'r, DB: DrawingBackend>(
         .pos(Pos::new(HPos::Left, VPos::Center));
     for (r, row) in lay.legend_rows.iter().enumerate() {
         let total: u32 = row.iter().map(|(_, w)| w).sum();
-        let mut x = Y_LABEL_AREA as i32 + (legend.dim_in_pixel().0.saturating_sub(Y_LABEL_AREA + total) / 2) as i32;
+        let mut x = Y_LABEL_AREA as i32
+            + (legend.dim_in_pixel().0.saturating_sub(Y_LABEL_AREA + total) / 2) as i32;
         let y = (r as u32 * LEGEND_ROW + LEGEND_ROW / 2) as i32;
         for &(i, w) in row {
             let c = color(i);
             match spec.legend_kind {
                 LegendKind::Bar => {
                     legend
-                        .draw(&Rectangle::new([(x + 4, y - 7), (x + 22, y + 7)], c.filled()))
+                        .draw(&Rectangle::new(
+                            [(x + 4, y - 7), (x + 22, y + 7)],
+                            c.filled(),
+                        ))
                         .map_err(plot_err)?;
                     legend
                         .draw(&Rectangle::new(
@@ -471,9 +583,12 @@ fn frame<'r, DB: DrawingBackend>(
                 }
                 LegendKind::Line => {
                     legend
-                        .draw(&PathElement::new(vec![(x, y), (x + 26, y)], c.stroke_width(2)))
+                        .draw(&PathElement::new(
+                            vec![(x, y), (x + 26, y)],
+                            c.stroke_width(2),
+                        ))
                         .map_err(plot_err)?;
-                    draw_marker_px(&legend, i, (x + 13, y), c)?;
+                    draw_marker(&legend, i, (x + 13, y), c)?;
                 }
             }
             legend
@@ -485,178 +600,8 @@ fn frame<'r, DB: DrawingBackend>(
     Ok(chart_area)
 }
 
-/// Draws a categorical chart (bars) on one backend.
-fn draw_categorical<DB: DrawingBackend, F>(
-    root: &DrawingArea<DB, Shift>,
-    spec: &Spec,
-    lay: &Layout,
-    draw: &F,
-) -> anyhow::Result<()>
-where
-    F: Fn(&mut CatChart<'_, '_, DB>, ()) -> DrawResult,
-{
-    let chart_area = frame(root, spec, lay)?;
-    let n = lay.labels.len();
-    let mut chart = ChartBuilder::on(&chart_area)
-        .margin_right(10)
-        .x_label_area_size(lay.x_label_area)
-        .y_label_area_size(Y_LABEL_AREA)
-        .build_cartesian_2d(CategoryAxis { n }, spec.y_range.clone())
-        .map_err(plot_err)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .light_line_style(BLACK.mix(0.05))
-        .bold_line_style(BLACK.mix(0.15))
-        .y_desc(spec.y_label)
-        .axis_desc_style((FONT, DESC_SIZE))
-        .label_style((FONT, LABEL_SIZE))
-        .y_label_formatter(&|v| fmt_num(*v))
-        .x_label_formatter(&|_| String::new())
-        .draw()
-        .map_err(plot_err)?;
-
-    // Category labels, centred under their groups; rotated when crowded.
-    let style = TextStyle::from((FONT, LABEL_SIZE).into_font()).color(&BLACK);
-    let style = if lay.rotate_labels {
-        style
-            .transform(FontTransform::Rotate270)
-            .pos(Pos::new(HPos::Right, VPos::Center))
-    } else {
-        style.pos(Pos::new(HPos::Center, VPos::Top))
-    };
-    let y0 = spec.y_range.start;
-    for (c, label) in lay.labels.iter().enumerate() {
-        let (px, py) = chart.backend_coord(&(c as f64 + 0.5, y0));
-        root.draw_text(label, &style, (px, py + 8)).map_err(plot_err)?;
-        let tick = PathElement::new(vec![(px, py), (px, py + 4)], BLACK);
-        root.draw(&tick).map_err(plot_err)?;
-    }
-
-    draw(&mut chart, ()).map_err(boxed)?;
-    root.present().map_err(plot_err)?;
-    Ok(())
-}
-
-/// A chart over a numeric x axis.
-type NumChart<'a, 'b, DB> = ChartContext<'a, DB, Cartesian2d<ValueAxis, RangedCoordf64>>;
-
-/// Draws a numeric-x chart (lines) into PNG and SVG; `draw` adds the data.
-fn render_lines<F>(stem: &Path, spec: &Spec, x_axis: ValueAxis, draw: F) -> anyhow::Result<()>
-where
-    F: Fn(&mut NumChart<'_, '_, BitMapBackend<'_>>) -> DrawResult
-        + Fn(&mut NumChart<'_, '_, SVGBackend<'_>>) -> DrawResult,
-{
-    prepare(stem)?;
-    let lay = layout(spec)?;
-    let png = with_ext(stem, "png");
-    let svg = with_ext(stem, "svg");
-    {
-        let root = BitMapBackend::new(&png, (lay.width, lay.height)).into_drawing_area();
-        draw_numeric(&root, spec, &lay, x_axis.clone(), &draw)
-            .with_context(|| format!("cannot draw {}", png.display()))?;
-    }
-    {
-        let root = SVGBackend::new(&svg, (lay.width, lay.height)).into_drawing_area();
-        draw_numeric(&root, spec, &lay, x_axis, &draw)
-            .with_context(|| format!("cannot draw {}", svg.display()))?;
-    }
-    Ok(())
-}
-
-/// Draws a numeric-x chart on one backend.
-fn draw_numeric<DB: DrawingBackend, F>(
-    root: &DrawingArea<DB, Shift>,
-    spec: &Spec,
-    lay: &Layout,
-    x_axis: ValueAxis,
-    draw: &F,
-) -> anyhow::Result<()>
-where
-    F: Fn(&mut NumChart<'_, '_, DB>) -> DrawResult,
-{
-    let chart_area = frame(root, spec, lay)?;
-    let mut chart = ChartBuilder::on(&chart_area)
-        .margin_right(20)
-        .x_label_area_size(lay.x_label_area)
-        .y_label_area_size(Y_LABEL_AREA)
-        .build_cartesian_2d(x_axis, spec.y_range.clone())
-        .map_err(plot_err)?;
-    chart
-        .configure_mesh()
-        .light_line_style(BLACK.mix(0.05))
-        .bold_line_style(BLACK.mix(0.15))
-        .x_desc(spec.x_label)
-        .y_desc(spec.y_label)
-        .axis_desc_style((FONT, DESC_SIZE))
-        .label_style((FONT, LABEL_SIZE))
-        .x_label_formatter(&|v| fmt_num(*v))
-        .y_label_formatter(&|v| fmt_num(*v))
-        .draw()
-        .map_err(plot_err)?;
-    draw(&mut chart).map_err(boxed)?;
-    root.present().map_err(plot_err)?;
-    Ok(())
-}
-
-/// Draws series `i`'s markers at the data points of `run`.
-fn draw_markers<DB: DrawingBackend>(
-    chart: &mut NumChart<'_, '_, DB>,
-    i: usize,
-    run: &[(f64, f64)],
-    c: RGBColor,
-) -> DrawResult {
-    let area = chart.plotting_area();
-    for &p in run {
-        let px = area.map_coordinate(&p);
-        let (ox, oy) = area.get_base_pixel();
-        draw_marker_px(area.strip_coord_spec().borrow_root(), i, (px.0 - ox, px.1 - oy), c)
-            .map_err(|e| -> Box<dyn std::error::Error + Send + Sync> { e.into() })?;
-        let _ = (ox, oy);
-    }
-    Ok(())
-}
-
-/// Draws series `i`'s marker (circle, square or triangle) at pixel `p` of `area`.
-fn draw_marker_px<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    i: usize,
-    p: (i32, i32),
-    c: RGBColor,
-) -> anyhow::Result<()> {
-    let (x, y) = p;
-    match i % 3 {
-        0 => area.draw(&Circle::new(p, 5, c.filled())),
-        1 => area.draw(&Rectangle::new([(x - 4, y - 4), (x + 4, y + 4)], c.filled())),
-        _ => area.draw(&Polygon::new(vec![(x, y - 6), (x - 5, y + 4), (x + 5, y + 4)], c.filled())),
-    }
-    .map_err(plot_err)
-}
-
-/// Categorical x axis: `0..n` with no key points (labels are drawn by hand).
-#[derive(Clone)]
-struct CategoryAxis {
-    n: usize,
-}
-
-impl Ranged for CategoryAxis {
-    type FormatOption = DefaultFormatting;
-    type ValueType = f64;
-
-    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
-        linear(*value, 0.0, self.n.max(1) as f64, limit)
-    }
-
-    fn key_points<Hint: KeyPointHint>(&self, _hint: Hint) -> Vec<f64> {
-        Vec::new()
-    }
-
-    fn range(&self) -> Range<f64> {
-        0.0..self.n.max(1) as f64
-    }
-}
-
-/// Numeric x axis; ticks at the data's x values when there are few of them.
+/// Numeric x axis; ticks at the data's x values when there are few of them,
+/// or none at all for a categorical axis.
 #[derive(Clone)]
 struct ValueAxis {
     lo: f64,
@@ -673,13 +618,26 @@ impl ValueAxis {
         let (lo, hi) = match (finite.first(), finite.last()) {
             (Some(&a), Some(&b)) if b > a => {
                 let pad = (b - a) * 0.05;
-                (a - pad, b + pad)
+                if pad.is_finite() {
+                    (a - pad, b + pad)
+                } else {
+                    (a, b)
+                }
             }
             (Some(&a), _) => (a - 1.0, a + 1.0),
             _ => (0.0, 1.0),
         };
         let ticks = (!finite.is_empty() && finite.len() <= 12).then_some(finite);
         ValueAxis { lo, hi, ticks }
+    }
+
+    /// A categorical axis `0..n` without ticks (labels are drawn by hand).
+    fn categories(n: usize) -> Self {
+        ValueAxis {
+            lo: 0.0,
+            hi: n.max(1) as f64,
+            ticks: Some(Vec::new()),
+        }
     }
 }
 
@@ -709,4 +667,249 @@ fn linear(v: f64, lo: f64, hi: f64, limit: (i32, i32)) -> i32 {
     let t = if span > 0.0 { (v - lo) / span } else { 0.0 };
     let px = limit.0 as f64 + t * (limit.1 - limit.0) as f64;
     px.round().clamp(i32::MIN as f64, i32::MAX as f64) as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh folder under the system temp folder for one test.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "locus-plot-{}-{}-{name}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// Checks that both files exist, the PNG has the PNG signature and the
+    /// SVG names the title.
+    fn check(stem: &Path, title: &str) {
+        let png = std::fs::read(with_ext(stem, "png")).unwrap();
+        assert!(png.len() > 100, "PNG too small: {} bytes", png.len());
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        let svg = std::fs::read_to_string(with_ext(stem, "svg")).unwrap();
+        assert!(
+            svg.starts_with("<svg"),
+            "not an SVG: {}",
+            &svg[..svg.len().min(80)]
+        );
+        assert!(svg.contains(title), "SVG lacks the title {title:?}");
+    }
+
+    fn benchmarks(n: usize) -> Vec<String> {
+        let names = [
+            "backprop",
+            "bfs",
+            "b+tree",
+            "cfd",
+            "gaussian",
+            "hotspot",
+            "kmeans",
+            "lavaMD",
+            "lud",
+            "nn",
+            "nw",
+            "pathfinder",
+            "srad_v2",
+            "streamcluster",
+            "myocyte",
+            "heartwall",
+            "particlefilter",
+            "leukocyte",
+            "hybridsort",
+            "dwt2d",
+        ];
+        (0..n).map(|i| names[i % names.len()].to_string()).collect()
+    }
+
+    #[test]
+    fn grouped_bars_twenty_benchmarks() {
+        let dir = scratch("grouped");
+        let stem = dir.join("speedup");
+        let cats = benchmarks(20);
+        let series: Vec<(String, Vec<f64>)> = ["CGP-Only", "FTA", "CODA"]
+            .iter()
+            .enumerate()
+            .map(|(s, name)| {
+                let v = (0..20)
+                    .map(|c| 0.6 + 0.05 * c as f64 + 0.3 * s as f64)
+                    .collect();
+                (name.to_string(), v)
+            })
+            .collect();
+        grouped_bars(
+            &stem,
+            "Speedup over baseline",
+            "Speedup",
+            &cats,
+            &series,
+            Some(1.0),
+        )
+        .unwrap();
+        check(&stem, "Speedup over baseline");
+    }
+
+    #[test]
+    fn lines_bandwidth_sweep() {
+        let dir = scratch("lines");
+        let stem = dir.join("fig.bandwidth");
+        let xs = [64.0, 128.0, 256.0];
+        let series = vec![
+            ("FTA".to_string(), vec![1.1, 1.3, 1.4]),
+            ("CODA".to_string(), vec![1.4, 1.6, 1.7]),
+            ("CGP-Only".to_string(), vec![0.9, 1.0, 1.05]),
+        ];
+        lines(
+            &stem,
+            "Speedup vs remote bandwidth",
+            "Remote bandwidth (GB/s)",
+            "Speedup",
+            &xs,
+            &series,
+        )
+        .unwrap();
+        check(&stem, "Speedup vs remote bandwidth");
+    }
+
+    #[test]
+    fn stacked_bars_local_remote() {
+        let dir = scratch("stacked");
+        let stem = dir.join("nested/accesses");
+        let cats = benchmarks(8);
+        let local: Vec<f64> = (0..8).map(|i| 0.2 + 0.1 * i as f64).collect();
+        let remote: Vec<f64> = local.iter().map(|l| 1.0 - l).collect();
+        let parts = vec![("Local".to_string(), local), ("Remote".to_string(), remote)];
+        stacked_bars(
+            &stem,
+            "Local and remote accesses",
+            "Fraction",
+            &cats,
+            &parts,
+        )
+        .unwrap();
+        check(&stem, "Local and remote accesses");
+    }
+
+    #[test]
+    fn empty_data_gives_empty_charts() {
+        let dir = scratch("empty");
+        let none: Vec<(String, Vec<f64>)> = Vec::new();
+        grouped_bars(&dir.join("g"), "Empty bars", "y", &[], &none, None).unwrap();
+        check(&dir.join("g"), "Empty bars");
+        lines(&dir.join("l"), "Empty lines", "x", "y", &[], &none).unwrap();
+        check(&dir.join("l"), "Empty lines");
+        stacked_bars(&dir.join("s"), "Empty stacks", "y", &[], &none).unwrap();
+        check(&dir.join("s"), "Empty stacks");
+        // Named series without values.
+        let hollow = vec![("A".to_string(), Vec::new()), ("B".to_string(), Vec::new())];
+        let cats = benchmarks(3);
+        grouped_bars(
+            &dir.join("g2"),
+            "Hollow bars",
+            "y",
+            &cats,
+            &hollow,
+            Some(1.0),
+        )
+        .unwrap();
+        check(&dir.join("g2"), "Hollow bars");
+        lines(
+            &dir.join("l2"),
+            "Hollow lines",
+            "x",
+            "y",
+            &[1.0, 2.0],
+            &hollow,
+        )
+        .unwrap();
+        check(&dir.join("l2"), "Hollow lines");
+        stacked_bars(&dir.join("s2"), "Hollow stacks", "y", &cats, &hollow).unwrap();
+        check(&dir.join("s2"), "Hollow stacks");
+    }
+
+    #[test]
+    fn nan_values_are_skipped() {
+        let dir = scratch("nan");
+        let cats = benchmarks(4);
+        let series = vec![
+            ("A".to_string(), vec![1.0, f64::NAN, 2.0, f64::INFINITY]),
+            ("B".to_string(), vec![f64::NAN; 4]),
+            ("C".to_string(), vec![0.5]),
+        ];
+        grouped_bars(
+            &dir.join("g"),
+            "NaN bars",
+            "y",
+            &cats,
+            &series,
+            Some(f64::NAN),
+        )
+        .unwrap();
+        check(&dir.join("g"), "NaN bars");
+        let xs = [1.0, f64::NAN, 3.0, 4.0];
+        lines(&dir.join("l"), "NaN lines", "x", "y", &xs, &series).unwrap();
+        check(&dir.join("l"), "NaN lines");
+        let all_nan = vec![("B".to_string(), vec![f64::NAN; 4])];
+        lines(
+            &dir.join("l2"),
+            "All NaN",
+            "x",
+            "y",
+            &[f64::NAN; 4],
+            &all_nan,
+        )
+        .unwrap();
+        check(&dir.join("l2"), "All NaN");
+        let parts = vec![
+            ("Local".to_string(), vec![0.5, f64::NAN, -1.0, 0.25]),
+            ("Remote".to_string(), vec![0.5, 1.0, f64::NEG_INFINITY]),
+        ];
+        stacked_bars(&dir.join("s"), "NaN stacks", "y", &cats, &parts).unwrap();
+        check(&dir.join("s"), "NaN stacks");
+    }
+
+    #[test]
+    fn helpers() {
+        assert_eq!(fmt_num(64.0), "64");
+        assert_eq!(fmt_num(0.25), "0.25");
+        assert_eq!(fmt_num(-0.0), "0");
+        assert_eq!(fmt_num(1.1), "1.1");
+        assert_eq!(y_range([1.0, 2.0, f64::NAN].into_iter()), 0.0..2.2);
+        assert_eq!(y_range(std::iter::empty()), 0.0..1.0);
+        assert_eq!(
+            with_ext(Path::new("a/fig.3"), "png"),
+            PathBuf::from("a/fig.3.png")
+        );
+        assert_eq!(short_label("short"), "short");
+        assert_eq!(
+            short_label(&"x".repeat(40)).chars().count(),
+            MAX_LABEL_CHARS
+        );
+        assert_ne!(color(3), color(13));
+    }
+
+    #[test]
+    fn extreme_values_do_not_panic() {
+        let dir = scratch("extreme");
+        let cats = benchmarks(2);
+        let series = vec![("A".to_string(), vec![f64::MAX, -f64::MAX])];
+        grouped_bars(&dir.join("g"), "Extreme", "y", &cats, &series, None).unwrap();
+        lines(
+            &dir.join("l"),
+            "Extreme",
+            "x",
+            "y",
+            &[-f64::MAX, f64::MAX],
+            &series,
+        )
+        .unwrap();
+        stacked_bars(&dir.join("s"), "Extreme", "y", &cats, &series).unwrap();
+        check(&dir.join("s"), "Extreme");
+    }
 }

@@ -239,6 +239,12 @@ pub struct MemoryCfg {
     pub bytes_per_node: u64,
     /// Channel interleave granularity inside a node, bytes (spec §2.3: 128 B).
     pub channel_interleave_bytes: u64,
+    /// Memory stacks per node; channels are split evenly among them (a centralized GPU
+    /// with several HBM stacks, CODA Fig. 14).
+    pub stacks_per_node: u32,
+    /// Interleave granularity across the stacks of a node, bytes (Fig. 14: 128 B FGP
+    /// versus 4 KB CGP).
+    pub stack_interleave_bytes: u64,
 }
 
 impl Default for MemoryCfg {
@@ -247,6 +253,8 @@ impl Default for MemoryCfg {
             channels_per_node: 8,
             bytes_per_node: 8 << 30,
             channel_interleave_bytes: 128,
+            stacks_per_node: 1,
+            stack_interleave_bytes: 128,
         }
     }
 }
@@ -307,6 +315,10 @@ pub enum PlacementPolicy {
     Coda,
     /// Every page on node `placement.node` (pinned; e.g. one application per GPU).
     Node,
+    /// Pages start fine-grained and migrate, as whole pages, to the first GPU that touches
+    /// them, paying a fault/shootdown overhead plus the copy over the remote network while
+    /// accesses to the page wait (CODA §6.1 migration-based first touch, spec A16).
+    Migrate,
 }
 
 /// How CODA rounds the per-GPU span to pages (spec §3.4, A2).
@@ -332,6 +344,8 @@ pub struct PlacementCfg {
     pub samples: u32,
     /// Target node of the `node` policy.
     pub node: u32,
+    /// Fixed cost of one page migration (fault, TLB shootdown), SM cycles (spec A16: 5000).
+    pub migration_cycles: u32,
 }
 
 impl Default for PlacementCfg {
@@ -342,6 +356,7 @@ impl Default for PlacementCfg {
             cv_max: 0.5,
             samples: 4,
             node: 0,
+            migration_cycles: 5000,
         }
     }
 }
@@ -377,17 +392,11 @@ impl Default for SchedulingCfg {
 }
 
 /// Run limits.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunCfg {
     /// Stop after this many kernel launches (0 = all).
     pub max_kernels: u32,
-}
-
-impl Default for RunCfg {
-    fn default() -> Self {
-        RunCfg { max_kernels: 0 }
-    }
 }
 
 impl Config {
@@ -443,6 +452,17 @@ impl Config {
             return Err(format!(
                 "memory.channel_interleave_bytes = {}: must be a power of two >= line_bytes",
                 m.channel_interleave_bytes
+            ));
+        }
+        if m.stacks_per_node == 0
+            || !p2(m.stacks_per_node as u64)
+            || m.stacks_per_node > m.channels_per_node
+            || !p2(m.stack_interleave_bytes)
+            || m.stack_interleave_bytes < s.line_bytes as u64
+        {
+            return Err(format!(
+                "memory.stacks_per_node = {} / memory.stack_interleave_bytes = {}: stacks must be a power of two dividing channels_per_node ({}), interleave a power of two >= line_bytes",
+                m.stacks_per_node, m.stack_interleave_bytes, m.channels_per_node
             ));
         }
         if m.bytes_per_node < s.page_bytes * 64 || !p2(m.bytes_per_node) {
@@ -503,7 +523,7 @@ impl Config {
                 "tlb.l1_entries and tlb.l2_entries must be at least 1 when tlb.enabled".into(),
             );
         }
-        if !(self.placement.cv_max >= 0.0) {
+        if self.placement.cv_max.is_nan() || self.placement.cv_max < 0.0 {
             return Err("placement.cv_max must be >= 0".into());
         }
         if self.placement.node >= s.nodes {
@@ -525,7 +545,8 @@ fn check_cache(name: &str, bytes: u64, ways: u32, line: u32, slices: u32) -> Res
         return Err(format!("{name}.ways = 0: must be at least 1"));
     }
     let lines = bytes / line as u64 / slices as u64;
-    if lines == 0 || lines % ways as u64 != 0 || !(lines / ways as u64).is_power_of_two() {
+    if lines == 0 || !lines.is_multiple_of(ways as u64) || !(lines / ways as u64).is_power_of_two()
+    {
         return Err(format!(
             "{name}: {bytes} bytes / {slices} slice(s) / {line} B lines / {ways} ways does not give a power-of-two number of sets; adjust {name}.bytes or {name}.ways"
         ));

@@ -50,6 +50,9 @@ pub struct Counters {
     pub reqs_created: u64,
     pub reqs_retired: u64,
     pub blocks: u64,
+    /// Pages migrated (migration-based first touch) and the bytes copied.
+    pub migrations: u64,
+    pub migrated_bytes: u64,
 }
 
 impl Counters {
@@ -88,7 +91,9 @@ impl Counters {
             load_latency_ps,
             reqs_created,
             reqs_retired,
-            blocks
+            blocks,
+            migrations,
+            migrated_bytes
         )
     }
 }

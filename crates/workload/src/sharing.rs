@@ -5,7 +5,7 @@
 //! `floor(block / N_bpg) mod N_GPUs` (spec A12); pages are virtual pages touched by the GPU.
 
 use crate::program::{BlockProgram, KernelInfo, Space, Workload, WorkloadError};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// Fig. 5 bucket edges (spec A12): 1, 2, 3-4, 5-8, 9-16, 17-64, >64 thread blocks.
@@ -20,7 +20,7 @@ pub const BUCKETS: [(&str, u64, u64); 7] = [
 ];
 
 /// Result of the analysis.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SharingReport {
     /// (launch, page) pairs analysed.
     pub pages: u64,
@@ -35,7 +35,7 @@ pub struct SharingReport {
     /// Fraction of line accesses that go to pages touched by one GPU only.
     pub access_frac_one_gpu: f64,
     /// Category by the paper's rules (spec §5, order BE → CE → BM → CM → Sharing).
-    pub category: &'static str,
+    pub category: String,
 }
 
 /// Category name from the page fractions (spec §5 classification rules with the [S] fix for
@@ -133,7 +133,7 @@ pub fn page_sharing(
         frac_one_block,
         frac_one_gpu,
         access_frac_one_gpu: f(acc_one_gpu, acc_total),
-        category: classify(frac_one_block, frac_one_gpu),
+        category: classify(frac_one_block, frac_one_gpu).to_string(),
     })
 }
 
@@ -154,11 +154,7 @@ pub fn occupancy(
     } else {
         regs / (k.regs_per_thread * warps_t).max(1)
     };
-    let by_smem = if k.smem_per_block == 0 {
-        u32::MAX
-    } else {
-        smem_bytes / k.smem_per_block
-    };
+    let by_smem = smem_bytes.checked_div(k.smem_per_block).unwrap_or(u32::MAX);
     max_blocks.min(by_threads).min(by_regs).min(by_smem)
 }
 

@@ -26,6 +26,8 @@ pub struct AddressMap {
     pub dual: DualModeMap,
     ch_shift: u32,
     ch_bits: u32,
+    st_shift: u32,
+    st_bits: u32,
     slice_count: u64,
     line_shift: u32,
 }
@@ -39,7 +41,9 @@ impl AddressMap {
                 cfg.mapping.fgp_stripe_bytes,
             ),
             ch_shift: cfg.memory.channel_interleave_bytes.trailing_zeros(),
-            ch_bits: cfg.memory.channels_per_node.trailing_zeros(),
+            ch_bits: (cfg.memory.channels_per_node / cfg.memory.stacks_per_node).trailing_zeros(),
+            st_shift: cfg.memory.stack_interleave_bytes.trailing_zeros(),
+            st_bits: cfg.memory.stacks_per_node.trailing_zeros(),
             slice_count: cfg.l2.slices_per_node as u64,
             line_shift: cfg.system.line_bytes.trailing_zeros(),
         }
@@ -49,13 +53,13 @@ impl AddressMap {
     #[inline]
     pub fn locate(&self, pa: u64, mode: Mode) -> Location {
         let (node, local) = self.dual.route(pa, mode);
-        let channel = ((local >> self.ch_shift) & ((1u64 << self.ch_bits) - 1)) as u32;
-        let low = local & ((1u64 << self.ch_shift) - 1);
-        let high = local >> (self.ch_shift + self.ch_bits);
+        // stack bits first (deleted), then the channel bits inside the stack (deleted)
+        let (stack, local) = take_bits(local, self.st_shift, self.st_bits);
+        let (cis, chan_addr) = take_bits(local, self.ch_shift, self.ch_bits);
         Location {
             node,
-            channel,
-            chan_addr: (high << self.ch_shift) | low,
+            channel: ((stack << self.ch_bits) | cis) as u32,
+            chan_addr,
         }
     }
 
@@ -66,6 +70,15 @@ impl AddressMap {
         // fold higher bits in so power-of-two strides spread over slices
         ((line ^ (line >> 7) ^ (line >> 13)) % self.slice_count) as u32
     }
+}
+
+/// Extract `bits` bits at `shift` from `a`, and `a` with them deleted.
+#[inline]
+fn take_bits(a: u64, shift: u32, bits: u32) -> (u64, u64) {
+    let v = (a >> shift) & ((1u64 << bits) - 1);
+    let low = a & ((1u64 << shift) - 1);
+    let high = a >> (shift + bits);
+    (v, (high << shift) | low)
 }
 
 #[cfg(test)]
@@ -91,6 +104,37 @@ mod tests {
         }
         let l = am.locate(8 * 128 + 5, Mode::Cgp);
         assert_eq!((l.channel, l.chan_addr), (0, 128 + 5));
+    }
+
+    /// Fig. 14 centralized GPU: 4 stacks x 8 channels; 4 KB across stacks keeps a page in
+    /// one stack, 128 B spreads it over all four.
+    #[test]
+    fn stack_interleave() {
+        let mut c = Config::default();
+        c.system.nodes = 1;
+        c.memory.channels_per_node = 32;
+        c.memory.stacks_per_node = 4;
+        c.memory.stack_interleave_bytes = 4096;
+        let m = AddressMap::new(&c);
+        let stacks: HashSet<u32> = (0..32u64)
+            .map(|i| m.locate(i * 128, Mode::Cgp).channel / 8)
+            .collect();
+        assert_eq!(stacks.len(), 1, "one page, one stack");
+        let chans: HashSet<u32> = (0..32u64)
+            .map(|i| m.locate(i * 128, Mode::Cgp).channel)
+            .collect();
+        assert_eq!(chans.len(), 8, "spread over the stack's 8 channels");
+        assert_eq!(
+            m.locate(4096, Mode::Cgp).channel / 8,
+            1,
+            "next page, next stack"
+        );
+        c.memory.stack_interleave_bytes = 128;
+        let m = AddressMap::new(&c);
+        let stacks: HashSet<u32> = (0..4u64)
+            .map(|i| m.locate(i * 128, Mode::Cgp).channel / 8)
+            .collect();
+        assert_eq!(stacks.len(), 4, "128 B stripes rotate over stacks");
     }
 
     proptest! {

@@ -125,7 +125,7 @@ impl Placement {
         match self.policy {
             PlacementPolicy::Fgp => (Mode::Fgp, 0),
             PlacementPolicy::Cgp => (Mode::Cgp, (vpn % n) as u32),
-            PlacementPolicy::FirstTouch => (Mode::Cgp, toucher),
+            PlacementPolicy::FirstTouch | PlacementPolicy::Migrate => (Mode::Cgp, toucher),
             PlacementPolicy::Node => (Mode::Cgp, self.pin),
             PlacementPolicy::Coda => {
                 let Some(o) = (obj != NO_OBJ)

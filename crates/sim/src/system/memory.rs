@@ -53,7 +53,7 @@ impl System {
                         if r.kind == Kind::Read {
                             self.count_access(r.src, r.home, r.bytes as u64, r.obj);
                         }
-                        self.to_memory(id, at, now + l2_lat, false);
+                        self.send_to_memory(id, at, now + l2_lat, false);
                     }
                     Some(false) => self.c.l2_mshr_merges += 1,
                     None => {
@@ -83,7 +83,7 @@ impl System {
                 } else {
                     self.c.l2_misses += 1;
                     self.count_access(r.src, r.home, r.bytes as u64, r.obj);
-                    self.to_memory(id, at, now + l2_lat, true);
+                    self.send_to_memory(id, at, now + l2_lat, true);
                 }
             }
             Kind::Writeback => unreachable!("write-backs go straight to memory"),
@@ -91,7 +91,7 @@ impl System {
     }
 
     /// Send request `id` from node `at` towards its home memory channel at time `t`.
-    pub(crate) fn to_memory(&mut self, id: u32, at: u32, t: Ps, with_data: bool) {
+    pub(crate) fn send_to_memory(&mut self, id: u32, at: u32, t: Ps, with_data: bool) {
         let mut r = self.reqs[id as usize];
         let h = self.net.header_bytes;
         let bytes = if with_data { h + r.bytes } else { h };
@@ -125,7 +125,7 @@ impl System {
             token: u64::MAX,
             rx: Receipts::default(),
         });
-        self.to_memory(id, node, t, true);
+        self.send_to_memory(id, node, t, true);
     }
 
     #[inline]

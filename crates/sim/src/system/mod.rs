@@ -214,6 +214,8 @@ pub struct System {
     pub(crate) objects: Vec<locus_workload::DataObject>,
     pub(crate) decisions: Vec<crate::placement::coda::Decision>,
     pub(crate) ev_counts: [u64; 9],
+    /// Pages being migrated and when they become usable.
+    pub(crate) migrating: rustc_hash::FxHashMap<u64, Ps>,
 }
 
 impl System {
@@ -296,6 +298,7 @@ impl System {
             objects: Vec::new(),
             decisions: Vec::new(),
             ev_counts: [0; 9],
+            migrating: Default::default(),
             cfg: cfg.clone(),
         }
     }

@@ -341,11 +341,26 @@ impl System {
     #[inline]
     fn translate(&mut self, sm: usize, va: u64, obj: u16) -> (u64, Mode, Ps) {
         let node = self.sms[sm].node;
-        let (pa, mode) = self.placement.translate(va, obj, node);
-        if !self.cfg.tlb.enabled {
-            return (pa, mode, 0);
-        }
         let vpn = va / self.placement.page_bytes();
+        let migrate = self.cfg.placement.policy == crate::config::PlacementPolicy::Migrate;
+        let first_touch = migrate && self.placement.lookup(vpn).is_none();
+        let (pa, mode) = self.placement.translate(va, obj, node);
+        let mut wait = 0;
+        if migrate {
+            let now = self.q.now();
+            if first_touch {
+                wait = self.migrate_page(vpn, node, now) - now;
+            } else if let Some(&ready) = self.migrating.get(&vpn) {
+                if ready > now {
+                    wait = ready - now;
+                } else {
+                    self.migrating.remove(&vpn);
+                }
+            }
+        }
+        if !self.cfg.tlb.enabled {
+            return (pa, mode, wait);
+        }
         let t = &self.cfg.tlb;
         let mut lat = t.l1_latency as u64;
         if self.sms[sm].tlb.lookup(vpn) {
@@ -360,7 +375,27 @@ impl System {
                 lat += t.walk_latency as u64;
             }
         }
-        (pa, mode, self.clk.cycles(lat))
+        (pa, mode, wait.max(self.clk.cycles(lat)))
+    }
+
+    /// Migrate page `vpn` to `node` on its first touch (CODA spec A16): the page was
+    /// fine-grained, so the (N-1)/N of it held by other nodes crosses the remote network,
+    /// after a fixed fault and shootdown overhead. Returns when the page is usable.
+    fn migrate_page(&mut self, vpn: u64, node: u32, now: Ps) -> Ps {
+        let n = self.cfg.system.nodes;
+        let fault = now + self.clk.cycles(self.cfg.placement.migration_cycles as u64);
+        let mut ready = fault;
+        if n > 1 {
+            let page = self.cfg.system.page_bytes;
+            let bytes = (page * (n as u64 - 1) / n as u64) as u32 + self.net.header_bytes;
+            let mut rx = Receipts::default();
+            ready = self.net.remote(fault, (node + 1) % n, node, bytes, &mut rx);
+            self.net.arrive(&mut rx);
+            self.c.migrated_bytes += bytes as u64;
+        }
+        self.c.migrations += 1;
+        self.migrating.insert(vpn, ready);
+        ready
     }
 
     fn issue_mem(&mut self, sm: usize, wg: usize, inst: WarpInst) {

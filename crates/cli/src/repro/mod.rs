@@ -1,0 +1,155 @@
+//! Reproductions of the papers' evaluations. A reproduction is a list of runs (workload,
+//! parameters, preset, overrides); [`execute`] runs them in parallel across cores with
+//! rayon, writing each finished run's summary to `OUT/runs/<key>.json` at once, so a sweep
+//! killed half-way loses no finished result and a rerun skips what is done.
+
+pub mod coda;
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One simulation (or analysis) to run.
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    /// Unique, file-name-safe identifier.
+    pub key: String,
+    pub bench: String,
+    pub params: Vec<(String, String)>,
+    pub preset: String,
+    pub sets: Vec<String>,
+    /// Page-sharing analysis instead of a timing simulation.
+    pub sharing: bool,
+}
+
+/// What a reproduction keeps of a run.
+#[derive(Clone, Debug, Serialize, Deserialize, Default)]
+pub struct RunResult {
+    pub key: String,
+    pub bench: String,
+    pub cycles: u64,
+    pub warp_insts: u64,
+    pub local: u64,
+    pub remote: u64,
+    pub remote_fraction: f64,
+    pub l1_miss_local: u64,
+    pub l1_miss_remote: u64,
+    pub l2_hit_rate: f64,
+    pub dram_gbs: f64,
+    pub migrations: u64,
+    pub host_seconds: f64,
+    pub l1_requests: u64,
+    /// Page sharing (analysis runs).
+    pub sharing: Option<locus_workload::sharing::SharingReport>,
+}
+
+fn run_one(s: &RunSpec) -> Result<RunResult> {
+    let params: BTreeMap<String, String> = s.params.iter().cloned().collect();
+    let cfg = locus_sim::preset::load(Some(&s.preset), None, &s.sets)?;
+    let mut w = locus_workload::registry::build(&s.bench, &params, 1)?;
+    if s.sharing {
+        let sys = locus_sim::System::new(&cfg);
+        let spn = cfg.system.sms_per_node as u64;
+        let r = locus_workload::sharing::page_sharing(
+            &mut w,
+            cfg.system.nodes,
+            cfg.system.page_bytes,
+            cfg.system.line_bytes,
+            |k| spn * sys.blocks_per_sm(k).max(1) as u64,
+            100_000,
+        )?;
+        return Ok(RunResult {
+            key: s.key.clone(),
+            bench: s.bench.clone(),
+            sharing: Some(r),
+            ..Default::default()
+        });
+    }
+    let r = locus_sim::simulate(&cfg, &mut w)?;
+    let t = &r.sim.total;
+    let c = &t.counters;
+    Ok(RunResult {
+        key: s.key.clone(),
+        bench: s.bench.clone(),
+        cycles: t.cycles,
+        warp_insts: c.warp_insts,
+        local: c.local_accesses,
+        remote: c.remote_accesses,
+        remote_fraction: t.remote_fraction,
+        l1_miss_local: c.l1_miss_local,
+        l1_miss_remote: c.l1_miss_remote,
+        l2_hit_rate: t.l2_hit_rate,
+        dram_gbs: r.sim.dram_bandwidth_gbs,
+        migrations: c.migrations,
+        host_seconds: r.host.as_ref().map(|h| h.seconds).unwrap_or(0.0),
+        l1_requests: c.l1_requests,
+        sharing: None,
+    })
+}
+
+/// Run every spec (reusing finished results under `out/runs`), `jobs` at a time.
+pub fn execute(
+    specs: &[RunSpec],
+    out: &Path,
+    jobs: usize,
+    quiet: bool,
+) -> Result<BTreeMap<String, RunResult>> {
+    let dir = out.join("runs");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let path = |k: &str| -> PathBuf { dir.join(format!("{k}.json")) };
+    let todo: Vec<&RunSpec> = specs.iter().filter(|s| !path(&s.key).exists()).collect();
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(specs.len() as u64);
+        b.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] [{bar:30}] {pos}/{len} runs {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b.set_position((specs.len() - todo.len()) as u64);
+        b
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()?;
+    let errors: Vec<String> = pool.install(|| {
+        todo.par_iter()
+            .filter_map(|s| {
+                bar.set_message(s.key.clone());
+                let res = run_one(s).and_then(|r| {
+                    let p = path(&s.key);
+                    let tmp = p.with_extension("json.tmp");
+                    std::fs::write(&tmp, serde_json::to_string_pretty(&r)?)?;
+                    std::fs::rename(&tmp, &p)?;
+                    Ok(())
+                });
+                bar.inc(1);
+                res.err().map(|e| format!("{}: {e:#}", s.key))
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    if !errors.is_empty() {
+        anyhow::bail!(
+            "{} run(s) failed (finished ones are kept in {}):\n  {}",
+            errors.len(),
+            dir.display(),
+            errors.join("\n  ")
+        );
+    }
+    let mut all = BTreeMap::new();
+    for s in specs {
+        let p = path(&s.key);
+        let text =
+            std::fs::read_to_string(&p).with_context(|| format!("cannot read {}", p.display()))?;
+        let r: RunResult = serde_json::from_str(&text)
+            .with_context(|| format!("{} is corrupt; delete it to rerun", p.display()))?;
+        all.insert(s.key.clone(), r);
+    }
+    Ok(all)
+}
