@@ -35,6 +35,10 @@ const PLOT_HEIGHT: u32 = 440;
 /// Height of one legend row in pixels.
 const LEGEND_ROW: u32 = 22;
 
+/// Largest magnitude an axis reaches: plotters' tick search hangs on spans
+/// that overflow to infinity, so absurd values are cut off here.
+const AXIS_LIMIT: f64 = 1e300;
+
 /// Distinct series colours (Tableau 10); later series get generated hues.
 const PALETTE: [RGBColor; 10] = [
     RGBColor(0x4E, 0x79, 0xA7),
@@ -275,7 +279,7 @@ fn y_range(values: impl Iterator<Item = f64>) -> Range<f64> {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
         .fold((0.0_f64, 0.0_f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
-    let (lo, hi) = ((lo * 1.1).max(-f64::MAX), (hi * 1.1).min(f64::MAX));
+    let (lo, hi) = ((lo * 1.1).max(-AXIS_LIMIT), (hi * 1.1).min(AXIS_LIMIT));
     if hi - lo > f64::EPSILON * hi.abs().max(1.0) {
         lo..hi
     } else {
@@ -331,7 +335,7 @@ fn layout(spec: &Spec) -> anyhow::Result<Layout> {
         .map(|s| short_label(s))
         .collect();
     let plot_width = match spec.categories {
-        Some(c) => (c.len() as u32 * spec.slot_px).clamp(640, 2200),
+        Some(c) => (c.len().min(10_000) as u32 * spec.slot_px).clamp(640, 2200),
         None => 720,
     };
     let width = plot_width + Y_LABEL_AREA + 2 * MARGIN + 10;
@@ -344,7 +348,7 @@ fn layout(spec: &Spec) -> anyhow::Result<Layout> {
             widest = widest.max(w);
             tallest = tallest.max(h);
         }
-        let slot = plot_width / labels.len().max(1) as u32;
+        let slot = plot_width / labels.len().clamp(1, 1 << 20) as u32;
         if widest + 6 > slot {
             (widest + 16, true)
         } else {
@@ -483,11 +487,16 @@ fn draw<DB: DrawingBackend>(
         root.draw(&tick).map_err(plot_err)?;
     }
 
+    // Every value is inside the axes except beyond AXIS_LIMIT: clamp those,
+    // since plotters overflows on pixels far outside the picture.
+    let (xr, yr) = (x_axis.range(), spec.y_range.clone());
+    let cx = |x: f64| x.clamp(xr.start, xr.end);
+    let cy = |y: f64| y.clamp(yr.start, yr.end);
     let outline = BLACK.mix(0.6).stroke_width(1);
     for shape in shapes {
         match shape {
             Shape::Bar { x, y, color } => {
-                let corners = [(x.start, y.start), (x.end, y.end)];
+                let corners = [(cx(x.start), cy(y.start)), (cx(x.end), cy(y.end))];
                 chart
                     .draw_series([
                         Rectangle::new(corners, color.filled()),
@@ -496,10 +505,9 @@ fn draw<DB: DrawingBackend>(
                     .map_err(plot_err)?;
             }
             Shape::Reference { y } => {
-                let r = x_axis.range();
                 chart
                     .draw_series(DashedLineSeries::new(
-                        [(r.start, *y), (r.end, *y)],
+                        [(xr.start, cy(*y)), (xr.end, cy(*y))],
                         8,
                         5,
                         BLACK.mix(0.8).stroke_width(2),
@@ -508,10 +516,11 @@ fn draw<DB: DrawingBackend>(
             }
             Shape::Line { points, series } => {
                 let c = color(*series);
+                let points: Vec<(f64, f64)> = points.iter().map(|&(x, y)| (cx(x), cy(y))).collect();
                 chart
                     .draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))
                     .map_err(plot_err)?;
-                for p in points {
+                for p in &points {
                     draw_marker(root, *series, chart.backend_coord(p), c)?;
                 }
             }
@@ -544,8 +553,8 @@ fn draw_marker<DB: DrawingBackend>(
 }
 
 /// Title, legend and the remaining area for the chart itself.
-fn frame<'r, DB: DrawingBackend>(
-    root: &'r DrawingArea<DB, Shift>,
+fn frame<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
     spec: &Spec,
     lay: &Layout,
 ) -> anyhow::Result<DrawingArea<DB, Shift>> {
@@ -627,6 +636,7 @@ impl ValueAxis {
             (Some(&a), _) => (a - 1.0, a + 1.0),
             _ => (0.0, 1.0),
         };
+        let (lo, hi) = (lo.max(-AXIS_LIMIT), hi.min(AXIS_LIMIT));
         let ticks = (!finite.is_empty() && finite.len() <= 12).then_some(finite);
         ValueAxis { lo, hi, ticks }
     }
@@ -651,7 +661,11 @@ impl Ranged for ValueAxis {
 
     fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
         match &self.ticks {
-            Some(t) => t.clone(),
+            Some(t) => t
+                .iter()
+                .copied()
+                .filter(|t| (self.lo..=self.hi).contains(t))
+                .collect(),
             None => RangedCoordf64::from(self.lo..self.hi).key_points(hint),
         }
     }
@@ -666,14 +680,21 @@ fn linear(v: f64, lo: f64, hi: f64, limit: (i32, i32)) -> i32 {
     let span = hi - lo;
     let t = if span > 0.0 { (v - lo) / span } else { 0.0 };
     let px = limit.0 as f64 + t * (limit.1 - limit.0) as f64;
-    px.round().clamp(i32::MIN as f64, i32::MAX as f64) as i32
+    // Far outside any picture, yet safe from overflow in plotters' arithmetic.
+    let bound = (1 << 24) as f64;
+    if px.is_nan() {
+        0
+    } else {
+        px.round().clamp(-bound, bound) as i32
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A fresh folder under the system temp folder for one test.
+    /// A fresh folder under the system temp folder for one test (removed by
+    /// the test when it passes, kept for inspection when it fails).
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!(
             "locus-plot-{}-{}-{name}",
@@ -753,6 +774,7 @@ mod tests {
         )
         .unwrap();
         check(&stem, "Speedup over baseline");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -775,6 +797,7 @@ mod tests {
         )
         .unwrap();
         check(&stem, "Speedup vs remote bandwidth");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -794,6 +817,7 @@ mod tests {
         )
         .unwrap();
         check(&stem, "Local and remote accesses");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -831,6 +855,18 @@ mod tests {
         check(&dir.join("l2"), "Hollow lines");
         stacked_bars(&dir.join("s2"), "Hollow stacks", "y", &cats, &hollow).unwrap();
         check(&dir.join("s2"), "Hollow stacks");
+        // No title, no axis labels, unnamed series.
+        let unnamed = vec![(String::new(), vec![1.0])];
+        grouped_bars(&dir.join("g3"), "", "", &cats, &unnamed, None).unwrap();
+        lines(&dir.join("l3"), "", "", "", &[1.0], &unnamed).unwrap();
+        stacked_bars(&dir.join("s3"), "", "", &cats, &unnamed).unwrap();
+        assert!(
+            std::fs::metadata(with_ext(&dir.join("s3"), "png"))
+                .unwrap()
+                .len()
+                > 0
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -872,6 +908,7 @@ mod tests {
         ];
         stacked_bars(&dir.join("s"), "NaN stacks", "y", &cats, &parts).unwrap();
         check(&dir.join("s"), "NaN stacks");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -911,5 +948,6 @@ mod tests {
         .unwrap();
         stacked_bars(&dir.join("s"), "Extreme", "y", &cats, &series).unwrap();
         check(&dir.join("s"), "Extreme");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

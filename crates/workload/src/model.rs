@@ -35,8 +35,12 @@ struct Op {
 }
 
 #[inline]
+/// A call site as a number: equal exactly for equal (file, line, column), whatever address
+/// the file name has in this build (the file pointer lands in the high half, line and column
+/// in the low half), so instruction grouping never depends on the binary's layout.
 fn site_of(loc: &'static Location<'static>) -> u64 {
-    ((loc.line() as u64) << 32) | loc.column() as u64 ^ ((loc.file().as_ptr() as u64) << 20)
+    let file = (loc.file().as_ptr() as u64).rotate_left(32);
+    file ^ (((loc.line() as u64 & 0xFFFF) << 16) | (loc.column() as u64 & 0xFFFF))
 }
 
 /// The view one thread has while it runs: its indices and the recording memory interface.

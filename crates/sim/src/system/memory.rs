@@ -20,6 +20,7 @@ impl System {
     }
 
     /// A request reaches an L2 slice.
+    #[inline(never)]
     pub(crate) fn l2_access(&mut self, id: u32) {
         let now = self.q.now();
         let mut r = self.reqs[id as usize];
@@ -134,6 +135,7 @@ impl System {
     }
 
     /// A request reaches its channel.
+    #[inline(never)]
     pub(crate) fn dram_arrive(&mut self, id: u32) {
         let now = self.q.now();
         let mut rx = self.reqs[id as usize].rx;
@@ -152,6 +154,7 @@ impl System {
     }
 
     /// Let channel `c` make progress now; schedule its completions and its next tick.
+    #[inline(never)]
     pub(crate) fn dram_tick(&mut self, c: usize) {
         let now = self.q.now();
         let mut done = std::mem::take(&mut self.done_buf);
@@ -196,6 +199,7 @@ impl System {
     }
 
     /// DRAM finished request `id`.
+    #[inline(never)]
     pub(crate) fn dram_done(&mut self, id: u32) {
         let now = self.q.now();
         let mut r = self.reqs[id as usize];
@@ -241,6 +245,7 @@ impl System {
     }
 
     /// Data for the primary request `id` reaches the slice that missed.
+    #[inline(never)]
     pub(crate) fn l2_fill(&mut self, id: u32) {
         let now = self.q.now();
         let mut r = self.reqs[id as usize];
@@ -312,6 +317,7 @@ impl System {
     }
 
     /// Data arrives at the SM's L1.
+    #[inline(never)]
     pub(crate) fn l1_fill(&mut self, id: u32) {
         let mut r = self.reqs[id as usize];
         self.net.arrive(&mut r.rx);
@@ -329,10 +335,19 @@ impl System {
             }
         }
         self.scratch_tok = toks;
+        let parked = std::mem::take(&mut self.sms[sm].mshr_waiters);
         self.retire(id);
-        // a warp may have stalled on full MSHRs
-        let now = self.q.now();
-        self.wake_sm(sm, now);
+        if parked != 0 {
+            // warps parked on full MSHRs may go now
+            let base = sm * self.max_warps;
+            for w in 0..64 {
+                if parked & (1u64 << w) != 0 {
+                    self.warps[base + w].wait_mem = false;
+                }
+            }
+            let now = self.q.now();
+            self.wake_sm(sm, now);
+        }
     }
 
     /// An atomic's response arrives at its SM.

@@ -163,6 +163,8 @@ pub(crate) struct Sm {
     pub warp_insts: u64,
     pub l1_hits: u64,
     pub l1_misses: u64,
+    /// Warps parked because the L1 MSHRs were full (bit per warp slot).
+    pub mshr_waiters: u64,
 }
 
 /// An L2 slice.
@@ -244,6 +246,7 @@ impl System {
                 warp_insts: 0,
                 l1_hits: 0,
                 l1_misses: 0,
+                mshr_waiters: 0,
             })
             .collect();
         let spn = cfg.l2.slices_per_node as u64;

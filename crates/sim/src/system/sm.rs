@@ -19,6 +19,7 @@ enum Stall {
 
 impl System {
     /// Put block `b` of `launch` on SM `sm`.
+    #[inline(never)]
     pub(crate) fn dispatch_block(
         &mut self,
         launch: &mut dyn Workload,
@@ -74,6 +75,7 @@ impl System {
     }
 
     /// Check the scoreboard for `inst` of warp `wg`.
+    #[inline(never)]
     fn stall(&self, wg: usize, inst: &WarpInst, now: Ps) -> Option<Stall> {
         let pend = &self.pend[wg * self.maxp..(wg + 1) * self.maxp];
         let mut until = 0;
@@ -130,6 +132,7 @@ impl System {
     }
 
     /// One SM cycle: issue up to `issue_width` warp instructions.
+    #[inline(never)]
     pub(crate) fn sm_tick(
         &mut self,
         sm: usize,
@@ -186,6 +189,8 @@ impl System {
                         continue;
                     }
                     Some(Stall::Until(t)) => {
+                        // nothing can change before t: later scans skip the warp cheaply
+                        self.warps[wg].ready_at = t;
                         next = next.min(t);
                         continue;
                     }
@@ -197,7 +202,10 @@ impl System {
                 {
                     // need L1 MSHRs for the worst case (every line a new miss)
                     if self.sms[sm].mshr.free() < inst.nlines as usize {
+                        // parked until an L1 fill frees an MSHR (see `l1_fill`)
                         tried_mshr_stall = true;
+                        self.warps[wg].wait_mem = true;
+                        self.sms[sm].mshr_waiters |= 1u64 << w;
                         continue;
                     }
                 }
@@ -247,6 +255,7 @@ impl System {
         } as u64)
     }
 
+    #[inline(never)]
     fn issue(
         &mut self,
         sm: usize,
@@ -398,6 +407,7 @@ impl System {
         ready
     }
 
+    #[inline(never)]
     fn issue_mem(&mut self, sm: usize, wg: usize, inst: WarpInst) {
         let now = self.q.now();
         let cyc = self.clk.period;

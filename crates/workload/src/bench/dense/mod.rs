@@ -5,11 +5,14 @@ use crate::registry::BenchSpec;
 
 pub mod cfd;
 mod common;
+pub mod dwt;
 pub mod ge;
+pub mod hs;
 pub mod hs3d;
 pub mod km;
 pub mod kmeans_transpose;
 pub mod matmul;
+pub mod mg;
 pub mod mm;
 pub mod nn;
 pub mod nw;
@@ -36,4 +39,7 @@ pub const SPECS: &[BenchSpec] = &[
     sad::SPEC,
     cfd::SPEC,
     hs3d::SPEC,
+    hs::SPEC,
+    dwt::SPEC,
+    mg::SPEC,
 ];
