@@ -342,7 +342,7 @@ impl System {
             let base = sm * self.max_warps;
             for w in 0..64 {
                 if parked & (1u64 << w) != 0 {
-                    self.warps[base + w].wait_mem = false;
+                    self.unpark(base + w);
                 }
             }
             let now = self.q.now();

@@ -165,6 +165,8 @@ pub(crate) struct Sm {
     pub l1_misses: u64,
     /// Warps parked because the L1 MSHRs were full (bit per warp slot).
     pub mshr_waiters: u64,
+    /// Warps that may issue: live, not waiting for memory, not at a barrier (bit per slot).
+    pub eligible: u64,
 }
 
 /// An L2 slice.
@@ -247,6 +249,7 @@ impl System {
                 l1_hits: 0,
                 l1_misses: 0,
                 mshr_waiters: 0,
+                eligible: 0,
             })
             .collect();
         let spn = cfg.l2.slices_per_node as u64;
@@ -342,6 +345,25 @@ impl System {
         if self.sms[sm].tick_at > t {
             self.sms[sm].tick_at = t;
             self.q.push(t, Ev::SmTick(sm as u32));
+        }
+    }
+
+    /// Mark warp `wg` as waiting for memory (not scanned until [`System::unpark`]).
+    #[inline]
+    pub(crate) fn park(&mut self, wg: usize) {
+        self.warps[wg].wait_mem = true;
+        let (sm, w) = (wg / self.max_warps, wg % self.max_warps);
+        self.sms[sm].eligible &= !(1u64 << w);
+    }
+
+    /// Warp `wg` may be able to issue again.
+    #[inline]
+    pub(crate) fn unpark(&mut self, wg: usize) {
+        let warp = &mut self.warps[wg];
+        warp.wait_mem = false;
+        if warp.live && !warp.at_barrier {
+            let (sm, w) = (wg / self.max_warps, wg % self.max_warps);
+            self.sms[sm].eligible |= 1u64 << w;
         }
     }
 

@@ -62,6 +62,7 @@ impl System {
             }
             self.sms[sm].blocks[slot].warp_slots.push(w as u16);
             self.sms[sm].order.push(w as u16);
+            self.sms[sm].eligible |= 1u64 << w;
         }
         if nw == 0 {
             // an empty block completes at once
@@ -173,11 +174,11 @@ impl System {
                     WarpSched::Lrr => (start + k) % n,
                 };
                 let w = self.sms[sm].order[i] as usize;
-                let wg = base + w;
-                let warp = &self.warps[wg];
-                if !warp.live || warp.wait_mem || warp.at_barrier {
+                if self.sms[sm].eligible & (1u64 << w) == 0 {
                     continue;
                 }
+                let wg = base + w;
+                let warp = &self.warps[wg];
                 if warp.ready_at > now {
                     next = next.min(warp.ready_at);
                     continue;
@@ -185,7 +186,7 @@ impl System {
                 let inst = self.inst(sm, wg);
                 match self.stall(wg, &inst, now) {
                     Some(Stall::Mem) => {
-                        self.warps[wg].wait_mem = true;
+                        self.park(wg);
                         continue;
                     }
                     Some(Stall::Until(t)) => {
@@ -204,7 +205,7 @@ impl System {
                     if self.sms[sm].mshr.free() < inst.nlines as usize {
                         // parked until an L1 fill frees an MSHR (see `l1_fill`)
                         tried_mshr_stall = true;
-                        self.warps[wg].wait_mem = true;
+                        self.park(wg);
                         self.sms[sm].mshr_waiters |= 1u64 << w;
                         continue;
                     }
@@ -278,6 +279,7 @@ impl System {
             InstClass::Barrier => {
                 let bs = self.warps[wg].block_slot as usize;
                 self.warps[wg].at_barrier = true;
+                self.sms[sm].eligible &= !(1u64 << (wg % self.max_warps));
                 self.sms[sm].blocks[bs].at_barrier += 1;
                 self.check_barrier(sm, bs);
             }
@@ -306,6 +308,9 @@ impl System {
                 if warp.live && warp.at_barrier {
                     warp.at_barrier = false;
                     warp.ready_at = now;
+                    if !warp.wait_mem {
+                        self.sms[sm].eligible |= 1u64 << w;
+                    }
                 }
             }
         }
@@ -319,6 +324,7 @@ impl System {
     ) -> Result<(), WorkloadError> {
         let w = wg - sm * self.max_warps;
         self.warps[wg].live = false;
+        self.sms[sm].eligible &= !(1u64 << w);
         let bs = self.warps[wg].block_slot as usize;
         if let Some(p) = self.sms[sm].order.iter().position(|&x| x as usize == w) {
             self.sms[sm].order.remove(p);
@@ -582,7 +588,7 @@ impl System {
             self.c.loads_completed += 1;
             self.c.load_latency_ps += p.ready_at - p.t0;
             let wg = slot / self.maxp;
-            self.warps[wg].wait_mem = false;
+            self.unpark(wg);
             let sm = wg / self.max_warps;
             let t = self.pend[slot].ready_at;
             self.wake_sm(sm, t);
