@@ -87,7 +87,7 @@ impl<E> EventQueue<E> {
     }
 
     #[inline]
-    fn to_ring(&mut self, e: Entry<E>) {
+    fn insert_ring(&mut self, e: Entry<E>) {
         let b = e.time >> SHIFT;
         let slot = &mut self.buckets[(b % NB) as usize];
         if b == self.cur && self.cur_sorted {
@@ -112,7 +112,7 @@ impl<E> EventQueue<E> {
             ev,
         };
         if (time >> SHIFT) < self.cur + NB {
-            self.to_ring(e);
+            self.insert_ring(e);
         } else {
             self.far.push(e);
         }
@@ -131,7 +131,7 @@ impl<E> EventQueue<E> {
             while let Some(top) = self.far.peek() {
                 if (top.time >> SHIFT) < self.cur + NB {
                     let e = self.far.pop().expect("peeked");
-                    self.to_ring(e);
+                    self.insert_ring(e);
                 } else {
                     break;
                 }

@@ -14,7 +14,14 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 /// The 20 benchmarks of Table 2 with the paper's category, and the parameters of `--quick`.
-const BENCHES: &[(&str, &str, &[(&str, &str)])] = &[
+/// (benchmark, paper category, `--quick` parameters).
+type Bench = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
+const BENCHES: &[Bench] = &[
     ("bfs", "BE", &[("scale", "12"), ("edge_factor", "8")]),
     ("dc", "BE", &[("scale", "12"), ("edge_factor", "8")]),
     (
