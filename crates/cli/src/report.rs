@@ -72,6 +72,18 @@ pub fn print_summary(r: &Report) {
             h.peak_rss_mb
         );
     }
+    if s.apps.len() > 1 {
+        for a in &s.apps {
+            println!(
+                "  app {:<12} SMs {}..{} finished at {} cycles ({} kernels)",
+                a.name,
+                a.first_sm,
+                a.first_sm + a.sms,
+                a.finish_cycles,
+                a.kernels
+            );
+        }
+    }
     for w in &s.warnings {
         println!("  warning: {w}");
     }

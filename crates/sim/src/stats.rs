@@ -215,6 +215,18 @@ pub struct ObjCounters {
     pub remote: u64,
 }
 
+/// One application of a run (a single workload, or one of a multiprogrammed mix).
+#[derive(Clone, Debug, Serialize)]
+pub struct AppStats {
+    pub name: String,
+    pub first_sm: usize,
+    pub sms: usize,
+    pub kernels: u32,
+    /// When its last kernel finished.
+    pub finish_cycles: u64,
+    pub finish_ns: f64,
+}
+
 /// Everything that is a pure function of the inputs.
 #[derive(Clone, Debug, Serialize)]
 pub struct SimStats {
@@ -229,6 +241,7 @@ pub struct SimStats {
     pub dram_row_hit_rate: f64,
     /// DRAM bandwidth used over all channels, GB/s.
     pub dram_bandwidth_gbs: f64,
+    pub apps: Vec<AppStats>,
     pub events: u64,
     /// Events handled, by kind.
     pub events_by_kind: std::collections::BTreeMap<&'static str, u64>,

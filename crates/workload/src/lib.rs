@@ -6,6 +6,7 @@ pub mod bench;
 pub mod gen;
 pub mod memory;
 pub mod model;
+pub mod offset;
 pub mod program;
 pub mod registry;
 pub mod sharing;

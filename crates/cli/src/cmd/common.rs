@@ -54,6 +54,10 @@ pub struct WorkloadArgs {
     /// An Accel-Sim trace: its folder or its kernelslist.g.
     #[arg(long, short = 't')]
     pub trace: Option<PathBuf>,
+    /// Several built-in workloads run at once, the i-th alone on node i (multiprogrammed,
+    /// CODA Fig. 13), e.g. `--apps bfs,km,nn,hs3d`; each with its default parameters.
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["workload", "trace"])]
+    pub apps: Vec<String>,
     /// Seed of the workload's input generator.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -73,6 +77,27 @@ impl WorkloadArgs {
             m.insert(k.trim().to_string(), v.trim().to_string());
         }
         Ok(m)
+    }
+
+    /// Build the co-running applications of `--apps` (empty when not given).
+    pub fn build_apps(&self) -> Result<Vec<Box<dyn Workload>>> {
+        let mut out: Vec<Box<dyn Workload>> = Vec::new();
+        let mut objs = 0usize;
+        for (i, name) in self.apps.iter().enumerate() {
+            let w = locus_workload::registry::build(
+                name.trim(),
+                &BTreeMap::new(),
+                self.seed + i as u64,
+            )?;
+            let n = locus_workload::Workload::objects(&w).len();
+            out.push(Box::new(locus_workload::offset::Offset::new(
+                Box::new(w),
+                i as u32,
+                objs as u16,
+            )));
+            objs += n;
+        }
+        Ok(out)
     }
 
     /// Build the workload.

@@ -30,7 +30,12 @@ pub struct RunArgs {
 
 pub fn run(a: RunArgs) -> Result<()> {
     let cfg = a.machine.config()?;
-    let mut w = a.workload.build()?;
+    let mut apps = a.workload.build_apps()?;
+    let mut w = if apps.is_empty() {
+        Some(a.workload.build()?)
+    } else {
+        None
+    };
     let mut sys = locus_sim::System::new(&cfg);
     let start = Instant::now();
     let mut bar: Option<ProgressBar> = None;
@@ -58,7 +63,16 @@ pub fn run(a: RunArgs) -> Result<()> {
             p.l1_requests
         ));
     };
-    let mut report = sys.run(&mut *w, &mut progress)?;
+    let mut report = match w.as_mut() {
+        Some(w) => sys.run(&mut **w, &mut progress)?,
+        None => {
+            let mut refs: Vec<&mut dyn locus_workload::Workload> = apps
+                .iter_mut()
+                .map(|b| &mut **b as &mut dyn locus_workload::Workload)
+                .collect();
+            sys.run_multi(&mut refs, &mut progress)?
+        }
+    };
     if let Some(b) = &bar {
         b.finish_and_clear();
     }

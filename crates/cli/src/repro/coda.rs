@@ -125,7 +125,41 @@ fn spec(
         preset: preset.to_string(),
         sets: sets.iter().map(|s| s.to_string()).collect(),
         sharing: false,
+        apps: Vec::new(),
     }
+}
+
+/// Fig. 13 mixes: one benchmark from each of four categories (block-exclusive,
+/// core-exclusive, majority = block- or core-majority, sharing), drawn with a fixed seed
+/// (spec A18).
+fn mixes(quick: bool) -> Vec<Vec<&'static str>> {
+    let pick = |cat: &[&str]| -> Vec<&'static str> {
+        BENCHES
+            .iter()
+            .filter(|b| {
+                cat.contains(&b.1)
+                    && available(b.0)
+                    && (!quick || QUICK.contains(&b.0) || b.0 == "cc")
+            })
+            .map(|b| b.0)
+            .collect()
+    };
+    let cats = [
+        pick(&["BE"]),
+        pick(&["CE"]),
+        pick(&["BM", "CM"]),
+        pick(&["Sharing"]),
+    ];
+    let mut rng = locus_workload::gen::rng::Rng::new(13);
+    let n = if quick { 1 } else { 4 };
+    (0..n)
+        .map(|_| {
+            cats.iter()
+                .filter(|c| !c.is_empty())
+                .map(|c| c[rng.below(c.len() as u64) as usize])
+                .collect()
+        })
+        .collect()
 }
 
 /// Everything the reproduction runs.
@@ -174,6 +208,31 @@ fn plan(quick: bool) -> (Vec<RunSpec>, Vec<(&'static str, &'static str)>) {
                 &[],
             ));
             specs.push(spec(format!("pr-{g}-coda"), "pr", p, "coda-4gpu-coda", &[]));
+        }
+    }
+    for (m, mix) in mixes(quick).into_iter().enumerate() {
+        let apps: Vec<(String, Vec<(String, String)>)> = mix
+            .iter()
+            .map(|b| {
+                let qp = BENCHES
+                    .iter()
+                    .find(|x| x.0 == *b)
+                    .map(|x| x.2)
+                    .unwrap_or(&[]);
+                (b.to_string(), params(quick, qp))
+            })
+            .collect();
+        for (ck, pol) in [("fgp", "fgp"), ("cgp", "first-touch")] {
+            let mut s = spec(
+                format!("mix{m}-{ck}"),
+                "single-load",
+                Vec::new(),
+                "coda-4gpu",
+                &[],
+            );
+            s.sets = vec![format!("placement.policy={pol}")];
+            s.apps = apps.clone();
+            specs.push(s);
         }
     }
     (specs, benches)
@@ -559,6 +618,60 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
         Some(1.0),
     )?;
 
+    // ---- Fig. 13
+    writeln!(md, "\n## Fig. 13: multiprogrammed mixes, one application per GPU, node-local CGP over FGP-Only\n")?;
+    writeln!(
+        md,
+        "| mix | applications | per-application speedup | mean |\n|---|---|---|---|"
+    )?;
+    let mut f13 = Vec::new();
+    let mut f13_all_win = true;
+    let mut m = 0;
+    while let (Some(f), Some(c)) = (get(format!("mix{m}-fgp")), get(format!("mix{m}-cgp"))) {
+        let sp: Vec<f64> = f
+            .app_finish
+            .iter()
+            .zip(&c.app_finish)
+            .map(|(a, b)| {
+                if b.1 == 0 {
+                    f64::NAN
+                } else {
+                    a.1 as f64 / b.1 as f64
+                }
+            })
+            .collect();
+        f13_all_win &= sp.iter().all(|&x| x > 1.0);
+        let names: Vec<String> = f.app_finish.iter().map(|a| a.0.clone()).collect();
+        let mean_sp = mean(&sp);
+        f13.push(mean_sp);
+        writeln!(
+            md,
+            "| {m} | {} | {} | {mean_sp:.2} |",
+            names.join(", "),
+            sp.iter()
+                .map(|x| format!("{x:.2}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )?;
+        m += 1;
+    }
+    writeln!(
+        md,
+        "\nPaper: CGP-Only (node-local) beats FGP-Only in all four mixes."
+    )?;
+    if !f13.is_empty() {
+        plot::grouped_bars(
+            &out.join("fig13_multiprogrammed"),
+            "Fig. 13: node-local CGP over FGP-Only, per mix",
+            "mean per-application speedup",
+            &(0..f13.len())
+                .map(|i| format!("mix{i}"))
+                .collect::<Vec<_>>(),
+            &[("CGP (node-local)".into(), f13.clone())],
+            Some(1.0),
+        )?;
+    }
+
     // ---- headline table
     let be = by_cat.get("BE").map(|v| mean(v)).unwrap_or(f64::NAN);
     let ce = by_cat.get("CE").map(|v| mean(v)).unwrap_or(f64::NAN);
@@ -660,11 +773,25 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
             format!("{sad_aff:.2}x"),
             if sad_aff < 1.0 { "yes (slower)" } else { "no" },
         ),
+        (
+            "multiprogrammed: node-local CGP beats FGP",
+            "every mix".into(),
+            format!(
+                "{} of {} mixes (every application faster: {})",
+                f13.iter().filter(|&&x| x > 1.0).count(),
+                f13.len(),
+                if f13_all_win { "yes" } else { "no" }
+            ),
+            if !f13.is_empty() && f13.iter().all(|&x| x > 1.0) {
+                "yes"
+            } else {
+                "no"
+            },
+        ),
     ];
     for (a, b, c, d) in rows {
         writeln!(head, "| {a} | {b} | {c} | {d} |")?;
     }
-    writeln!(head, "\nNot reproduced here: Fig. 13 (multiprogrammed mixes) needs concurrent applications pinned to GPUs, which Locus does not run yet.\n")?;
     let report = format!(
         "{}\n{}\n{}",
         md.lines().take(2).collect::<Vec<_>>().join("\n"),

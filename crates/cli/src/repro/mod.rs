@@ -23,6 +23,9 @@ pub struct RunSpec {
     pub sets: Vec<String>,
     /// Page-sharing analysis instead of a timing simulation.
     pub sharing: bool,
+    /// Co-running applications (workload, parameters), the i-th alone on node i; when
+    /// non-empty, `bench` and `params` are ignored.
+    pub apps: Vec<(String, Vec<(String, String)>)>,
 }
 
 /// What a reproduction keeps of a run.
@@ -44,12 +47,28 @@ pub struct RunResult {
     pub l1_requests: u64,
     /// Page sharing (analysis runs).
     pub sharing: Option<locus_workload::sharing::SharingReport>,
+    /// Finishing cycle of each co-running application (multiprogrammed runs).
+    #[serde(default)]
+    pub app_finish: Vec<(String, u64)>,
 }
 
 fn run_one(s: &RunSpec) -> Result<RunResult> {
     let params: BTreeMap<String, String> = s.params.iter().cloned().collect();
     let cfg = locus_sim::preset::load(Some(&s.preset), None, &s.sets)?;
-    let mut w = locus_workload::registry::build(&s.bench, &params, 1)?;
+    let bench = if s.apps.is_empty() {
+        s.bench.as_str()
+    } else {
+        "single-load"
+    };
+    let mut w = locus_workload::registry::build(
+        bench,
+        &if s.apps.is_empty() {
+            params
+        } else {
+            BTreeMap::new()
+        },
+        1,
+    )?;
     if s.sharing {
         let sys = locus_sim::System::new(&cfg);
         let spn = cfg.system.sms_per_node as u64;
@@ -68,7 +87,28 @@ fn run_one(s: &RunSpec) -> Result<RunResult> {
             ..Default::default()
         });
     }
-    let r = locus_sim::simulate(&cfg, &mut w)?;
+    let r = if s.apps.is_empty() {
+        locus_sim::simulate(&cfg, &mut w)?
+    } else {
+        let mut boxes: Vec<Box<dyn locus_workload::Workload>> = Vec::new();
+        let mut objs = 0u16;
+        for (i, (name, p)) in s.apps.iter().enumerate() {
+            let p: BTreeMap<String, String> = p.iter().cloned().collect();
+            let a = locus_workload::registry::build(name, &p, 1 + i as u64)?;
+            let n = locus_workload::Workload::objects(&a).len() as u16;
+            boxes.push(Box::new(locus_workload::offset::Offset::new(
+                Box::new(a),
+                i as u32,
+                objs,
+            )));
+            objs += n;
+        }
+        let mut refs: Vec<&mut dyn locus_workload::Workload> = boxes
+            .iter_mut()
+            .map(|b| &mut **b as &mut dyn locus_workload::Workload)
+            .collect();
+        locus_sim::System::new(&cfg).run_multi(&mut refs, &mut |_| {})?
+    };
     let t = &r.sim.total;
     let c = &t.counters;
     Ok(RunResult {
@@ -87,6 +127,12 @@ fn run_one(s: &RunSpec) -> Result<RunResult> {
         host_seconds: r.host.as_ref().map(|h| h.seconds).unwrap_or(0.0),
         l1_requests: c.l1_requests,
         sharing: None,
+        app_finish: r
+            .sim
+            .apps
+            .iter()
+            .map(|a| (a.name.clone(), a.finish_cycles))
+            .collect(),
     })
 }
 

@@ -1,16 +1,15 @@
 //! Running a workload: launch by launch, placement analysis (CODA), block scheduling, the
 //! event loop, the kernel boundary, and the final report.
 
-use super::{Ev, System};
+use super::{App, Ev, System};
 use crate::config::PlacementPolicy;
 use crate::error::SimError;
 use crate::placement::{coda, ObjPlacement};
 use crate::scheduling::BlockScheduler;
 use crate::stats::{
-    Counters, DramStats, HostStats, KernelStats, LinkStats, NodeStats, ObjCounters, ObjectStats,
-    Report, SimStats, Summary, SCHEMA_VERSION,
+    DramStats, HostStats, KernelStats, LinkStats, NodeStats, ObjCounters, ObjectStats, Report,
+    SimStats, Summary, SCHEMA_VERSION,
 };
-use locus_engine::Ps;
 use locus_workload::{sharing::occupancy, KernelInfo, Workload, WorkloadError};
 use std::time::Instant;
 
@@ -33,33 +32,64 @@ impl System {
         occupancy(k, s.max_blocks, s.max_threads, s.registers, s.smem_bytes).min(by_warps)
     }
 
-    /// Give free SM slots their next blocks.
-    pub(crate) fn fill_sms(&mut self, launch: &mut dyn Workload) -> Result<(), WorkloadError> {
-        let Some(mut sched) = self.sched.take() else {
+    /// Give the free SM slots of application `a` their next blocks.
+    pub(crate) fn fill_app(&mut self, a: usize, w: &mut dyn Workload) -> Result<(), WorkloadError> {
+        let Some(mut sched) = self.apps[a].sched.take() else {
             return Ok(());
         };
+        let (first, count) = (self.apps[a].first_sm, self.apps[a].sms);
         let mut buf = std::mem::take(&mut self.dispatch_buf);
         buf.clear();
-        sched.dispatch(&mut self.free_slots, self.cfg.system.sms_per_node, &mut buf);
-        self.sched = Some(sched);
+        sched.dispatch(
+            &mut self.free_slots[first..first + count],
+            self.cfg.system.sms_per_node,
+            &mut buf,
+        );
+        self.apps[a].sched = Some(sched);
         for &(b, sm) in &buf {
-            self.dispatch_block(launch, b, sm)?;
+            self.dispatch_block(w, b, first + sm)?;
         }
         self.dispatch_buf = buf;
         Ok(())
     }
 
+    /// A block of application `a` finished on one of its SMs.
+    pub(crate) fn app_block_done(
+        &mut self,
+        a: usize,
+        ws: &mut [&mut dyn Workload],
+    ) -> Result<(), WorkloadError> {
+        self.apps[a].live_blocks -= 1;
+        self.apps[a].blocks_done += 1;
+        self.fill_app(a, &mut *ws[a])?;
+        let app = &self.apps[a];
+        let launch_done =
+            app.sched.as_ref().is_some_and(|s| s.remaining() == 0) && app.live_blocks == 0;
+        if self.apps.len() > 1 && launch_done {
+            // co-running applications: each moves on at its own kernel boundary
+            self.finish_launch(a);
+            let (first, count) = (self.apps[a].first_sm, self.apps[a].sms);
+            for sm in &mut self.sms[first..first + count] {
+                sm.l1.clear();
+            }
+            self.next_app_launch(a, &mut *ws[a]).map_err(|e| match e {
+                SimError::Workload(w) => w,
+                other => WorkloadError::Msg(other.to_string()),
+            })?;
+        }
+        Ok(())
+    }
+
     fn event_loop(
         &mut self,
-        launch: &mut dyn Workload,
+        ws: &mut [&mut dyn Workload],
         progress: &mut dyn FnMut(&Progress),
-        p: &mut Progress,
     ) -> Result<(), SimError> {
         let mut n: u64 = 0;
         while let Some((_, ev)) = self.q.pop() {
             self.ev_counts[ev.index()] += 1;
             match ev {
-                Ev::SmTick(sm) => self.sm_tick(sm as usize, launch)?,
+                Ev::SmTick(sm) => self.sm_tick(sm as usize, ws)?,
                 Ev::L2Access(id) => self.l2_access(id),
                 Ev::DramArrive(id) => self.dram_arrive(id),
                 Ev::DramTick(c) => self.dram_tick_event(c as usize),
@@ -71,23 +101,31 @@ impl System {
             }
             n += 1;
             if n & 0xFFFF == 0 {
-                p.blocks_done = self.c.blocks;
-                p.sim_ns = self.q.now() as f64 / 1000.0;
-                p.l1_requests = self.c.l1_requests;
-                progress(p);
+                progress(&self.progress());
             }
         }
         Ok(())
     }
 
-    /// Run one launch to completion (all blocks done, all requests drained, boundary
-    /// actions applied).
-    fn run_launch(
+    fn progress(&self) -> Progress {
+        let a = &self.apps[0];
+        Progress {
+            kernel: a.index.saturating_sub(1),
+            kernel_name: a.info.as_ref().map(|i| i.name.clone()).unwrap_or_default(),
+            blocks_done: a.blocks_done,
+            blocks_total: a.info.as_ref().map(|i| i.num_blocks()).unwrap_or(0),
+            sim_ns: self.q.now() as f64 / 1000.0,
+            l1_requests: self.c.l1_requests,
+        }
+    }
+
+    /// Make launch `info` of application `a` current: occupancy, CODA placement analysis,
+    /// scheduler, first blocks.
+    fn start_launch(
         &mut self,
-        launch: &mut dyn Workload,
+        a: usize,
+        w: &mut dyn Workload,
         info: KernelInfo,
-        index: u32,
-        progress: &mut dyn FnMut(&Progress),
     ) -> Result<(), SimError> {
         let bps = self.blocks_per_sm(&info);
         if bps == 0 {
@@ -106,7 +144,7 @@ impl System {
                 .collect();
             if undecided.iter().any(|&u| u) {
                 let ds = coda::analyze(
-                    launch,
+                    w,
                     &info,
                     &objs,
                     &undecided,
@@ -121,75 +159,104 @@ impl System {
                 }
             }
         }
-        let start: Ps = self.q.now();
-        let before: Counters = self.c;
-        self.sched = Some(BlockScheduler::new(
+        let app = &mut self.apps[a];
+        app.sched = Some(BlockScheduler::new(
             &self.cfg.scheduling,
             info.num_blocks(),
-            self.cfg.system.nodes,
+            app.nodes,
             spn,
             nbpg,
         ));
-        for f in &mut self.free_slots {
+        app.start = self.q.now();
+        app.before = self.c;
+        app.bps = bps;
+        app.blocks_done = 0;
+        app.index += 1;
+        app.info = Some(info);
+        let (first, count) = (app.first_sm, app.sms);
+        for f in &mut self.free_slots[first..first + count] {
             *f = bps;
         }
-        let mut p = Progress {
-            kernel: index,
-            kernel_name: info.name.clone(),
-            blocks_done: 0,
-            blocks_total: info.num_blocks(),
-            sim_ns: start as f64 / 1000.0,
-            l1_requests: self.c.l1_requests,
-        };
-        let blocks_before = self.c.blocks;
-        self.fill_sms(launch)?;
-        self.event_loop(launch, progress, &mut p)?;
-        let done = self.c.blocks - blocks_before;
-        if done != info.num_blocks() || self.live_blocks != 0 {
-            return Err(SimError::Config(format!(
-                "kernel {} stalled: {done} of {} blocks finished (a warp waits forever: check the workload's barriers)",
-                info.name,
-                info.num_blocks()
-            )));
-        }
-        self.kernel_boundary();
-        self.event_loop(launch, progress, &mut p)?;
-        self.sched = None;
-        let end = self.q.now();
-        let diff = self.c.since(&before);
-        self.kernels.push(KernelStats {
-            index,
-            name: info.name.clone(),
-            grid: [info.grid.x, info.grid.y, info.grid.z],
-            block: [info.block.x, info.block.y, info.block.z],
-            blocks_per_sm: bps,
-            start_ns: start as f64 / 1000.0,
-            summary: Summary::new(&diff, end - start, self.clk.period),
-        });
-        p.blocks_done = info.num_blocks();
-        p.sim_ns = end as f64 / 1000.0;
-        progress(&p);
+        self.fill_app(a, w)?;
         Ok(())
     }
 
-    /// Run workload `w` to completion and build the report.
-    pub fn run(
+    /// Record the statistics of application `a`'s current launch.
+    fn finish_launch(&mut self, a: usize) {
+        let app = &mut self.apps[a];
+        let Some(info) = app.info.take() else { return };
+        app.sched = None;
+        let end = self.q.now();
+        let diff = self.c.since(&app.before);
+        let name = if self.apps.len() > 1 {
+            format!("{}:{}", self.app_names[a], info.name)
+        } else {
+            info.name.clone()
+        };
+        let app = &self.apps[a];
+        self.kernels.push(KernelStats {
+            index: app.index - 1,
+            name,
+            grid: [info.grid.x, info.grid.y, info.grid.z],
+            block: [info.block.x, info.block.y, info.block.z],
+            blocks_per_sm: app.bps,
+            start_ns: app.start as f64 / 1000.0,
+            summary: Summary::new(&diff, end - app.start, self.clk.period),
+        });
+    }
+
+    /// Begin the next launch of co-running application `a`, or mark it finished.
+    fn next_app_launch(&mut self, a: usize, w: &mut dyn Workload) -> Result<(), SimError> {
+        let max = self.cfg.run.max_kernels;
+        let next = if max == 0 || self.apps[a].index < max {
+            w.begin_launch()?
+        } else {
+            None
+        };
+        match next {
+            Some(info) => self.start_launch(a, w, info),
+            None => {
+                self.apps[a].finish = self.q.now();
+                self.apps[a].done = true;
+                Ok(())
+            }
+        }
+    }
+
+    /// Run one launch of the single application to completion (all blocks done, all
+    /// requests drained, boundary actions applied).
+    fn run_launch(
         &mut self,
         w: &mut dyn Workload,
+        info: KernelInfo,
         progress: &mut dyn FnMut(&Progress),
-    ) -> Result<Report, SimError> {
-        let t_host = Instant::now();
-        self.objects = w.objects().to_vec();
+    ) -> Result<(), SimError> {
+        let total = info.num_blocks();
+        let name = info.name.clone();
+        self.start_launch(0, w, info)?;
+        let mut ws = [w];
+        self.event_loop(&mut ws, progress)?;
+        if self.apps[0].blocks_done != total || self.apps[0].live_blocks != 0 {
+            return Err(SimError::Config(format!(
+                "kernel {name} stalled: {} of {total} blocks finished (a warp waits forever: check the workload's barriers)",
+                self.apps[0].blocks_done
+            )));
+        }
+        self.kernel_boundary();
+        self.event_loop(&mut ws, progress)?;
+        self.finish_launch(0);
+        progress(&self.progress());
+        Ok(())
+    }
+
+    fn set_objects(&mut self, objs: Vec<locus_workload::DataObject>) {
+        self.objects = objs;
         self.objects.sort_by_key(|o| o.base);
         self.placement.set_objects(&self.objects);
         self.obj = vec![ObjCounters::default(); self.objects.len()];
-        let mut index = 0u32;
-        let max = self.cfg.run.max_kernels;
-        while max == 0 || index < max {
-            let Some(info) = w.begin_launch()? else { break };
-            self.run_launch(w, info, index, progress)?;
-            index += 1;
-        }
+    }
+
+    fn check_end(&self) -> Result<(), SimError> {
         if self.live_reqs != 0 {
             return Err(SimError::Config(format!(
                 "internal: {} requests never completed",
@@ -202,8 +269,12 @@ impl System {
                 self.placement.stats.pages_oom
             )));
         }
+        Ok(())
+    }
+
+    fn report(&self, name: &str, warnings: Vec<String>, t_host: Instant) -> Report {
         let secs = t_host.elapsed().as_secs_f64().max(1e-9);
-        let sim = self.sim_stats(w.warnings());
+        let sim = self.sim_stats(warnings);
         let host = HostStats {
             seconds: secs,
             l1_requests_per_sec: self.c.l1_requests as f64 / secs,
@@ -211,14 +282,81 @@ impl System {
             events_per_sec: self.q.popped() as f64 / secs,
             peak_rss_mb: crate::stats::peak_rss_mb(),
         };
-        Ok(Report {
+        Report {
             schema_version: SCHEMA_VERSION,
             preset: self.cfg.system.name.clone(),
-            workload: w.name().to_string(),
+            workload: name.to_string(),
             config: self.cfg.clone(),
             sim,
             host: Some(host),
-        })
+        }
+    }
+
+    /// Run workload `w` on the whole machine to completion and build the report.
+    pub fn run(
+        &mut self,
+        w: &mut dyn Workload,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<Report, SimError> {
+        let t_host = Instant::now();
+        self.set_objects(w.objects().to_vec());
+        self.apps = vec![App::new(0, self.sms.len(), self.cfg.system.nodes)];
+        self.app_names = vec![w.name().to_string()];
+        let max = self.cfg.run.max_kernels;
+        while max == 0 || self.apps[0].index < max {
+            let Some(info) = w.begin_launch()? else { break };
+            self.run_launch(w, info, progress)?;
+        }
+        self.apps[0].finish = self.q.now();
+        self.check_end()?;
+        Ok(self.report(w.name(), w.warnings(), t_host))
+    }
+
+    /// Run several applications at once, application `i` alone on node `i` (CODA Fig. 13's
+    /// multiprogrammed mixes). Each application moves from kernel to kernel on its own; the
+    /// report's `apps` section gives each one's finishing time.
+    pub fn run_multi(
+        &mut self,
+        ws: &mut [&mut dyn Workload],
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<Report, SimError> {
+        let t_host = Instant::now();
+        let n = self.cfg.system.nodes as usize;
+        if ws.is_empty() || ws.len() > n {
+            return Err(SimError::Config(format!(
+                "{} applications for {n} nodes: give 1 to {n}",
+                ws.len()
+            )));
+        }
+        let mut objs = Vec::new();
+        for w in ws.iter() {
+            objs.extend_from_slice(w.objects());
+        }
+        self.set_objects(objs);
+        let spn = self.cfg.system.sms_per_node as usize;
+        self.apps = (0..ws.len()).map(|i| App::new(i * spn, spn, 1)).collect();
+        self.app_names = ws.iter().map(|w| w.name().to_string()).collect();
+        for (i, sm) in self.sms.iter().enumerate() {
+            self.app_of_sm[i] = (sm.node as usize).min(ws.len().saturating_sub(1)) as u8;
+        }
+        for a in 0..ws.len() {
+            self.next_app_launch(a, &mut *ws[a])?;
+        }
+        self.event_loop(ws, progress)?;
+        for (a, app) in self.apps.iter().enumerate() {
+            if !app.done {
+                return Err(SimError::Config(format!(
+                    "application {} stalled before finishing",
+                    self.app_names[a]
+                )));
+            }
+        }
+        self.kernel_boundary();
+        self.event_loop(ws, progress)?;
+        self.check_end()?;
+        let warnings = ws.iter().flat_map(|w| w.warnings()).collect();
+        let name = self.app_names.join("+");
+        Ok(self.report(&name, warnings, t_host))
     }
 
     fn sim_stats(&self, warnings: Vec<String>) -> SimStats {
@@ -341,6 +479,19 @@ impl System {
             coda_decisions: self.decisions.clone(),
             dram_row_hit_rate: all.row_hit_rate,
             dram_bandwidth_gbs: all.bandwidth_gbs,
+            apps: self
+                .apps
+                .iter()
+                .zip(&self.app_names)
+                .map(|(a, n)| crate::stats::AppStats {
+                    name: n.clone(),
+                    first_sm: a.first_sm,
+                    sms: a.sms,
+                    kernels: a.index,
+                    finish_cycles: a.finish / self.clk.period,
+                    finish_ns: a.finish as f64 / 1000.0,
+                })
+                .collect(),
             events: self.q.popped(),
             events_by_kind: super::Ev::NAMES
                 .iter()

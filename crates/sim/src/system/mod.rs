@@ -178,6 +178,45 @@ pub(crate) struct Slice {
     pub misses: u64,
 }
 
+/// An application and the state of its current launch. A single workload is one
+/// application on every SM; co-running applications each own one node's SMs.
+pub(crate) struct App {
+    pub first_sm: usize,
+    pub sms: usize,
+    pub nodes: u32,
+    pub sched: Option<crate::scheduling::BlockScheduler>,
+    pub info: Option<locus_workload::KernelInfo>,
+    /// Launches begun.
+    pub index: u32,
+    pub bps: u32,
+    pub live_blocks: u64,
+    pub blocks_done: u64,
+    pub start: Ps,
+    pub before: Counters,
+    pub finish: Ps,
+    pub done: bool,
+}
+
+impl App {
+    pub fn new(first_sm: usize, sms: usize, nodes: u32) -> App {
+        App {
+            first_sm,
+            sms,
+            nodes,
+            sched: None,
+            info: None,
+            index: 0,
+            bps: 0,
+            live_blocks: 0,
+            blocks_done: 0,
+            start: 0,
+            before: Counters::default(),
+            finish: 0,
+            done: false,
+        }
+    }
+}
+
 /// A DRAM channel with its overflow queue.
 pub(crate) struct Chan {
     pub ch: Channel,
@@ -211,9 +250,10 @@ pub struct System {
     pub(crate) scratch_lines: Vec<locus_workload::LineReq>,
     pub(crate) scratch_tok: Vec<u64>,
     pub(crate) done_buf: Vec<locus_dram::Completion>,
-    pub(crate) live_blocks: u64,
     pub(crate) free_slots: Vec<u32>,
-    pub(crate) sched: Option<crate::scheduling::BlockScheduler>,
+    pub(crate) apps: Vec<App>,
+    pub(crate) app_names: Vec<String>,
+    pub(crate) app_of_sm: Vec<u8>,
     pub(crate) dispatch_buf: Vec<(u64, usize)>,
     pub(crate) objects: Vec<locus_workload::DataObject>,
     pub(crate) decisions: Vec<crate::placement::coda::Decision>,
@@ -297,9 +337,10 @@ impl System {
             scratch_lines: Vec::with_capacity(64),
             scratch_tok: Vec::with_capacity(64),
             done_buf: Vec::with_capacity(64),
-            live_blocks: 0,
             free_slots: vec![0; nsm],
-            sched: None,
+            apps: vec![App::new(0, nsm, cfg.system.nodes)],
+            app_names: vec![String::new()],
+            app_of_sm: vec![0; nsm],
             dispatch_buf: Vec::new(),
             objects: Vec::new(),
             decisions: Vec::new(),

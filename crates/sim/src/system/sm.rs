@@ -67,9 +67,13 @@ impl System {
         if nw == 0 {
             // an empty block completes at once
             self.sms[sm].blocks[slot].live = false;
-            self.block_done(sm)?;
+            self.c.blocks += 1;
+            self.free_slots[sm] += 1;
+            let a = self.app_of_sm[sm] as usize;
+            self.apps[a].blocks_done += 1;
         } else {
-            self.live_blocks += 1;
+            let a = self.app_of_sm[sm] as usize;
+            self.apps[a].live_blocks += 1;
         }
         self.wake_sm(sm, now);
         Ok(())
@@ -137,7 +141,7 @@ impl System {
     pub(crate) fn sm_tick(
         &mut self,
         sm: usize,
-        launch: &mut dyn Workload,
+        ws: &mut [&mut dyn Workload],
     ) -> Result<(), WorkloadError> {
         let now = self.q.now();
         if self.sms[sm].tick_at != now {
@@ -215,7 +219,7 @@ impl System {
             }
             let Some((i, wg, inst)) = chosen else { break };
             self.sms[sm].last = i;
-            self.issue(sm, wg, inst, launch)?;
+            self.issue(sm, wg, inst, ws)?;
             issued += 1;
         }
         let cyc = self.clk.period;
@@ -262,7 +266,7 @@ impl System {
         sm: usize,
         wg: usize,
         inst: WarpInst,
-        launch: &mut dyn Workload,
+        ws: &mut [&mut dyn Workload],
     ) -> Result<(), WorkloadError> {
         let now = self.q.now();
         let cyc = self.clk.period;
@@ -275,7 +279,7 @@ impl System {
             // an EXIT that some lanes take while others go on (traces: predicated or
             // partial exits) ends only those lanes; the warp ends at its last instruction
             InstClass::Exit if !self.at_end(sm, wg) => {}
-            InstClass::Exit => return self.warp_exit(sm, wg, launch),
+            InstClass::Exit => return self.warp_exit(sm, wg, ws),
             InstClass::Barrier => {
                 let bs = self.warps[wg].block_slot as usize;
                 self.warps[wg].at_barrier = true;
@@ -320,7 +324,7 @@ impl System {
         &mut self,
         sm: usize,
         wg: usize,
-        launch: &mut dyn Workload,
+        ws: &mut [&mut dyn Workload],
     ) -> Result<(), WorkloadError> {
         let w = wg - sm * self.max_warps;
         self.warps[wg].live = false;
@@ -336,20 +340,19 @@ impl System {
         self.sms[sm].blocks[bs].warps_left -= 1;
         if self.sms[sm].blocks[bs].warps_left == 0 {
             self.sms[sm].blocks[bs].live = false;
-            self.live_blocks -= 1;
-            self.block_done(sm)?;
-            self.fill_sms(launch)?;
+            self.block_done(sm);
+            let a = self.app_of_sm[sm] as usize;
+            self.app_block_done(a, ws)?;
         } else {
             self.check_barrier(sm, bs);
         }
         Ok(())
     }
 
-    fn block_done(&mut self, sm: usize) -> Result<(), WorkloadError> {
+    fn block_done(&mut self, sm: usize) {
         self.c.blocks += 1;
         self.sms[sm].blocks_run += 1;
         self.free_slots[sm] += 1;
-        Ok(())
     }
 
     /// Translate `va` for SM `sm` (TLB timing included): (pa, mode, extra latency).
