@@ -24,6 +24,13 @@ use locus_workload::{
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+/// CODA Eq. 3: the GPU that owns byte `offset` of an object placed in chunks of `span`
+/// bytes (`span = B x N_blocks_per_GPU`, Eq. 2 without the page rounding).
+#[inline]
+pub fn eq3_node(offset: u64, span: u64, nodes: u32) -> u32 {
+    ((offset / span.max(1)) % nodes as u64) as u32
+}
+
 /// Why an object got its placement (reported in statistics).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub enum Reason {

@@ -138,7 +138,7 @@ impl Placement {
                     Some(ObjPlacement::Cgp { span, round }) => {
                         let page_start = (vpn << self.page_shift).max(o.base);
                         let rel = page_start - o.base;
-                        (Mode::Cgp, (((rel + round) / span.max(1)) % n) as u32)
+                        (Mode::Cgp, coda::eq3_node(rel + round, span, self.nodes))
                     }
                     _ => (Mode::Fgp, 0),
                 }

@@ -1,0 +1,187 @@
+//! CODA paper-derived checks (spec §8.2 and issue 3): the toy examples of Figs. 2, 3 and 6,
+//! the K-means placement, and the whole-system invariants of CODA and migration.
+
+use locus_sim::mapping::{DualModeMap, Mode};
+use locus_sim::placement::coda::{analyze, eq3_node, Reason};
+use locus_sim::placement::ObjPlacement;
+use locus_sim::scheduling::frr::Frr;
+use locus_sim::scheduling::queues::affinity;
+use locus_sim::{preset, Report};
+use locus_workload::{registry, Workload};
+use std::collections::BTreeMap;
+
+/// GPU of each of `n` blocks under fair round-robin with one slot per SM, 4 GPUs x 4 SMs.
+fn frr_gpus(n: u64) -> Vec<u32> {
+    let mut f = Frr::new(n, 4, 4);
+    let mut free = vec![1u32; 16];
+    let mut out = Vec::new();
+    f.dispatch(&mut free, 4, &mut out);
+    let mut g = vec![0; n as usize];
+    for (b, sm) in out {
+        g[b as usize] = (sm / 4) as u32;
+    }
+    g
+}
+
+/// Fig. 2: 256 B interleaving, 64 B lines, 2 lines per block, 8 blocks under FRR: only
+/// blocks 0 and 7 are fully local; affinity with N_bpg = 2 makes all 8 local.
+#[test]
+fn fig2_toy() {
+    let map = DualModeMap::new(4, 4096, 256);
+    let home = |line: u64| map.route(line * 64, Mode::Fgp).0;
+    let local = |gpu_of: &dyn Fn(u64) -> u32| -> Vec<u64> {
+        (0..8u64)
+            .filter(|&b| (2 * b..2 * b + 2).all(|l| home(l) == gpu_of(b)))
+            .collect()
+    };
+    let frr = frr_gpus(8);
+    assert_eq!(local(&|b| frr[b as usize]), vec![0, 7]);
+    assert_eq!(
+        home(8),
+        2,
+        "lines 8 and 9 live on GPU 2 while FRR runs TB 4 on GPU 0"
+    );
+    assert_eq!(frr[4], 0);
+    assert_eq!(local(&|b| affinity(b, 2, 4)).len(), 8);
+}
+
+/// Fig. 3: with 3 lines per block no schedule makes block 2 local (lines 6-7 on GPU 1,
+/// line 8 on GPU 2); Fig. 6: CODA's chunks of 12 lines (B = 3 lines, N_bpg = 4) with
+/// affinity make every access local.
+#[test]
+fn fig3_and_fig6_toys() {
+    let map = DualModeMap::new(4, 4096, 256);
+    let home = |line: u64| map.route(line * 64, Mode::Fgp).0;
+    let homes: Vec<u32> = (6..9).map(home).collect();
+    assert_eq!(homes, vec![1, 1, 2]);
+    for b in 0..16u64 {
+        let g = affinity(b, 4, 4);
+        for l in 3 * b..3 * b + 3 {
+            assert_eq!(eq3_node(l * 64, 12 * 64, 4), g, "block {b} line {l}");
+        }
+    }
+}
+
+/// K-means (spec §3.6): the AoS input gets B = blockDim x nfeatures x 4 bytes = 34,816 B,
+/// the SoA output B = blockDim x 4 bytes = 1 KB, both CGP.
+#[test]
+fn kmeans_arrays_are_placed_by_their_block_stride() {
+    let mut p = BTreeMap::new();
+    p.insert("npoints".to_string(), "8k".to_string());
+    let mut w = registry::build("kmeans-transpose", &p, 1).unwrap();
+    let objs = w.objects().to_vec();
+    let info = w.begin_launch().unwrap().unwrap();
+    let cfg = locus_sim::config::PlacementCfg::default();
+    let ds = analyze(
+        &mut w,
+        &info,
+        &objs,
+        &vec![true; objs.len()],
+        24,
+        4096,
+        128,
+        &cfg,
+    )
+    .unwrap();
+    let by_name = |n: &str| ds.iter().find(|d| objs[d.obj as usize].name == n).unwrap();
+    let input = by_name("feature_flipped_d");
+    assert_eq!(input.reason, Reason::Stride { b: 256 * 34 * 4 });
+    assert!(matches!(input.placement, ObjPlacement::Cgp { span, .. } if span == 24 * 34816));
+    let output = by_name("feature_d");
+    assert_eq!(output.reason, Reason::Stride { b: 1024 });
+}
+
+fn run(bench: &str, params: &[(&str, &str)], preset_name: &str, sets: &[&str]) -> Report {
+    let p: BTreeMap<String, String> = params
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let c = preset::load(Some(preset_name), None, &sets).unwrap();
+    let mut w = registry::build(bench, &p, 3).unwrap();
+    locus_sim::simulate(&c, &mut w).unwrap()
+}
+
+/// CODA never issues more remote accesses than FGP-Only on a block-exclusive workload.
+#[test]
+fn coda_never_more_remote_than_fgp_on_block_exclusive() {
+    for (b, p) in [
+        ("bfs", vec![("scale", "11")]),
+        ("nw", vec![("n", "256")]),
+        ("dc", vec![("scale", "11")]),
+    ] {
+        let f = run(b, &p, "coda-4gpu", &[]);
+        let c = run(b, &p, "coda-4gpu-coda", &[]);
+        let (rf, rc) = (
+            f.sim.total.counters.remote_accesses,
+            c.sim.total.counters.remote_accesses,
+        );
+        assert!(rc <= rf, "{b}: CODA {rc} remote accesses > FGP-Only {rf}");
+        assert!(
+            f.sim.total.remote_fraction > 0.6,
+            "{b}: FGP-Only is mostly remote"
+        );
+    }
+}
+
+/// Migration-based first touch never loses a page or a write: every touched page ends up
+/// mapped (migrated once, coarse-grained), and every request, stores included, completes.
+#[test]
+fn migration_never_loses_a_page_or_a_write() {
+    let r = run(
+        "vectoradd",
+        &[("n", "128k")],
+        "coda-4gpu",
+        &["placement.policy=migrate"],
+    );
+    let c = &r.sim.total.counters;
+    let pl = &r.sim.placement;
+    assert!(c.migrations > 0);
+    assert_eq!(
+        c.migrations, pl.pages_mapped,
+        "every page migrated exactly once"
+    );
+    assert_eq!(pl.pages_cgp, pl.pages_mapped);
+    assert_eq!(c.reqs_created, c.reqs_retired);
+    assert_eq!(c.load_insts, c.loads_completed);
+    // 3 arrays of 512 KB: 96 K line requests = 2 loads + 1 store per warp-line
+    assert_eq!(c.l1_requests, 3 * 128 * 1024 * 4 / 128);
+    for l in &r.sim.links {
+        assert_eq!(l.bytes_sent, l.bytes_received, "{}", l.name);
+    }
+}
+
+/// Multiprogrammed: each application runs only on its own node, and node-local placement
+/// (first touch) makes every access local.
+#[test]
+fn multiprogrammed_apps_stay_on_their_nodes() {
+    let c = preset::load(
+        Some("coda-4gpu"),
+        None,
+        &["placement.policy=first-touch".to_string()],
+    )
+    .unwrap();
+    let mut p = BTreeMap::new();
+    p.insert("n".to_string(), "64k".to_string());
+    let mut a = locus_workload::offset::Offset::new(
+        Box::new(registry::build("vectoradd", &p, 1).unwrap()),
+        0,
+        0,
+    );
+    let mut b = locus_workload::offset::Offset::new(
+        Box::new(registry::build("stream", &p, 1).unwrap()),
+        1,
+        3,
+    );
+    let mut ws: Vec<&mut dyn Workload> = vec![&mut a, &mut b];
+    let r = locus_sim::System::new(&c)
+        .run_multi(&mut ws, &mut |_| {})
+        .unwrap();
+    assert_eq!(r.sim.total.counters.remote_accesses, 0);
+    assert_eq!(r.sim.apps.len(), 2);
+    assert!(
+        r.sim.nodes[2].blocks == 0 && r.sim.nodes[3].blocks == 0,
+        "nodes without an application stay idle"
+    );
+    assert!(r.sim.nodes[0].blocks > 0 && r.sim.nodes[1].blocks > 0);
+}
