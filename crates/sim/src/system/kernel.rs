@@ -339,8 +339,8 @@ impl System {
         for (i, sm) in self.sms.iter().enumerate() {
             self.app_of_sm[i] = (sm.node as usize).min(ws.len().saturating_sub(1)) as u8;
         }
-        for a in 0..ws.len() {
-            self.next_app_launch(a, &mut *ws[a])?;
+        for (a, w) in ws.iter_mut().enumerate() {
+            self.next_app_launch(a, &mut **w)?;
         }
         self.event_loop(ws, progress)?;
         for (a, app) in self.apps.iter().enumerate() {
