@@ -154,6 +154,10 @@ pub struct L2Cfg {
     /// At each kernel boundary write back dirty remote lines and invalidate remote lines
     /// (software coherence, CODA spec A7).
     pub flush_remote_at_kernel_end: bool,
+    /// Slices sit beside the memory stacks: a local line is cached in a slice of its own
+    /// stack's group (the centralized GPU of CODA Fig. 14, spec A19), so the stack
+    /// interleave decides which slices and slice ports carry the traffic.
+    pub memory_side: bool,
 }
 
 impl Default for L2Cfg {
@@ -167,6 +171,7 @@ impl Default for L2Cfg {
             slice_gbps: 128.0,
             cache_remote: true,
             flush_remote_at_kernel_end: true,
+            memory_side: false,
         }
     }
 }
@@ -463,6 +468,12 @@ impl Config {
             return Err(format!(
                 "memory.stacks_per_node = {} / memory.stack_interleave_bytes = {}: stacks must be a power of two dividing channels_per_node ({}), interleave a power of two >= line_bytes",
                 m.stacks_per_node, m.stack_interleave_bytes, m.channels_per_node
+            ));
+        }
+        if self.l2.memory_side && self.l2.slices_per_node % m.stacks_per_node != 0 {
+            return Err(format!(
+                "l2.memory_side needs l2.slices_per_node ({}) to be a multiple of memory.stacks_per_node ({})",
+                self.l2.slices_per_node, m.stacks_per_node
             ));
         }
         if m.bytes_per_node < s.page_bytes * 64 || !p2(m.bytes_per_node) {

@@ -27,6 +27,11 @@ pub const PRESETS: &[Preset] = &[
         toml: include_str!("../../../presets/coda-4gpu-coda.toml"),
     },
     Preset {
+        name: "coda-centralized",
+        about: "CODA Fig. 14: one 16-SM GPU, 4 local HBM stacks, memory-side 4 x 1 MB L2, 128 B stack interleave",
+        toml: include_str!("../../../presets/coda-centralized.toml"),
+    },
+    Preset {
         name: "single-gpu",
         about: "one uniform 16-SM GPU with 32 HBM channels (CODA Fig. 14 centralized GPU)",
         toml: include_str!("../../../presets/single-gpu.toml"),

@@ -792,6 +792,55 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
     for (a, b, c, d) in rows {
         writeln!(head, "| {a} | {b} | {c} | {d} |")?;
     }
+    // ---- why the numbers differ, from the measurements
+    let fgp_runs: Vec<&RunResult> = benches
+        .iter()
+        .filter_map(|(b, _)| get(format!("{b}-fgp")))
+        .collect();
+    let link_util = mean(
+        &fgp_runs
+            .iter()
+            .map(|r| r.max_remote_link_util)
+            .collect::<Vec<_>>(),
+    );
+    let ipm = mean(
+        &fgp_runs
+            .iter()
+            .filter(|r| r.mem_insts > 0)
+            .map(|r| r.warp_insts as f64 / r.mem_insts as f64)
+            .collect::<Vec<_>>(),
+    );
+    let excl: Vec<f64> = benches
+        .iter()
+        .filter(|b| b.1 == "BE")
+        .filter_map(|(b, _)| {
+            get(format!("sharing-{b}"))
+                .and_then(|r| r.sharing.as_ref().map(|s| s.access_frac_one_gpu))
+        })
+        .collect();
+    let mig: Vec<(u64, u64)> = benches
+        .iter()
+        .filter_map(|(b, _)| {
+            get(format!("{b}-mig")).map(|r| {
+                (
+                    r.migrations,
+                    get(format!("{b}-fgp")).map(|f| f.cycles).unwrap_or(0),
+                )
+            })
+        })
+        .collect();
+    let mig_share = mean(
+        &mig.iter()
+            .filter(|m| m.1 > 0)
+            .map(|(n, c)| (*n as f64 * 5000.0) / (*c as f64 * 16.0))
+            .collect::<Vec<_>>(),
+    );
+    writeln!(head, "### Where Locus differs, and why (from these runs)\n")?;
+    writeln!(head, "- FGP-Only is bound by the remote network: the busiest hub port of an FGP-Only run is {:.0}% utilised on average. What a kernel loses to 75% remote traffic therefore shows in full, and CODA's gains are larger than the paper's where a benchmark streams (NN {:.1}x, SPMV {:.1}x). The arithmetic mean is pulled up by these; the geometric mean CODA speedup is {:+.1}%.", 100.0 * link_util, speedup("nn", "fgp", "coda").unwrap_or(f64::NAN), speedup("spmv", "fgp", "coda").unwrap_or(f64::NAN), 100.0 * (gm("coda") - 1.0))?;
+    writeln!(head, "- The kernel models issue {ipm:.1} warp instructions per memory instruction; compiled SASS of the same kernels issues several times more (the vectorAdd trace: 26,601 instructions for 4,689 memory instructions, 5.7), so the models are more memory-bound than the paper's MacSim/Fermi runs of real binaries. Calibrating the models' ALU work against SASS is open work.")?;
+    writeln!(head, "- Block-exclusive graph codes gain less than the paper's 1.56x because only {:.0}% of their line accesses (mean over the BE benchmarks) go to pages of one GPU: the neighbour-indexed vertex arrays (atomics and reads through `elist`) stay fine-grained and remote, as spec §3.7 prescribes.", 100.0 * mean(&excl))?;
+    writeln!(head, "- Migration-based first touch pays 5,000 cycles per page (spec A16) on runs of about a million cycles: the fault time alone is {:.0}% of the FGP-Only run time per SM on average, so migration loses here; the paper's longer runs amortise it (+7%).", 100.0 * mig_share)?;
+    writeln!(head, "- The centralized GPU (Fig. 14) has 1 TB/s of local bandwidth for 16 SMs; no benchmark concentrates enough concurrent traffic on one stack for 4 KB interleaving to lose (the paper's 1.48x); Locus models a per-stack memory-side L2 and crossbar port but no further stack-level contention.\n")?;
     let report = format!(
         "{}\n{}\n{}",
         md.lines().take(2).collect::<Vec<_>>().join("\n"),

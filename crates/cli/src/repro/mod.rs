@@ -50,6 +50,12 @@ pub struct RunResult {
     /// Finishing cycle of each co-running application (multiprogrammed runs).
     #[serde(default)]
     pub app_finish: Vec<(String, u64)>,
+    /// Utilisation of the busiest inter-node port.
+    #[serde(default)]
+    pub max_remote_link_util: f64,
+    /// Memory warp instructions (for instructions per memory instruction).
+    #[serde(default)]
+    pub mem_insts: u64,
 }
 
 fn run_one(s: &RunSpec) -> Result<RunResult> {
@@ -133,6 +139,16 @@ fn run_one(s: &RunSpec) -> Result<RunResult> {
             .iter()
             .map(|a| (a.name.clone(), a.finish_cycles))
             .collect(),
+        max_remote_link_util: r
+            .sim
+            .links
+            .iter()
+            .filter(|l| {
+                l.name.contains("hub") || (l.name.contains("->node") && !l.name.contains('.'))
+            })
+            .map(|l| l.utilization)
+            .fold(0.0, f64::max),
+        mem_insts: c.mem_insts,
     })
 }
 

@@ -9,9 +9,19 @@ use locus_engine::Ps;
 
 impl System {
     #[inline]
-    fn slice_id(&self, node: u32, line: u64) -> usize {
-        node as usize * self.cfg.l2.slices_per_node as usize
-            + self.map.slice(line << self.line_shift) as usize
+    fn slice_id(&self, node: u32, r: &Req) -> usize {
+        let spn = self.cfg.l2.slices_per_node as usize;
+        let s = if self.cfg.l2.memory_side && r.home == node {
+            // memory-side slices belong to a stack: the line's stack picks the slice group
+            let stacks = self.cfg.memory.stacks_per_node as usize;
+            let per_stack_ch = self.cfg.memory.channels_per_node as usize / stacks;
+            let group = spn / stacks;
+            let stack = r.chan as usize / per_stack_ch.max(1);
+            stack * group + (self.map.slice(r.line << self.line_shift) as usize % group.max(1))
+        } else {
+            self.map.slice(r.line << self.line_shift) as usize
+        };
+        node as usize * spn + s
     }
 
     #[inline]
@@ -32,7 +42,7 @@ impl System {
         } else {
             r.src
         };
-        let s = self.slice_id(at, r.line);
+        let s = self.slice_id(at, &r);
         let l2_lat = self.clk.cycles(self.cfg.l2.hit_latency as u64);
         self.c.l2_accesses += 1;
         match r.kind {
@@ -256,7 +266,7 @@ impl System {
         } else {
             r.src
         };
-        let s = self.slice_id(at, r.line);
+        let s = self.slice_id(at, &r);
         if self.cacheable(&r, at) {
             let dirty = r.kind == Kind::Atomic;
             if let Some(v) = self.slices[s]
