@@ -470,7 +470,7 @@ impl Config {
                 m.stacks_per_node, m.stack_interleave_bytes, m.channels_per_node
             ));
         }
-        if self.l2.memory_side && self.l2.slices_per_node % m.stacks_per_node != 0 {
+        if self.l2.memory_side && !self.l2.slices_per_node.is_multiple_of(m.stacks_per_node) {
             return Err(format!(
                 "l2.memory_side needs l2.slices_per_node ({}) to be a multiple of memory.stacks_per_node ({})",
                 self.l2.slices_per_node, m.stacks_per_node
