@@ -107,6 +107,38 @@ pub(crate) struct Req {
     pub rx: Receipts,
 }
 
+impl Req {
+    /// A request of SM `sm` (on `node`) for physical line `line` homed at `loc`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn from_sm(
+        kind: Kind,
+        sm: usize,
+        node: u32,
+        loc: &crate::mapping::Location,
+        line: u64,
+        mode: Mode,
+        bytes: u32,
+        obj: ObjId,
+        token: u64,
+    ) -> Req {
+        Req {
+            kind,
+            mode,
+            sm: sm as u32,
+            src: node,
+            home: loc.node,
+            chan: loc.channel,
+            chan_addr: loc.chan_addr,
+            line,
+            bytes,
+            obj,
+            token,
+            rx: Receipts::default(),
+        }
+    }
+}
+
 /// A warp slot of an SM.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Warp {

@@ -483,41 +483,34 @@ impl System {
                             self.c.l1_mshr_merges += 1;
                         }
                         Some(true) | None => {
-                            let id = self.new_req(Req {
-                                kind: Kind::Read,
-                                mode,
-                                sm: sm as u32,
-                                src: node,
-                                home: loc.node,
-                                chan: loc.channel,
-                                chan_addr: loc.chan_addr,
+                            let id = self.new_req(Req::from_sm(
+                                Kind::Read,
+                                sm,
+                                node,
+                                &loc,
                                 line,
-                                bytes: self.cfg.system.line_bytes,
-                                obj: lr.obj,
-                                token: tok,
-                                rx: Receipts::default(),
-                            });
+                                mode,
+                                self.cfg.system.line_bytes,
+                                lr.obj,
+                                tok,
+                            ));
                             self.q.push(ti + l1_lat + sm_l2, Ev::L2Access(id));
                         }
                     }
                 }
                 InstClass::Store => {
                     // write-through, no write-allocate: a present line stays valid (updated)
-                    self.c.l1_misses += 0;
-                    let id = self.new_req(Req {
-                        kind: Kind::Write,
-                        mode,
-                        sm: sm as u32,
-                        src: node,
-                        home: loc.node,
-                        chan: loc.channel,
-                        chan_addr: loc.chan_addr,
+                    let id = self.new_req(Req::from_sm(
+                        Kind::Write,
+                        sm,
+                        node,
+                        &loc,
                         line,
-                        bytes: self.cfg.system.line_bytes,
-                        obj: lr.obj,
-                        token: u64::MAX,
-                        rx: Receipts::default(),
-                    });
+                        mode,
+                        self.cfg.system.line_bytes,
+                        lr.obj,
+                        u64::MAX,
+                    ));
                     self.q.push(ti + l1_lat + sm_l2, Ev::L2Access(id));
                 }
                 _ => {
@@ -527,20 +520,17 @@ impl System {
                         self.pend[s].remaining += 1;
                     }
                     self.count_access(node, loc.node, lr.bytes as u64, lr.obj);
-                    let mut r = Req {
-                        kind: Kind::Atomic,
-                        mode,
-                        sm: sm as u32,
-                        src: node,
-                        home: loc.node,
-                        chan: loc.channel,
-                        chan_addr: loc.chan_addr,
+                    let mut r = Req::from_sm(
+                        Kind::Atomic,
+                        sm,
+                        node,
+                        &loc,
                         line,
-                        bytes: lr.bytes as u32,
-                        obj: lr.obj,
-                        token: tok,
-                        rx: Receipts::default(),
-                    };
+                        mode,
+                        lr.bytes as u32,
+                        lr.obj,
+                        tok,
+                    );
                     let mut t = ti + l1_lat + sm_l2;
                     if loc.node != node {
                         let b = self.net.header_bytes + r.bytes;
