@@ -2,13 +2,16 @@
 //! waiters merged onto it. Waiters live in a shared pool (linked lists), so merging
 //! allocates nothing in steady state.
 
+use rustc_hash::FxHashMap;
+
 /// MSHR file with `cap` entries; waiters are opaque `u64` tokens.
 #[derive(Clone, Debug)]
 pub struct Mshrs {
-    lines: Vec<u64>,
+    /// Line -> entry index (a hash map: an SM's 64 MSHRs are searched on every miss).
+    index: FxHashMap<u64, u32>,
+    free_entries: Vec<u32>,
     heads: Vec<u32>,
     tails: Vec<u32>,
-    used: usize,
     pool_tok: Vec<u64>,
     pool_next: Vec<u32>,
     free_pool: u32,
@@ -17,15 +20,16 @@ pub struct Mshrs {
 }
 
 const NIL: u32 = u32::MAX;
-const EMPTY: u64 = u64::MAX;
 
 impl Mshrs {
     pub fn new(cap: usize) -> Self {
+        let mut index = FxHashMap::default();
+        index.reserve(cap);
         Mshrs {
-            lines: vec![EMPTY; cap],
+            index,
+            free_entries: (0..cap as u32).rev().collect(),
             heads: vec![NIL; cap],
             tails: vec![NIL; cap],
-            used: 0,
             pool_tok: Vec::new(),
             pool_next: Vec::new(),
             free_pool: NIL,
@@ -34,14 +38,10 @@ impl Mshrs {
     }
 
     pub fn capacity(&self) -> usize {
-        self.lines.len()
+        self.heads.len()
     }
     pub fn free(&self) -> usize {
-        self.lines.len() - self.used
-    }
-
-    fn find(&self, line: u64) -> Option<usize> {
-        self.lines.iter().position(|&l| l == line)
+        self.free_entries.len()
     }
 
     fn node(&mut self, tok: u64) -> u32 {
@@ -60,33 +60,36 @@ impl Mshrs {
 
     /// Record a miss on `line` by `tok`. Returns `Some(true)` if a new entry was allocated
     /// (the caller sends the request), `Some(false)` if merged, `None` if full.
+    #[inline]
     pub fn add(&mut self, line: u64, tok: u64) -> Option<bool> {
-        if let Some(e) = self.find(line) {
+        if let Some(&e) = self.index.get(&line) {
             let n = self.node(tok);
-            let t = self.tails[e];
+            let t = self.tails[e as usize];
             self.pool_next[t as usize] = n;
-            self.tails[e] = n;
+            self.tails[e as usize] = n;
             self.merges += 1;
             return Some(false);
         }
-        let e = self.lines.iter().position(|&l| l == EMPTY)?;
+        let e = self.free_entries.pop()?;
         let n = self.node(tok);
-        self.lines[e] = line;
-        self.heads[e] = n;
-        self.tails[e] = n;
-        self.used += 1;
+        self.index.insert(line, e);
+        self.heads[e as usize] = n;
+        self.tails[e as usize] = n;
         Some(true)
     }
 
     /// Is there an entry for `line`?
     pub fn contains(&self, line: u64) -> bool {
-        self.find(line).is_some()
+        self.index.contains_key(&line)
     }
 
     /// Release the entry of `line`, appending its waiters to `out` in arrival order.
+    #[inline]
     pub fn complete(&mut self, line: u64, out: &mut Vec<u64>) {
-        let Some(e) = self.find(line) else { return };
-        let mut n = self.heads[e];
+        let Some(e) = self.index.remove(&line) else {
+            return;
+        };
+        let mut n = self.heads[e as usize];
         while n != NIL {
             out.push(self.pool_tok[n as usize]);
             let next = self.pool_next[n as usize];
@@ -94,10 +97,9 @@ impl Mshrs {
             self.free_pool = n;
             n = next;
         }
-        self.lines[e] = EMPTY;
-        self.heads[e] = NIL;
-        self.tails[e] = NIL;
-        self.used -= 1;
+        self.heads[e as usize] = NIL;
+        self.tails[e as usize] = NIL;
+        self.free_entries.push(e);
     }
 }
 

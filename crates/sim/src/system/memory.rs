@@ -345,9 +345,15 @@ impl System {
             }
         }
         self.scratch_tok = toks;
-        let parked = std::mem::take(&mut self.sms[sm].mshr_waiters);
+        let enough = self.sms[sm].mshr.free() >= self.sms[sm].mshr_need;
+        let parked = if enough {
+            std::mem::take(&mut self.sms[sm].mshr_waiters)
+        } else {
+            0
+        };
         self.retire(id);
         if parked != 0 {
+            self.sms[sm].mshr_need = usize::MAX;
             // warps parked on full MSHRs may go now
             let base = sm * self.max_warps;
             for w in 0..64 {

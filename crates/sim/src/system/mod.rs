@@ -197,6 +197,8 @@ pub(crate) struct Sm {
     pub l1_misses: u64,
     /// Warps parked because the L1 MSHRs were full (bit per warp slot).
     pub mshr_waiters: u64,
+    /// Fewest free MSHRs any parked warp needs (wake them only when that many are free).
+    pub mshr_need: usize,
     /// Warps that may issue: live, not waiting for memory, not at a barrier (bit per slot).
     pub eligible: u64,
 }
@@ -321,6 +323,7 @@ impl System {
                 l1_hits: 0,
                 l1_misses: 0,
                 mshr_waiters: 0,
+                mshr_need: usize::MAX,
                 eligible: 0,
             })
             .collect();

@@ -211,6 +211,8 @@ impl System {
                         tried_mshr_stall = true;
                         self.park(wg);
                         self.sms[sm].mshr_waiters |= 1u64 << w;
+                        let need = &mut self.sms[sm].mshr_need;
+                        *need = (*need).min(inst.nlines as usize);
                         continue;
                     }
                 }
