@@ -91,6 +91,9 @@ pub struct SmCfg {
     pub max_pending_loads: u32,
     /// Line requests the load/store unit sends to L1 per cycle.
     pub lsu_lines_per_cycle: u32,
+    /// Stores and atomics (line requests) an SM may have in flight before the issuing warp
+    /// waits: the write buffer that back-pressures fire-and-forget traffic.
+    pub max_outstanding_writes: u32,
 }
 
 impl Default for SmCfg {
@@ -110,6 +113,7 @@ impl Default for SmCfg {
             smem_latency: 24,
             max_pending_loads: 16,
             lsu_lines_per_cycle: 1,
+            max_outstanding_writes: 64,
         }
     }
 }
@@ -491,6 +495,7 @@ impl Config {
             ("sm.issue_width", sm.issue_width),
             ("sm.max_pending_loads", sm.max_pending_loads),
             ("sm.lsu_lines_per_cycle", sm.lsu_lines_per_cycle),
+            ("sm.max_outstanding_writes", sm.max_outstanding_writes),
         ] {
             if v == 0 {
                 return Err(format!("{k} = 0: must be at least 1"));

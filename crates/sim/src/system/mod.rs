@@ -199,6 +199,10 @@ pub(crate) struct Sm {
     pub mshr_waiters: u64,
     /// Fewest free MSHRs any parked warp needs (wake them only when that many are free).
     pub mshr_need: usize,
+    /// Stores and atomics sent and not yet absorbed by the L2 or memory.
+    pub writes_inflight: u32,
+    /// Warps parked on a full write buffer.
+    pub write_waiters: u64,
     /// Warps that may issue: live, not waiting for memory, not at a barrier (bit per slot).
     pub eligible: u64,
 }
@@ -324,6 +328,8 @@ impl System {
                 l1_misses: 0,
                 mshr_waiters: 0,
                 mshr_need: usize::MAX,
+                writes_inflight: 0,
+                write_waiters: 0,
                 eligible: 0,
             })
             .collect();
@@ -409,6 +415,22 @@ impl System {
             self.reqs[id as usize].rx.is_empty(),
             "retiring a request with bytes in flight"
         );
+        let r = &self.reqs[id as usize];
+        if matches!(r.kind, Kind::Write | Kind::Atomic) && r.sm != u32::MAX {
+            let sm = r.sm as usize;
+            self.sms[sm].writes_inflight -= 1;
+            let parked = std::mem::take(&mut self.sms[sm].write_waiters);
+            if parked != 0 {
+                let base = sm * self.max_warps;
+                for w in 0..64 {
+                    if parked & (1u64 << w) != 0 {
+                        self.unpark(base + w);
+                    }
+                }
+                let now = self.q.now();
+                self.wake_sm(sm, now);
+            }
+        }
         self.live_reqs -= 1;
         self.c.reqs_retired += 1;
         self.free_reqs.push(id);

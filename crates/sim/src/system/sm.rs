@@ -216,6 +216,16 @@ impl System {
                         continue;
                     }
                 }
+                if matches!(inst.class, InstClass::Store | InstClass::Atomic)
+                    && inst.space != Space::Shared
+                    && self.sms[sm].writes_inflight + inst.nlines as u32
+                        > self.cfg.sm.max_outstanding_writes
+                {
+                    // the write buffer is full: back-pressure until writes drain
+                    self.park(wg);
+                    self.sms[sm].write_waiters |= 1u64 << w;
+                    continue;
+                }
                 chosen = Some((i, wg, inst));
                 break;
             }
@@ -502,6 +512,7 @@ impl System {
                 }
                 InstClass::Store => {
                     // write-through, no write-allocate: a present line stays valid (updated)
+                    self.sms[sm].writes_inflight += 1;
                     let id = self.new_req(Req::from_sm(
                         Kind::Write,
                         sm,
@@ -522,6 +533,7 @@ impl System {
                         self.pend[s].remaining += 1;
                     }
                     self.count_access(node, loc.node, lr.bytes as u64, lr.obj);
+                    self.sms[sm].writes_inflight += 1;
                     let mut r = Req::from_sm(
                         Kind::Atomic,
                         sm,
