@@ -134,6 +134,7 @@ impl System {
             bytes,
             obj: locus_workload::NO_OBJ,
             token: u64::MAX,
+            direct: false,
             rx: Receipts::default(),
         });
         self.send_to_memory(id, node, t, true);
@@ -338,7 +339,11 @@ impl System {
         }
         let mut toks = std::mem::take(&mut self.scratch_tok);
         toks.clear();
-        self.sms[sm].mshr.complete(r.line, &mut toks);
+        if r.direct {
+            toks.push(r.token);
+        } else {
+            self.sms[sm].mshr.complete(r.line, &mut toks);
+        }
         for &t in &toks {
             if t != u64::MAX {
                 self.complete_pend(t as usize);

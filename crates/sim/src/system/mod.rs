@@ -104,6 +104,8 @@ pub(crate) struct Req {
     pub obj: ObjId,
     /// L1 MSHR token of the primary requester.
     pub token: u64,
+    /// The token is not held by an L1 MSHR: the fill completes it directly.
+    pub direct: bool,
     pub rx: Receipts,
 }
 
@@ -134,6 +136,7 @@ impl Req {
             bytes,
             obj,
             token,
+            direct: false,
             rx: Receipts::default(),
         }
     }

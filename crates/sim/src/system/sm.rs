@@ -206,18 +206,21 @@ impl System {
                     && inst.class == InstClass::Load
                 {
                     // need L1 MSHRs for the worst case (every line a new miss)
-                    if self.sms[sm].mshr.free() < inst.nlines as usize {
+                    // (an instruction wider than the whole MSHR file waits for all of it)
+                    let need = (inst.nlines as usize).min(self.sms[sm].mshr.capacity());
+                    if self.sms[sm].mshr.free() < need {
                         // parked until an L1 fill frees an MSHR (see `l1_fill`)
                         tried_mshr_stall = true;
                         self.park(wg);
                         self.sms[sm].mshr_waiters |= 1u64 << w;
-                        let need = &mut self.sms[sm].mshr_need;
-                        *need = (*need).min(inst.nlines as usize);
+                        let slot = &mut self.sms[sm].mshr_need;
+                        *slot = (*slot).min(need);
                         continue;
                     }
                 }
                 if matches!(inst.class, InstClass::Store | InstClass::Atomic)
                     && inst.space != Space::Shared
+                    && self.sms[sm].writes_inflight > 0
                     && self.sms[sm].writes_inflight + inst.nlines as u32
                         > self.cfg.sm.max_outstanding_writes
                 {
@@ -494,8 +497,8 @@ impl System {
                         Some(false) => {
                             self.c.l1_mshr_merges += 1;
                         }
-                        Some(true) | None => {
-                            let id = self.new_req(Req::from_sm(
+                        added => {
+                            let mut r = Req::from_sm(
                                 Kind::Read,
                                 sm,
                                 node,
@@ -505,7 +508,11 @@ impl System {
                                 self.cfg.system.line_bytes,
                                 lr.obj,
                                 tok,
-                            ));
+                            );
+                            // no MSHR left (an instruction wider than the MSHR file): the
+                            // request carries its waiter itself
+                            r.direct = added.is_none();
+                            let id = self.new_req(r);
                             self.q.push(ti + l1_lat + sm_l2, Ev::L2Access(id));
                         }
                     }
