@@ -185,3 +185,16 @@ fn multiprogrammed_apps_stay_on_their_nodes() {
     );
     assert!(r.sim.nodes[0].blocks > 0 && r.sim.nodes[1].blocks > 0);
 }
+
+/// NW's blocks walk the score matrix upwards (negative stride): CODA measures its chunks
+/// from the object's end (spec §3.4) and so more than halves the remote accesses.
+#[test]
+fn negative_stride_is_placed_from_the_end() {
+    let f = run("nw", &[("n", "1024")], "coda-4gpu", &[]);
+    let c = run("nw", &[("n", "1024")], "coda-4gpu-coda", &[]);
+    let (rf, rc) = (
+        f.sim.total.counters.remote_accesses,
+        c.sim.total.counters.remote_accesses,
+    );
+    assert!(2 * rc < rf, "CODA {rc} vs FGP-Only {rf}");
+}

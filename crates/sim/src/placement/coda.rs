@@ -213,18 +213,21 @@ pub fn analyze(
             continue;
         }
         let obj = &objs[o as usize];
-        let decide = |b: u64, reason: Reason| -> Decision {
-            let span = b.saturating_mul(nbpg).max(1);
+        let decide = |stride: i64, reason: Reason| -> Decision {
+            let span = stride.unsigned_abs().saturating_mul(nbpg).max(1);
+            let from_end = stride < 0;
             let placement = match cfg.rounding {
                 CodaRounding::PerPageMajority => ObjPlacement::Cgp {
                     span,
                     round: page_bytes / 2,
+                    from_end,
                 },
                 CodaRounding::PaperRoundup => {
                     let chunk = span.min(4096).div_ceil(page_bytes) * page_bytes;
                     ObjPlacement::Cgp {
                         span: chunk,
                         round: 0,
+                        from_end,
                     }
                 }
             };
@@ -246,7 +249,7 @@ pub fn analyze(
         if let Some(h) = hints.iter().find(|h| h.obj == o) {
             if h.cv <= cfg.cv_max && h.bytes_per_block >= 1.0 {
                 out.push(decide(
-                    h.bytes_per_block.round() as u64,
+                    h.bytes_per_block.round() as i64,
                     Reason::Profiled {
                         b: h.bytes_per_block.round() as u64,
                         cv: h.cv,
@@ -260,7 +263,7 @@ pub fn analyze(
         let (bx, shared_x) = sx.get(&o).copied().unwrap_or((None, false));
         let d = match (&sy, bx) {
             (None, Some(b)) => decide(
-                b.unsigned_abs(),
+                b,
                 Reason::Stride {
                     b: b.unsigned_abs(),
                 },
@@ -274,7 +277,7 @@ pub fn analyze(
                 let (by, shared_y) = sy.get(&o).copied().unwrap_or((None, false));
                 match (bx, by) {
                     (Some(x), Some(y)) if y == x * gx as i64 => decide(
-                        x.unsigned_abs(),
+                        x,
                         Reason::Stride {
                             b: x.unsigned_abs(),
                         },
@@ -284,7 +287,7 @@ pub fn analyze(
                         if b == 0 {
                             fgp(Reason::NonLinear2d)
                         } else {
-                            decide(b, Reason::Stride { b })
+                            decide(b as i64, Reason::Stride { b })
                         }
                     }
                     (None, None) if shared_x && shared_y => fgp(Reason::Shared),
@@ -324,7 +327,8 @@ mod tests {
                 x.placement,
                 ObjPlacement::Cgp {
                     span: 24 * 1024,
-                    round: 2048
+                    round: 2048,
+                    from_end: false
                 }
             );
         }

@@ -33,8 +33,14 @@ pub struct Pte {
 pub enum ObjPlacement {
     /// Fine-grain striped (shared, irregular, small or unknown data).
     Fgp,
-    /// Coarse pages: page at offset `o` goes to node `((o + round) / span) mod N`.
-    Cgp { span: u64, round: u64 },
+    /// Coarse pages: page at offset `o` goes to node `((o + round) / span) mod N`, `o`
+    /// measured from the object's end when its blocks walk it downwards (a negative
+    /// runtime-constant stride, spec §3.4: NW's anti-diagonal tiles).
+    Cgp {
+        span: u64,
+        round: u64,
+        from_end: bool,
+    },
 }
 
 /// Placement counters.
@@ -135,9 +141,17 @@ impl Placement {
                     return (Mode::Fgp, 0);
                 };
                 match self.decisions[obj as usize] {
-                    Some(ObjPlacement::Cgp { span, round }) => {
-                        let page_start = (vpn << self.page_shift).max(o.base);
-                        let rel = page_start - o.base;
+                    Some(ObjPlacement::Cgp {
+                        span,
+                        round,
+                        from_end,
+                    }) => {
+                        let rel = if from_end {
+                            let end = o.base + o.bytes;
+                            end.saturating_sub(((vpn + 1) << self.page_shift).min(end))
+                        } else {
+                            (vpn << self.page_shift).max(o.base) - o.base
+                        };
                         (Mode::Cgp, coda::eq3_node(rel + round, span, self.nodes))
                     }
                     _ => (Mode::Fgp, 0),
