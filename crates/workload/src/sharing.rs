@@ -9,15 +9,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// Fig. 5 bucket edges (spec A12): 1, 2, 3-4, 5-8, 9-16, 17-64, >64 thread blocks.
-pub const BUCKETS: [(&str, u64, u64); 7] = [
-    ("1", 1, 1),
-    ("2", 2, 2),
-    ("3-4", 3, 4),
-    ("5-8", 5, 8),
-    ("9-16", 9, 16),
-    ("17-64", 17, 64),
-    (">64", 65, u64::MAX),
-];
+pub const BUCKETS: [(&str, u64, u64); 7] = locus_trace::stat::SHARING_BUCKETS;
 
 /// Result of the analysis.
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -29,20 +29,26 @@ impl System {
         self.cfg.l2.cache_remote || r.home == at
     }
 
-    /// A request reaches an L2 slice.
-    #[inline(never)]
-    pub(crate) fn l2_access(&mut self, id: u32) {
-        let now = self.q.now();
+    /// Request `id` arrives at its L2 slice: redeem its receipts; return it, the node whose
+    /// L2 handles it (the home for atomics, the requester otherwise) and the slice.
+    fn arrive_at_slice(&mut self, id: u32) -> (Req, u32, usize) {
         let mut r = self.reqs[id as usize];
         self.net.arrive(&mut r.rx);
         self.reqs[id as usize].rx = r.rx;
-        // atomics are handled at the home node; everything else at the requester's node
         let at = if r.kind == Kind::Atomic {
             r.home
         } else {
             r.src
         };
         let s = self.slice_id(at, &r);
+        (r, at, s)
+    }
+
+    /// A request reaches an L2 slice.
+    #[inline(never)]
+    pub(crate) fn l2_access(&mut self, id: u32) {
+        let now = self.q.now();
+        let (r, at, s) = self.arrive_at_slice(id);
         let l2_lat = self.clk.cycles(self.cfg.l2.hit_latency as u64);
         self.c.l2_accesses += 1;
         match r.kind {
@@ -259,15 +265,7 @@ impl System {
     #[inline(never)]
     pub(crate) fn l2_fill(&mut self, id: u32) {
         let now = self.q.now();
-        let mut r = self.reqs[id as usize];
-        self.net.arrive(&mut r.rx);
-        self.reqs[id as usize].rx = r.rx;
-        let at = if r.kind == Kind::Atomic {
-            r.home
-        } else {
-            r.src
-        };
-        let s = self.slice_id(at, &r);
+        let (r, at, s) = self.arrive_at_slice(id);
         if self.cacheable(&r, at) {
             let dirty = r.kind == Kind::Atomic;
             if let Some(v) = self.slices[s]
@@ -358,16 +356,9 @@ impl System {
         };
         self.retire(id);
         if parked != 0 {
-            self.sms[sm].mshr_need = usize::MAX;
             // warps parked on full MSHRs may go now
-            let base = sm * self.max_warps;
-            for w in 0..64 {
-                if parked & (1u64 << w) != 0 {
-                    self.unpark(base + w);
-                }
-            }
-            let now = self.q.now();
-            self.wake_sm(sm, now);
+            self.sms[sm].mshr_need = usize::MAX;
+            self.unpark_all(sm, parked);
         }
     }
 

@@ -424,14 +424,7 @@ impl System {
             self.sms[sm].writes_inflight -= 1;
             let parked = std::mem::take(&mut self.sms[sm].write_waiters);
             if parked != 0 {
-                let base = sm * self.max_warps;
-                for w in 0..64 {
-                    if parked & (1u64 << w) != 0 {
-                        self.unpark(base + w);
-                    }
-                }
-                let now = self.q.now();
-                self.wake_sm(sm, now);
+                self.unpark_all(sm, parked);
             }
         }
         self.live_reqs -= 1;
@@ -466,6 +459,18 @@ impl System {
             let (sm, w) = (wg / self.max_warps, wg % self.max_warps);
             self.sms[sm].eligible |= 1u64 << w;
         }
+    }
+
+    /// Unpark the warps of SM `sm` whose bits are set in `mask`, and wake the SM.
+    pub(crate) fn unpark_all(&mut self, sm: usize, mask: u64) {
+        let base = sm * self.max_warps;
+        for w in 0..64 {
+            if mask & (1u64 << w) != 0 {
+                self.unpark(base + w);
+            }
+        }
+        let now = self.q.now();
+        self.wake_sm(sm, now);
     }
 
     /// Requests still in flight (0 once drained).
