@@ -296,6 +296,14 @@ pub fn analyze(
                 }
             }
         };
+        // a chunk as large as the whole object would put all of it on one GPU: this
+        // kernel has too few blocks to show how the object is split (GE's Fan1 with 3
+        // blocks before Fan2 with 147,456), so leave the object to a later kernel
+        if let ObjPlacement::Cgp { span, .. } = d.placement {
+            if span >= obj.bytes && cfg.rounding == CodaRounding::PerPageMajority {
+                continue;
+            }
+        }
         out.push(d);
     }
     Ok(out)
