@@ -72,6 +72,15 @@ pub fn print_summary(r: &Report) {
             h.peak_rss_mb
         );
     }
+    let placed: Vec<String> = s
+        .objects
+        .iter()
+        .filter_map(|o| o.placement.as_ref().map(|p| format!("{} {p}", o.name)))
+        .take(8)
+        .collect();
+    if !placed.is_empty() {
+        println!("  CODA placement  {}", placed.join("; "));
+    }
     if s.apps.len() > 1 {
         for a in &s.apps {
             println!(
