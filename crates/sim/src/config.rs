@@ -507,6 +507,27 @@ impl Config {
         if sm.max_warps > 64 || sm.max_blocks > 64 {
             return Err("sm.max_warps and sm.max_blocks: at most 64 each".into());
         }
+        // sizes beyond any real machine would only exhaust host memory or time
+        for (k, v, max) in [
+            ("l1.bytes", self.l1.bytes as u64, 64 << 20),
+            ("l1.ways", self.l1.ways as u64, 1024),
+            ("l1.mshrs", self.l1.mshrs as u64, 4096),
+            ("l2.bytes_per_node", self.l2.bytes_per_node, 1 << 30),
+            ("l2.ways", self.l2.ways as u64, 1024),
+            ("l2.slices_per_node", self.l2.slices_per_node as u64, 1024),
+            ("l2.mshrs_per_slice", self.l2.mshrs_per_slice as u64, 4096),
+            ("memory.channels_per_node", m.channels_per_node as u64, 1024),
+            ("tlb.l1_entries", self.tlb.l1_entries as u64, 1 << 16),
+            ("tlb.l2_entries", self.tlb.l2_entries as u64, 1 << 20),
+            ("dram.tck_ps", self.dram.tck_ps, 100_000),
+        ] {
+            if v > max {
+                return Err(format!("{k} = {v}: at most {max}"));
+            }
+        }
+        if self.l1.ways == 0 {
+            return Err("l1.ways = 0: must be at least 1".into());
+        }
         let l1 = &self.l1;
         if l1.enabled {
             check_cache("l1", l1.bytes as u64, l1.ways, s.line_bytes, 1)?;

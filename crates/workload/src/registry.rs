@@ -26,6 +26,9 @@ pub struct BenchSpec {
     pub build: fn(&Params) -> Result<ModelWorkload, WorkloadError>,
 }
 
+/// Largest integer parameter accepted (2^28): keeps generated inputs within host memory.
+pub const MAX_PARAM: u64 = 1 << 28;
+
 /// Parameter values given to a benchmark builder: defaults overridden by the user.
 #[derive(Clone, Debug)]
 pub struct Params {
@@ -76,15 +79,20 @@ impl Params {
         self.values.get(name).map(|s| s.as_str())
     }
 
-    /// An unsigned integer parameter (accepts `_` separators and k/M suffixes).
+    /// An unsigned integer parameter (accepts `_` separators and k/M/G suffixes). Values
+    /// above [`MAX_PARAM`] are refused: inputs that large cannot be generated in memory.
     pub fn u64(&self, name: &str, default: u64) -> Result<u64, WorkloadError> {
         match self.raw(name) {
             None => Ok(default),
-            Some(s) => parse_u64(s).ok_or_else(|| {
-                WorkloadError::Msg(format!(
+            Some(s) => match parse_u64(s) {
+                Some(v) if v <= MAX_PARAM => Ok(v),
+                Some(v) => Err(WorkloadError::Msg(format!(
+                    "parameter `{name}` = {v} is too large (at most {MAX_PARAM}): the input is generated in host memory"
+                ))),
+                None => Err(WorkloadError::Msg(format!(
                     "parameter `{name}` = `{s}` is not a non-negative integer (e.g. 4096, 64k, 1M)"
-                ))
-            }),
+                ))),
+            },
         }
     }
 

@@ -143,9 +143,9 @@ pub(crate) fn bfs_workload(name: &str, g: &Csr, root: u64) -> ModelWorkload {
 fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
     let scale = p.u64("scale", 16)?;
     let ef = p.u64("edge_factor", 16)?;
-    if !(2..=26).contains(&scale) || ef == 0 {
+    if !(2..=26).contains(&scale) || ef == 0 || (ef << scale) > (1 << 28) {
         return Err(WorkloadError::Msg(format!(
-            "bfs: need 2 <= scale <= 26 and edge_factor > 0 (got {scale}, {ef})"
+            "bfs: need 2 <= scale <= 26, edge_factor > 0 and edge_factor x 2^scale <= 2^28 (got {scale}, {ef})"
         )));
     }
     let g = graph::rmat(scale as u32, ef, p.seed);

@@ -135,9 +135,9 @@ pub fn graph_from_params(p: &Params, d: &GraphDefaults) -> Result<Csr, WorkloadE
         "rmat" => {
             let s = p.u64("scale", d.scale)?;
             let e = p.u64("edge_factor", d.edge_factor)?;
-            if !(2..=26).contains(&s) || e == 0 {
+            if !(2..=26).contains(&s) || e == 0 || (e << s) > (1 << 28) {
                 return bad(format!(
-                    "rmat: need 2 <= scale <= 26 and edge_factor > 0 (got {s}, {e})"
+                    "rmat: need 2 <= scale <= 26, edge_factor > 0 and edge_factor x 2^scale <= 2^28 (got {s}, {e})"
                 ));
             }
             Ok(graph::rmat(s as u32, e, p.seed))
