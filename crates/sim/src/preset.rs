@@ -33,7 +33,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "single-gpu",
-        about: "one uniform 16-SM GPU with 32 HBM channels (CODA Fig. 14 centralized GPU)",
+        about: "one uniform 16-SM GPU with 4 MB L2 and 32 HBM channels, recent-generation instruction latencies",
         toml: include_str!("../../../presets/single-gpu.toml"),
     },
 ];

@@ -45,7 +45,7 @@ impl MachineArgs {
 /// Which workload to run.
 #[derive(Args, Clone, Debug)]
 pub struct WorkloadArgs {
-    /// Built-in workload (see `locus workloads`).
+    /// Built-in workload (see `locus workloads`); default: bfs.
     #[arg(long, short = 'w', conflicts_with = "trace")]
     pub workload: Option<String>,
     /// Workload parameter, e.g. `--param scale=14`. Repeatable.
