@@ -192,6 +192,16 @@ pub struct LinkStats {
     pub bytes_received: u64,
     pub utilization: f64,
     pub mean_queue_ns: f64,
+    /// Packets and bytes by message kind (read, write, response, ack, atomic,
+    /// invalidation, offload, migration); kinds never sent are left out.
+    pub by_kind: std::collections::BTreeMap<String, MsgStat>,
+}
+
+/// Packets and bytes of one message kind on one link.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct MsgStat {
+    pub packets: u64,
+    pub bytes: u64,
 }
 
 /// Per data object.

@@ -11,6 +11,65 @@
 use crate::config::{Config, Topology};
 use locus_engine::{Clock, Port, Ps};
 
+/// What a packet carries: every hop counts packets and bytes per kind (issue 7 §3), so
+/// coherence, offload and migration traffic can be told apart from reads and writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Msg {
+    /// A read request (header only).
+    Read,
+    /// A write or write-back carrying data.
+    Write,
+    /// Data returned for a read (or an atomic's result).
+    Response,
+    /// A write acknowledgement.
+    Ack,
+    /// An atomic carried to the data's home.
+    Atomic,
+    /// A coherence invalidation.
+    Invalidation,
+    /// An offload command or its acknowledgement (near-data processing).
+    Offload,
+    /// Page data moved by migration.
+    Migration,
+}
+
+impl Msg {
+    /// Number of kinds.
+    pub const COUNT: usize = 8;
+    /// Every kind, by index.
+    pub const ALL: [Msg; Msg::COUNT] = [
+        Msg::Read,
+        Msg::Write,
+        Msg::Response,
+        Msg::Ack,
+        Msg::Atomic,
+        Msg::Invalidation,
+        Msg::Offload,
+        Msg::Migration,
+    ];
+    /// Name used in statistics.
+    pub fn name(self) -> &'static str {
+        match self {
+            Msg::Read => "read",
+            Msg::Write => "write",
+            Msg::Response => "response",
+            Msg::Ack => "ack",
+            Msg::Atomic => "atomic",
+            Msg::Invalidation => "invalidation",
+            Msg::Offload => "offload",
+            Msg::Migration => "migration",
+        }
+    }
+}
+
+/// Packets and bytes one port carried, per [`Msg`] kind.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MsgCounts {
+    pub packets: [u64; Msg::COUNT],
+    pub bytes: [u64; Msg::COUNT],
+}
+
 /// Receipts of a packet in flight: (port id, bytes), redeemed on arrival.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Receipts {
@@ -40,6 +99,8 @@ impl Receipts {
 pub struct Network {
     pub ports: Vec<Port>,
     pub names: Vec<String>,
+    /// Per port, what it carried by message kind.
+    pub msgs: Vec<MsgCounts>,
     topo: Topology,
     nodes: usize,
     channels: usize,
@@ -107,6 +168,7 @@ impl Network {
             }
         }
         Network {
+            msgs: vec![MsgCounts::default(); ports.len()],
             ports,
             names,
             topo: cfg.interconnect.topology,
@@ -122,21 +184,34 @@ impl Network {
     }
 
     #[inline]
-    fn hop(&mut self, id: usize, now: Ps, bytes: u32, rx: &mut Receipts) -> Ps {
+    fn hop(&mut self, id: usize, now: Ps, bytes: u32, msg: Msg, rx: &mut Receipts) -> Ps {
         rx.push(id, bytes);
+        let m = &mut self.msgs[id];
+        m.packets[msg as usize] += 1;
+        m.bytes[msg as usize] += bytes as u64;
         self.ports[id].send(now, bytes)
     }
 
     /// Send `bytes` from node `from` to node `to` (from != to) over the inter-node network.
     #[inline]
-    pub fn remote(&mut self, now: Ps, from: u32, to: u32, bytes: u32, rx: &mut Receipts) -> Ps {
+    pub fn remote(
+        &mut self,
+        now: Ps,
+        from: u32,
+        to: u32,
+        bytes: u32,
+        msg: Msg,
+        rx: &mut Receipts,
+    ) -> Ps {
         let (f, t) = (from as usize, to as usize);
         match self.topo {
             Topology::Hub => {
-                let t1 = self.hop(self.inter_base + f, now, bytes, rx);
-                self.hop(self.inter_base + self.nodes + t, t1, bytes, rx)
+                let t1 = self.hop(self.inter_base + f, now, bytes, msg, rx);
+                self.hop(self.inter_base + self.nodes + t, t1, bytes, msg, rx)
             }
-            Topology::AllToAll => self.hop(self.inter_base + f * self.nodes + t, now, bytes, rx),
+            Topology::AllToAll => {
+                self.hop(self.inter_base + f * self.nodes + t, now, bytes, msg, rx)
+            }
         }
     }
 
@@ -148,10 +223,11 @@ impl Network {
         node: u32,
         chan: u32,
         bytes: u32,
+        msg: Msg,
         rx: &mut Receipts,
     ) -> Ps {
         let id = self.chan_req_base + node as usize * self.channels + chan as usize;
-        self.hop(id, now, bytes, rx)
+        self.hop(id, now, bytes, msg, rx)
     }
 
     /// Crossbar from memory channel `chan` of `node` back.
@@ -162,10 +238,11 @@ impl Network {
         node: u32,
         chan: u32,
         bytes: u32,
+        msg: Msg,
         rx: &mut Receipts,
     ) -> Ps {
         let id = self.chan_resp_base + node as usize * self.channels + chan as usize;
-        self.hop(id, now, bytes, rx)
+        self.hop(id, now, bytes, msg, rx)
     }
 
     /// L2 slice data port towards the SMs.
@@ -179,7 +256,7 @@ impl Network {
         rx: &mut Receipts,
     ) -> Ps {
         let id = self.slice_base + node as usize * self.slices + slice as usize;
-        self.hop(id, now, bytes, rx)
+        self.hop(id, now, bytes, Msg::Response, rx)
     }
 
     /// Redeem the receipts of an arrived packet.

@@ -430,8 +430,22 @@ impl System {
             .ports
             .iter()
             .zip(&self.net.names)
-            .map(|(p, name)| {
+            .zip(&self.net.msgs)
+            .map(|((p, name), m)| {
                 let s = p.stats();
+                let by_kind = crate::noc::Msg::ALL
+                    .iter()
+                    .filter(|k| m.packets[**k as usize] > 0)
+                    .map(|k| {
+                        (
+                            k.name().to_string(),
+                            crate::stats::MsgStat {
+                                packets: m.packets[*k as usize],
+                                bytes: m.bytes[*k as usize],
+                            },
+                        )
+                    })
+                    .collect();
                 LinkStats {
                     name: name.clone(),
                     gbps: p.gbps(),
@@ -444,6 +458,7 @@ impl System {
                     } else {
                         s.queue_ps as f64 / s.packets as f64 / 1000.0
                     },
+                    by_kind,
                 }
             })
             .collect();

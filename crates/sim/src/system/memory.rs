@@ -4,7 +4,7 @@
 //! to the L2 and the SM.
 
 use super::{Ev, Kind, Req, System};
-use crate::noc::Receipts;
+use crate::noc::{Msg, Receipts};
 use locus_engine::Ps;
 
 impl System {
@@ -113,10 +113,13 @@ impl System {
         let h = self.net.header_bytes;
         let bytes = if with_data { h + r.bytes } else { h };
         let mut t = t;
+        let msg = if with_data { Msg::Write } else { Msg::Read };
         if r.home != at {
-            t = self.net.remote(t, at, r.home, bytes, &mut r.rx);
+            t = self.net.remote(t, at, r.home, bytes, msg, &mut r.rx);
         }
-        t = self.net.to_channel(t, r.home, r.chan, bytes, &mut r.rx);
+        t = self
+            .net
+            .to_channel(t, r.home, r.chan, bytes, msg, &mut r.rx);
         self.reqs[id as usize] = r;
         self.q.push(t, Ev::DramArrive(id));
     }
@@ -230,11 +233,18 @@ impl System {
                     r.src
                 };
                 let h = self.net.header_bytes;
-                let mut t = self
-                    .net
-                    .from_channel(now, r.home, r.chan, h + r_line(self), &mut r.rx);
+                let mut t = self.net.from_channel(
+                    now,
+                    r.home,
+                    r.chan,
+                    h + r_line(self),
+                    Msg::Response,
+                    &mut r.rx,
+                );
                 if at != r.home {
-                    t = self.net.remote(t, r.home, at, h + r_line(self), &mut r.rx);
+                    t = self
+                        .net
+                        .remote(t, r.home, at, h + r_line(self), Msg::Response, &mut r.rx);
                 }
                 self.reqs[id as usize] = r;
                 self.q.push(t, Ev::L2Fill(id));
@@ -243,7 +253,7 @@ impl System {
                 self.c.dram_writes += 1;
                 if r.src != r.home {
                     let h = self.net.header_bytes;
-                    let t = self.net.remote(now, r.home, r.src, h, &mut r.rx);
+                    let t = self.net.remote(now, r.home, r.src, h, Msg::Ack, &mut r.rx);
                     self.reqs[id as usize] = r;
                     self.q.push(t, Ev::WriteAck(id));
                 } else {
@@ -315,7 +325,9 @@ impl System {
                 let h = self.net.header_bytes;
                 let mut t = t;
                 if sm_node != at {
-                    t = self.net.remote(t, at, sm_node, h + r.bytes, &mut r.rx);
+                    t = self
+                        .net
+                        .remote(t, at, sm_node, h + r.bytes, Msg::Response, &mut r.rx);
                 }
                 t += self.clk.cycles(self.cfg.noc.sm_l2_latency as u64);
                 self.reqs[id as usize] = r;

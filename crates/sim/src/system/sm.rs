@@ -4,7 +4,7 @@
 use super::{Ev, Kind, Pend, Req, System, Warp};
 use crate::config::WarpSched;
 use crate::mapping::Mode;
-use crate::noc::Receipts;
+use crate::noc::{Msg, Receipts};
 use crate::stats::ObjCounters;
 use locus_engine::Ps;
 use locus_workload::{InstClass, Space, WarpInst, Workload, WorkloadError, NO_OBJ, REG_ALL};
@@ -422,7 +422,9 @@ impl System {
             let page = self.cfg.system.page_bytes;
             let bytes = (page * (n as u64 - 1) / n as u64) as u32 + self.net.header_bytes;
             let mut rx = Receipts::default();
-            ready = self.net.remote(fault, (node + 1) % n, node, bytes, &mut rx);
+            ready = self
+                .net
+                .remote(fault, (node + 1) % n, node, bytes, Msg::Migration, &mut rx);
             self.net.arrive(&mut rx);
             self.c.migrated_bytes += bytes as u64;
         }
@@ -555,7 +557,9 @@ impl System {
                     let mut t = ti + l1_lat + sm_l2;
                     if loc.node != node {
                         let b = self.net.header_bytes + r.bytes;
-                        t = self.net.remote(t, node, loc.node, b, &mut r.rx);
+                        t = self
+                            .net
+                            .remote(t, node, loc.node, b, Msg::Atomic, &mut r.rx);
                     }
                     let id = self.new_req(r);
                     self.q.push(t, Ev::L2Access(id));
