@@ -186,6 +186,8 @@ pub struct NodeStats {
 #[derive(Clone, Debug, Serialize)]
 pub struct LinkStats {
     pub name: String,
+    /// "inter-node", "crossbar" or "sm-l2" (see `noc::PortKind`).
+    pub kind: String,
     pub gbps: f64,
     pub packets: u64,
     pub bytes_sent: u64,

@@ -63,6 +63,29 @@ impl Msg {
     }
 }
 
+/// What part of the machine a port belongs to: the energy model prices a bit by the kind of
+/// wire it crosses, and reports group links by kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PortKind {
+    /// Between nodes (GPU-GPU links, hub ports, memory-network links).
+    InterNode,
+    /// Inside a node between the L2 / network ingress and a memory channel.
+    Crossbar,
+    /// Inside a node between an L2 slice and the SMs.
+    SmL2,
+}
+
+impl PortKind {
+    /// Name used in statistics.
+    pub fn name(self) -> &'static str {
+        match self {
+            PortKind::InterNode => "inter-node",
+            PortKind::Crossbar => "crossbar",
+            PortKind::SmL2 => "sm-l2",
+        }
+    }
+}
+
 /// Packets and bytes one port carried, per [`Msg`] kind.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MsgCounts {
@@ -99,6 +122,8 @@ impl Receipts {
 pub struct Network {
     pub ports: Vec<Port>,
     pub names: Vec<String>,
+    /// Per port, what part of the machine it belongs to.
+    pub kinds: Vec<PortKind>,
     /// Per port, what it carried by message kind.
     pub msgs: Vec<MsgCounts>,
     topo: Topology,
@@ -167,7 +192,11 @@ impl Network {
                 names.push(format!("node{i}.l2s{s}->sm"));
             }
         }
+        let mut kinds = vec![PortKind::InterNode; chan_req_base];
+        kinds.resize(slice_base, PortKind::Crossbar);
+        kinds.resize(ports.len(), PortKind::SmL2);
         Network {
+            kinds,
             msgs: vec![MsgCounts::default(); ports.len()],
             ports,
             names,

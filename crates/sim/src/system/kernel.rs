@@ -431,7 +431,8 @@ impl System {
             .iter()
             .zip(&self.net.names)
             .zip(&self.net.msgs)
-            .map(|((p, name), m)| {
+            .zip(&self.net.kinds)
+            .map(|(((p, name), m), kind)| {
                 let s = p.stats();
                 let by_kind = crate::noc::Msg::ALL
                     .iter()
@@ -448,6 +449,7 @@ impl System {
                     .collect();
                 LinkStats {
                     name: name.clone(),
+                    kind: kind.name().to_string(),
                     gbps: p.gbps(),
                     packets: s.packets,
                     bytes_sent: s.bytes_sent,
