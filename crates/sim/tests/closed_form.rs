@@ -223,3 +223,37 @@ fn write_buffer_back_pressure() {
         b.sim.total.counters.l1_requests
     );
 }
+
+/// Issue 7 §1: compute takes time. A chain of `n` dependent instructions of one class costs
+/// exactly `n` times that class's latency (from the preset), so the difference between a
+/// 200- and a 100-instruction chain is 100 latencies; and a chain that starts from a loaded
+/// value cannot start before the load's unloaded latency.
+#[test]
+fn dependent_compute_chain_costs_its_class_latency() {
+    let c = cfg("coda-4gpu", &["placement.policy=node", "placement.node=0"]);
+    for (class, lat) in [
+        ("int", c.sm.int_latency),
+        ("fp", c.sm.fp_latency),
+        ("sfu", c.sm.sfu_latency),
+        ("branch", c.sm.branch_latency),
+    ] {
+        let cycles = |ops: &str| {
+            run(&c, "chain", &[("ops", ops), ("class", class)])
+                .sim
+                .total
+                .cycles
+        };
+        let (a, b) = (cycles("100"), cycles("200"));
+        assert_eq!(b - a, 100 * lat as u64, "{class}: {a} vs {b} cycles");
+    }
+    let clk = Clock::ghz(c.system.sm_clock_ghz);
+    let with_load = run(&c, "chain", &[("ops", "100"), ("load", "1")]);
+    let without = run(&c, "chain", &[("ops", "100")]);
+    let load_cycles = expected_latency(&c, false) / clk.period;
+    assert!(
+        with_load.sim.total.cycles >= without.sim.total.cycles + load_cycles - 2,
+        "the chain waits for its loaded value: {} vs {} + {load_cycles}",
+        with_load.sim.total.cycles,
+        without.sim.total.cycles
+    );
+}

@@ -7,11 +7,23 @@
 //! a separate, diverged instruction) and coalesces each memory instruction's lane addresses
 //! into line requests.
 //!
-//! Dependences follow one rule, documented so kernels can be written faithfully:
-//! consecutive loads issue back to back (independent, like hoisted loads), while any ALU op,
-//! store or atomic waits for every outstanding load of the warp. So write the address
-//! arithmetic of an indirect access as `t.alu(1)` between the load of the index and the
-//! dependent load, as the real code does.
+//! Kernels compute (issue 7 §1): every instruction a thread records is issued and timed.
+//! Dependences follow these rules, documented so kernels can be written faithfully from
+//! their compiled code (SASS):
+//! - a load's value is usable only when the load completes: the first compute instruction,
+//!   store or atomic after a load waits for every outstanding load of the warp (the
+//!   scoreboard), so consecutive loads issue back to back like hoisted loads;
+//! - compute instructions (`alu`, `fp`, `sfu`, `branch`) write a result register and form
+//!   a dependency chain in program order: each waits for the previous compute instruction's
+//!   result for its class latency (`sm.int_latency`, `fp_latency`, `sfu_latency`,
+//!   `branch_latency` of the preset, the same latencies that time traces);
+//! - a load or store waits for the previous compute instruction (its address arithmetic).
+//!
+//! So write the address arithmetic of an indirect access as `t.alu(1)` between the load of
+//! the index and the dependent load, as the real code does, and record per thread the
+//! instructions its compiled kernel executes (address arithmetic, loop control, predicates,
+//! conversions): docs/workloads.md lists each model's warp instructions per memory
+//! instruction.
 //!
 //! Barriers: a kernel declares `phases()`; phase `p` of every thread of the block runs before
 //! phase `p + 1`, and a `__syncthreads()` separates them, so shared-memory tiling works.
@@ -274,6 +286,14 @@ impl<'a> Thread<'a> {
             self.rec(s, InstClass::Sfu, Space::Global, 0, 0, 0);
         }
     }
+    /// `n` control instructions (branches, predicated exits, loop back-edges, `BRA`/`BSSY`).
+    #[track_caller]
+    pub fn branch(&mut self, n: u32) {
+        let s = site_of(Location::caller());
+        for _ in 0..n {
+            self.rec(s, InstClass::Branch, Space::Global, 0, 0, 0);
+        }
+    }
 }
 
 /// A kernel: launch shape plus per-thread code.
@@ -403,7 +423,7 @@ fn run_block(
     sc.smem.clear();
     let bidx = info.grid.unlinear(block);
     let phases = kernel.phases().max(1);
-    let mut next_reg: Vec<Reg> = vec![1; nwarps];
+    let mut regs: Vec<Regs> = vec![Regs::default(); nwarps];
     for phase in 0..phases {
         for (w, wp) in out.warps.iter_mut().enumerate() {
             for lane in 0..32u64 {
@@ -425,13 +445,7 @@ fn run_block(
                 };
                 kernel.thread(&mut t, phase);
             }
-            merge_warp(
-                &sc.lanes,
-                &mut sc.lane_addrs,
-                line_bytes,
-                &mut next_reg[w],
-                wp,
-            );
+            merge_warp(&sc.lanes, &mut sc.lane_addrs, line_bytes, &mut regs[w], wp);
             let lanes = (threads - (w as u64 * 32)).min(32) as u8;
             if phase + 1 < phases {
                 wp.insts.push(WarpInst::alu(InstClass::Barrier, lanes));
@@ -442,12 +456,55 @@ fn run_block(
     }
 }
 
-/// Align the lanes' operation lists position by position into warp instructions.
+/// Register allocation of one warp while its instructions are formed: loads and compute
+/// results rotate through disjoint register ranges so the scoreboard can tell them apart.
+#[derive(Clone, Copy, Debug)]
+struct Regs {
+    /// Next load destination (1..=LOAD_REGS).
+    next_load: Reg,
+    /// Next compute destination (COMPUTE_BASE..COMPUTE_BASE + COMPUTE_REGS).
+    next_compute: Reg,
+    /// Result register of the last compute instruction (0 = none yet).
+    last_compute: Reg,
+}
+
+/// Load destinations: registers 1..=250.
+const LOAD_REGS: Reg = 250;
+/// Compute destinations: 8 registers from 251, enough for the SM's 4-entry result ring.
+const COMPUTE_BASE: Reg = 251;
+const COMPUTE_REGS: Reg = 8;
+
+impl Default for Regs {
+    fn default() -> Self {
+        Regs {
+            next_load: 1,
+            next_compute: COMPUTE_BASE,
+            last_compute: 0,
+        }
+    }
+}
+
+impl Regs {
+    fn load(&mut self) -> Reg {
+        let r = self.next_load;
+        self.next_load = if r >= LOAD_REGS { 1 } else { r + 1 };
+        r
+    }
+    fn compute(&mut self) -> Reg {
+        let r = self.next_compute;
+        self.next_compute = COMPUTE_BASE + (r - COMPUTE_BASE + 1) % COMPUTE_REGS;
+        self.last_compute = r;
+        r
+    }
+}
+
+/// Align the lanes' operation lists position by position into warp instructions, with the
+/// dependences of the module documentation.
 fn merge_warp(
     lanes: &[Vec<Op>],
     addrs: &mut Vec<(u64, u32)>,
     line_bytes: u32,
-    next_reg: &mut Reg,
+    regs: &mut Regs,
     wp: &mut WarpProgram,
 ) {
     let maxlen = lanes.iter().map(|l| l.len()).max().unwrap_or(0);
@@ -484,19 +541,24 @@ fn merge_warp(
             }
             let mut inst = WarpInst::alu(lead.class, n);
             inst.space = lead.space;
+            // the address (loads, stores) or the operand chain (compute) comes from the
+            // previous compute instruction
+            inst.srcs[0] = regs.last_compute;
             if lead.class.is_mem() {
                 if lead.space != Space::Shared {
                     inst.first_line = wp.lines.len() as u32;
                     inst.nlines = coalesce(addrs, line_bytes, obj, &mut wp.lines);
                 }
                 if lead.class == InstClass::Load {
-                    inst.dst = *next_reg;
-                    *next_reg = if *next_reg >= 250 { 1 } else { *next_reg + 1 };
+                    inst.dst = regs.load();
                 } else {
-                    inst.srcs[0] = REG_ALL;
+                    // the stored value may be a loaded one
+                    inst.srcs[1] = REG_ALL;
                 }
             } else {
-                inst.srcs[0] = REG_ALL;
+                // a loaded value is used by the first compute instruction after the load
+                inst.srcs[1] = REG_ALL;
+                inst.dst = regs.compute();
             }
             wp.insts.push(inst);
         }

@@ -73,6 +73,95 @@ pub const RANDOM: BenchSpec = BenchSpec {
     build: build_random,
 };
 
+/// One warp runs a chain of `ops` dependent compute instructions of one class, optionally
+/// after a load whose value the chain consumes: the closed form of compute timing (each
+/// dependent instruction waits for its predecessor's class latency; the first use of a
+/// loaded value waits for the load).
+pub const CHAIN: BenchSpec = BenchSpec {
+    name: "chain",
+    suite: "Locus micro",
+    category: "-",
+    about: "one warp, a dependent chain of compute instructions (after an optional load)",
+    params: &[
+        ParamSpec {
+            name: "ops",
+            default: "100",
+            help: "instructions in the chain",
+        },
+        ParamSpec {
+            name: "class",
+            default: "int",
+            help: "int, fp, sfu or branch",
+        },
+        ParamSpec {
+            name: "load",
+            default: "0",
+            help: "1: the chain starts from a value loaded from memory",
+        },
+    ],
+    build: build_chain,
+};
+
+struct Chain {
+    a: ObjId,
+    ops: u32,
+    class: u8,
+    load: bool,
+}
+impl Kernel for Chain {
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: "chain".into(),
+            grid: Dim3::x(1),
+            block: Dim3::x(32),
+            regs_per_thread: 8,
+            smem_per_block: 0,
+        }
+    }
+    fn thread(&self, t: &mut Thread<'_>, _p: u32) {
+        if self.load {
+            let _: u32 = t.ld(self.a, t.gid());
+        }
+        match self.class {
+            0 => t.alu(self.ops),
+            1 => t.fp(self.ops),
+            2 => t.sfu(self.ops),
+            _ => t.branch(self.ops),
+        }
+    }
+}
+
+fn build_chain(p: &Params) -> Result<ModelWorkload, WorkloadError> {
+    let ops = p.u64("ops", 100)?;
+    if ops > 1 << 20 {
+        return Err(WorkloadError::Msg("chain: ops must be at most 1M".into()));
+    }
+    let class = match p.str("class", "int").as_str() {
+        "int" => 0,
+        "fp" => 1,
+        "sfu" => 2,
+        "branch" => 3,
+        other => {
+            return Err(WorkloadError::Msg(format!(
+                "chain: class = {other}: expected int, fp, sfu or branch"
+            )))
+        }
+    };
+    let load = p.u64("load", 0)? != 0;
+    let mut m = Memory::new();
+    let a = m.alloc::<u32>("a", 1024, true);
+    Ok(once(
+        "chain",
+        m,
+        Chain {
+            a,
+            ops: ops as u32,
+            class,
+            load,
+        },
+    ))
+}
+
 struct Single {
     a: ObjId,
     idx: u64,

@@ -17,7 +17,7 @@ pub fn all() -> &'static [BenchSpec] {
         let mut v = vec![vectoradd::SPEC];
         v.extend_from_slice(graph::SPECS);
         v.extend_from_slice(dense::SPECS);
-        v.extend_from_slice(&[micro::SINGLE, micro::STREAM, micro::RANDOM]);
+        v.extend_from_slice(&[micro::SINGLE, micro::STREAM, micro::RANDOM, micro::CHAIN]);
         v
     })
 }

@@ -44,13 +44,23 @@ impl Kernel for VecAdd {
             smem_per_block: 0,
         }
     }
+    /// Per thread, the instructions of the compiled kernel (sm_80 SASS of the CUDA sample,
+    /// as in ../shared/traces/vectoradd): `MOV; S2R; S2R; IMAD; ISETP` (the index and the
+    /// bound check), the predicated `EXIT` of out-of-range threads, then `HFMA2.MMA`
+    /// (sizeof(float) into a register), `ULDC.64; IMAD.WIDE x2` (the two source
+    /// addresses), `LDG x2`, `IMAD.WIDE` (the destination address), `FADD x2`, `STG` and the
+    /// final `EXIT`: 17 warp instructions, 3 of them memory.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let i = t.gid();
-        t.alu(2);
+        t.alu(5);
+        t.branch(1);
         if i < self.n {
+            t.fp(1);
+            t.alu(3);
             let x: f32 = t.ld(self.a, i);
             let y: f32 = t.ld(self.b, i);
-            t.fp(1);
+            t.alu(1);
+            t.fp(2);
             t.st(self.c, i, x + y);
         }
     }
