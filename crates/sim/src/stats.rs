@@ -53,13 +53,42 @@ pub struct Counters {
     /// Pages migrated (migration-based first touch) and the bytes copied.
     pub migrations: u64,
     pub migrated_bytes: u64,
+    /// Memory instructions by space and kind: index `space * 3 + kind` with space in
+    /// `Space::ALL` order and kind load, store, atomic (issue 7 §1). Reported as
+    /// [`Summary::mem_insts_by_space`].
+    #[serde(skip)]
+    pub mem_by_space: [u64; 15],
+}
+
+/// Index of a memory instruction in [`Counters::mem_by_space`].
+#[inline]
+pub fn mem_index(space: locus_workload::Space, class: locus_workload::InstClass) -> usize {
+    use locus_workload::InstClass;
+    let kind = match class {
+        InstClass::Load => 0,
+        InstClass::Store => 1,
+        _ => 2,
+    };
+    space as usize * 3 + kind
+}
+
+/// Memory instructions of one space, by kind.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct MemKinds {
+    pub load: u64,
+    pub store: u64,
+    pub atomic: u64,
 }
 
 impl Counters {
     /// `self - earlier`, field by field.
     pub fn since(&self, e: &Counters) -> Counters {
+        let mut mem_by_space = [0; 15];
+        for (i, m) in mem_by_space.iter_mut().enumerate() {
+            *m = self.mem_by_space[i] - e.mem_by_space[i];
+        }
         macro_rules! d {
-            ($($f:ident),*) => { Counters { $($f: self.$f - e.$f),* } };
+            ($($f:ident),*) => { Counters { $($f: self.$f - e.$f,)* mem_by_space } };
         }
         d!(
             warp_insts,
@@ -117,6 +146,11 @@ pub struct Summary {
     pub tlb_l1_hit_rate: f64,
     pub remote_fraction: f64,
     pub mean_load_latency_ns: f64,
+    /// Warp instructions per memory instruction.
+    pub insts_per_mem_inst: f64,
+    /// Memory instructions by space (global, shared, local, constant, texture) and kind
+    /// (load, store, atomic); spaces never used are left out.
+    pub mem_insts_by_space: std::collections::BTreeMap<String, MemKinds>,
     pub counters: Counters,
 }
 
@@ -132,6 +166,20 @@ impl Summary {
             tlb_l1_hit_rate: ratio(c.tlb_l1_hits, c.tlb_l1_hits + c.tlb_l1_misses),
             remote_fraction: ratio(c.remote_accesses, c.local_accesses + c.remote_accesses),
             mean_load_latency_ns: ratio(c.load_latency_ps, c.loads_completed) / 1000.0,
+            insts_per_mem_inst: ratio(c.warp_insts, c.mem_insts),
+            mem_insts_by_space: locus_workload::Space::ALL
+                .iter()
+                .map(|&sp| {
+                    let i = sp as usize * 3;
+                    let k = MemKinds {
+                        load: c.mem_by_space[i],
+                        store: c.mem_by_space[i + 1],
+                        atomic: c.mem_by_space[i + 2],
+                    };
+                    (sp.name().to_string(), k)
+                })
+                .filter(|(_, k)| k.load + k.store + k.atomic > 0)
+                .collect(),
             counters: *c,
         }
     }

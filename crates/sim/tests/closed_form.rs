@@ -158,6 +158,17 @@ fn check_conservation(r: &Report) {
         "every load instruction completes"
     );
     assert!(k.reqs_created > 0);
+    let by_space: u64 = r
+        .sim
+        .total
+        .mem_insts_by_space
+        .values()
+        .map(|m| m.load + m.store + m.atomic)
+        .sum();
+    assert_eq!(
+        by_space, k.mem_insts,
+        "the space split covers every memory instruction"
+    );
     for l in &r.sim.links {
         assert_eq!(l.bytes_sent, l.bytes_received, "link {}", l.name);
     }
@@ -188,6 +199,11 @@ fn conservation_on_every_policy_mix() {
         let c = cfg("coda-4gpu", &sets);
         check_conservation(&run(&c, "vectoradd", &[("n", "256k")]));
         check_conservation(&run(&c, "random", &[("threads", "4k")]));
+        // shared memory and atomics (the space split must cover both)
+        let hs = run(&c, "hs", &[("n", "8k")]);
+        check_conservation(&hs);
+        let sp = &hs.sim.total.mem_insts_by_space;
+        assert!(sp["shared"].load > 0 && sp["global"].atomic > 0, "{sp:?}");
     }
 }
 
@@ -250,6 +266,9 @@ fn dependent_compute_chain_costs_its_class_latency() {
     let with_load = run(&c, "chain", &[("ops", "100"), ("load", "1")]);
     let without = run(&c, "chain", &[("ops", "100")]);
     let load_cycles = expected_latency(&c, false) / clk.period;
+    let spaces = &with_load.sim.total.mem_insts_by_space;
+    assert_eq!(spaces.len(), 1);
+    assert_eq!(spaces["global"].load, 1, "one warp, one global load");
     assert!(
         with_load.sim.total.cycles >= without.sim.total.cycles + load_cycles - 2,
         "the chain waits for its loaded value: {} vs {} + {load_cycles}",

@@ -438,6 +438,7 @@ impl System {
         let now = self.q.now();
         let cyc = self.clk.period;
         self.c.mem_insts += 1;
+        self.c.mem_by_space[crate::stats::mem_index(inst.space, inst.class)] += 1;
         if inst.space == Space::Shared {
             if inst.class == InstClass::Load && inst.dst != 0 {
                 let lat = self.clk.cycles(self.cfg.sm.smem_latency as u64);
