@@ -36,6 +36,11 @@ pub const PRESETS: &[Preset] = &[
         about: "one uniform 16-SM GPU with 4 MB L2 and 32 HBM channels, recent-generation instruction latencies",
         toml: include_str!("../../../presets/single-gpu.toml"),
     },
+    Preset {
+        name: "h100",
+        about: "NVIDIA H100 SXM5 from public specifications: 132 SMs at 1.98 GHz, 256 KB L1, 50 MB L2, 3.35 TB/s HBM3",
+        toml: include_str!("../../../presets/h100.toml"),
+    },
 ];
 
 /// Find a preset by name.

@@ -276,3 +276,23 @@ fn dependent_compute_chain_costs_its_class_latency() {
         without.sim.total.cycles
     );
 }
+
+/// The `h100` preset carries the public figures: 132 SMs at 1.98 GHz, a DRAM peak of
+/// 3.35 TB/s, and a stream reaches at least 85% of it; an unloaded HBM load takes about the
+/// measured ~480 cycles (the preset's approximate source).
+#[test]
+fn h100_preset_matches_its_public_figures() {
+    let c = cfg("h100", &[]);
+    assert_eq!(c.system.sms_per_node, 132);
+    assert!((c.system.sm_clock_ghz - 1.98).abs() < 1e-9);
+    let peak = locus_dram::peak_bandwidth_gbs(&c.dram) * c.memory.channels_per_node as f64;
+    assert!((peak - 3350.0).abs() / 3350.0 < 0.01, "peak {peak} GB/s");
+    let r = run(&c, "stream", &[("n", "8M")]);
+    let bw = r.sim.dram_bandwidth_gbs;
+    assert!(
+        bw >= 0.85 * peak && bw <= peak,
+        "stream {bw:.0} of {peak:.0} GB/s"
+    );
+    let one = run(&c, "single-load", &[]).sim.total.cycles;
+    assert!((430..=530).contains(&one), "unloaded HBM load {one} cycles");
+}
