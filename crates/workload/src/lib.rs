@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod gen;
 pub mod memory;
+pub mod mix;
 pub mod model;
 pub mod offset;
 pub mod program;

@@ -10,6 +10,10 @@ use locus_workload::sharing::{page_sharing, BUCKETS};
 pub enum AnalyzeCmd {
     /// Pages by number of thread blocks and of GPUs touching them (GPU = Eq. 1 affinity).
     Sharing(SharingArgs),
+    /// Instruction mix without timing: warp instructions by class, memory instructions by
+    /// space and kind, warp instructions per memory instruction (`--all --markdown` for
+    /// every built-in workload).
+    Mix(super::mix::MixArgs),
 }
 
 #[derive(Args)]
@@ -29,6 +33,7 @@ pub struct SharingArgs {
 pub fn run(c: AnalyzeCmd) -> Result<()> {
     match c {
         AnalyzeCmd::Sharing(a) => sharing(a),
+        AnalyzeCmd::Mix(a) => super::mix::run(a),
     }
 }
 
