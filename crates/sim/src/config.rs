@@ -400,12 +400,19 @@ impl Default for SchedulingCfg {
     }
 }
 
-/// Run limits.
+/// Run limits. A run stopped by `max_warp_insts` or `max_cycles` stops issuing at the
+/// limit (no new instruction, no new block), lets the memory requests in flight drain, and
+/// reports the kernel it was in as a partial launch ending at the stop (how papers that
+/// simulate "the first 1B instructions", e.g. NUBA §6.1, measure).
 #[derive(Clone, Debug, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunCfg {
     /// Stop after this many kernel launches (0 = all).
     pub max_kernels: u32,
+    /// Stop once this many warp instructions have issued (0 = no limit).
+    pub max_warp_insts: u64,
+    /// Stop at this SM cycle (0 = no limit).
+    pub max_cycles: u64,
 }
 
 impl Config {

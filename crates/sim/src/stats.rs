@@ -291,6 +291,9 @@ pub struct AppStats {
 #[derive(Clone, Debug, Serialize)]
 pub struct SimStats {
     pub total: Summary,
+    /// A run limit (`run.max_warp_insts` / `run.max_cycles`) ended the run: the last
+    /// kernel is partial and `total.cycles` is the time of the stop.
+    pub stopped_by_limit: bool,
     pub kernels: Vec<KernelStats>,
     pub nodes: Vec<NodeStats>,
     pub links: Vec<LinkStats>,

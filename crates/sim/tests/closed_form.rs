@@ -296,3 +296,27 @@ fn h100_preset_matches_its_public_figures() {
     let one = run(&c, "single-load", &[]).sim.total.cycles;
     assert!((430..=530).contains(&one), "unloaded HBM load {one} cycles");
 }
+
+/// Run limits (issue 7 §6: papers that simulate a fixed instruction count): a limit of N
+/// warp instructions stops issue exactly at N, with every request drained and the kernel
+/// reported as partial; a cycle limit ends the run at that cycle; no limit, no stop.
+#[test]
+fn run_limits_stop_at_the_instruction_or_cycle_count() {
+    let full = run(&cfg("coda-4gpu", &[]), "vectoradd", &[("n", "256k")]);
+    assert!(!full.sim.stopped_by_limit);
+    let n = full.sim.total.counters.warp_insts / 3;
+    let c = cfg("coda-4gpu", &[&format!("run.max_warp_insts={n}")]);
+    let part = run(&c, "vectoradd", &[("n", "256k")]);
+    assert!(part.sim.stopped_by_limit);
+    assert_eq!(part.sim.total.counters.warp_insts, n);
+    assert_eq!(part.sim.kernels.len(), 1);
+    assert!(part.sim.total.cycles < full.sim.total.cycles);
+    check_conservation(&part);
+    let cycles = full.sim.total.cycles / 2;
+    let c = cfg("coda-4gpu", &[&format!("run.max_cycles={cycles}")]);
+    let part = run(&c, "vectoradd", &[("n", "256k")]);
+    assert!(part.sim.stopped_by_limit);
+    assert_eq!(part.sim.total.cycles, cycles);
+    assert!(part.sim.total.counters.warp_insts < full.sim.total.counters.warp_insts);
+    check_conservation(&part);
+}

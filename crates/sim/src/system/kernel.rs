@@ -34,6 +34,9 @@ impl System {
 
     /// Give the free SM slots of application `a` their next blocks.
     pub(crate) fn fill_app(&mut self, a: usize, w: &mut dyn Workload) -> Result<(), WorkloadError> {
+        if self.stopped_at.is_some() {
+            return Ok(());
+        }
         let Some(mut sched) = self.apps[a].sched.take() else {
             return Ok(());
         };
@@ -86,7 +89,14 @@ impl System {
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<(), SimError> {
         let mut n: u64 = 0;
-        while let Some((_, ev)) = self.q.pop() {
+        let max_ps = match self.cfg.run.max_cycles {
+            0 => u64::MAX,
+            c => self.clk.cycles(c),
+        };
+        while let Some((t, ev)) = self.q.pop() {
+            if t >= max_ps && self.stopped_at.is_none() {
+                self.stopped_at = Some(max_ps);
+            }
             self.ev_counts[ev.index()] += 1;
             match ev {
                 Ev::SmTick(sm) => self.sm_tick(sm as usize, ws)?,
@@ -186,7 +196,7 @@ impl System {
         let app = &mut self.apps[a];
         let Some(info) = app.info.take() else { return };
         app.sched = None;
-        let end = self.q.now();
+        let end = self.stopped_at.unwrap_or(self.q.now()).max(app.start);
         let diff = self.c.since(&app.before);
         let name = if self.apps.len() > 1 {
             format!("{}:{}", self.app_names[a], info.name)
@@ -208,7 +218,7 @@ impl System {
     /// Begin the next launch of co-running application `a`, or mark it finished.
     fn next_app_launch(&mut self, a: usize, w: &mut dyn Workload) -> Result<(), SimError> {
         let max = self.cfg.run.max_kernels;
-        let next = if max == 0 || self.apps[a].index < max {
+        let next = if (max == 0 || self.apps[a].index < max) && self.stopped_at.is_none() {
             w.begin_launch()?
         } else {
             None
@@ -236,7 +246,8 @@ impl System {
         self.start_launch(0, w, info)?;
         let mut ws = [w];
         self.event_loop(&mut ws, progress)?;
-        if self.apps[0].blocks_done != total || self.apps[0].live_blocks != 0 {
+        let stopped = self.stopped_at.is_some();
+        if !stopped && (self.apps[0].blocks_done != total || self.apps[0].live_blocks != 0) {
             return Err(SimError::Config(format!(
                 "kernel {name} stalled: {} of {total} blocks finished (a warp waits forever: check the workload's barriers)",
                 self.apps[0].blocks_done
@@ -303,7 +314,7 @@ impl System {
         self.apps = vec![App::new(0, self.sms.len(), self.cfg.system.nodes)];
         self.app_names = vec![w.name().to_string()];
         let max = self.cfg.run.max_kernels;
-        while max == 0 || self.apps[0].index < max {
+        while (max == 0 || self.apps[0].index < max) && self.stopped_at.is_none() {
             let Some(info) = w.begin_launch()? else { break };
             self.run_launch(w, info, progress)?;
         }
@@ -343,8 +354,14 @@ impl System {
             self.next_app_launch(a, &mut **w)?;
         }
         self.event_loop(ws, progress)?;
+        if self.stopped_at.is_some() {
+            // a run limit: the launches in progress end at the stop, partial
+            for a in 0..self.apps.len() {
+                self.finish_launch(a);
+            }
+        }
         for (a, app) in self.apps.iter().enumerate() {
-            if !app.done {
+            if !app.done && self.stopped_at.is_none() {
                 return Err(SimError::Config(format!(
                     "application {} stalled before finishing",
                     self.app_names[a]
@@ -360,7 +377,7 @@ impl System {
     }
 
     fn sim_stats(&self, warnings: Vec<String>) -> SimStats {
-        let end = self.q.now().max(1);
+        let end = self.stopped_at.unwrap_or(self.q.now()).max(1);
         let total = Summary::new(&self.c, end, self.clk.period);
         let spn = self.cfg.system.sms_per_node as usize;
         let cpn = self.cfg.memory.channels_per_node as usize;
@@ -488,6 +505,7 @@ impl System {
             .collect();
         SimStats {
             total,
+            stopped_by_limit: self.stopped_at.is_some(),
             kernels: self.kernels.clone(),
             nodes,
             links,

@@ -301,6 +301,8 @@ pub struct System {
     pub(crate) ev_counts: [u64; 9],
     /// Pages being migrated and when they become usable.
     pub(crate) migrating: rustc_hash::FxHashMap<u64, Ps>,
+    /// When a run limit (`run.max_warp_insts`, `run.max_cycles`) stopped issue.
+    pub(crate) stopped_at: Option<Ps>,
 }
 
 impl System {
@@ -390,6 +392,7 @@ impl System {
             decisions: Vec::new(),
             ev_counts: [0; 9],
             migrating: Default::default(),
+            stopped_at: None,
             cfg: cfg.clone(),
         }
     }
@@ -481,6 +484,11 @@ impl System {
     /// Counters so far.
     pub fn counters(&self) -> &Counters {
         &self.c
+    }
+
+    /// Whether a run limit stopped the run (its last launch is partial).
+    pub fn stopped_by_limit(&self) -> bool {
+        self.stopped_at.is_some()
     }
 
     /// Current simulated time in ps.

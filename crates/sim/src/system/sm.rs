@@ -148,6 +148,9 @@ impl System {
             return Ok(()); // superseded
         }
         self.sms[sm].tick_at = Ps::MAX;
+        if self.stopped_at.is_some() {
+            return Ok(()); // a run limit was reached: nothing issues any more
+        }
         let base = sm * self.max_warps;
         let mut issued = 0;
         let mut next = Ps::MAX;
@@ -155,7 +158,7 @@ impl System {
         let mut tried_mshr_stall = false;
         for _ in 0..width {
             let n = self.sms[sm].order.len();
-            if n == 0 {
+            if n == 0 || self.stopped_at.is_some() {
                 break;
             }
             let start = match self.cfg.sm.warp_scheduler {
@@ -287,6 +290,10 @@ impl System {
         let cyc = self.clk.period;
         self.c.warp_insts += 1;
         self.c.thread_insts += inst.lanes as u64;
+        let lim = self.cfg.run.max_warp_insts;
+        if lim != 0 && self.c.warp_insts >= lim {
+            self.stopped_at = Some(now + cyc);
+        }
         self.sms[sm].warp_insts += 1;
         self.warps[wg].pc += 1;
         self.warps[wg].ready_at = now + cyc;
