@@ -328,6 +328,12 @@ pub enum PlacementPolicy {
     /// them, paying a fault/shootdown overhead plus the copy over the remote network while
     /// accesses to the page wait (CODA §6.1 migration-based first touch, spec A16).
     Migrate,
+    /// Whole pages, round-robin over nodes in allocation (first-touch) order (NUBA "RR").
+    RoundRobin,
+    /// Each data object in N equal contiguous chunks of pages, chunk i on node i.
+    Chunked,
+    /// Each page on a random node, from `placement.seed` (NDP's random page placement).
+    Random,
 }
 
 /// How CODA rounds the per-GPU span to pages (spec §3.4, A2).
@@ -355,6 +361,12 @@ pub struct PlacementCfg {
     pub node: u32,
     /// Fixed cost of one page migration (fault, TLB shootdown), SM cycles (spec A16: 5000).
     pub migration_cycles: u32,
+    /// Cost of the page fault that maps a page on its first touch under the demand-paged
+    /// policies (`first-touch`, `round-robin`), SM cycles; accesses to the page wait for it.
+    /// 0 = free (CODA's ideal first touch, spec A15).
+    pub first_touch_fault_cycles: u32,
+    /// Seed of the `random` policy.
+    pub seed: u64,
 }
 
 impl Default for PlacementCfg {
@@ -366,6 +378,8 @@ impl Default for PlacementCfg {
             samples: 4,
             node: 0,
             migration_cycles: 5000,
+            first_touch_fault_cycles: 0,
+            seed: 1,
         }
     }
 }

@@ -53,6 +53,8 @@ pub struct Counters {
     /// Pages migrated (migration-based first touch) and the bytes copied.
     pub migrations: u64,
     pub migrated_bytes: u64,
+    /// First-touch page faults paid (`placement.first_touch_fault_cycles`).
+    pub page_faults: u64,
     /// Memory instructions by space and kind: index `space * 3 + kind` with space in
     /// `Space::ALL` order and kind load, store, atomic (issue 7 §1). Reported as
     /// [`Summary::mem_insts_by_space`].
@@ -122,7 +124,8 @@ impl Counters {
             reqs_retired,
             blocks,
             migrations,
-            migrated_bytes
+            migrated_bytes,
+            page_faults
         )
     }
 }

@@ -320,3 +320,27 @@ fn run_limits_stop_at_the_instruction_or_cycle_count() {
     assert!(part.sim.total.counters.warp_insts < full.sim.total.counters.warp_insts);
     check_conservation(&part);
 }
+
+/// A first-touch page fault costs exactly `placement.first_touch_fault_cycles` on the
+/// unloaded path, once per page (demand paging; NUBA's FT baseline pays it, CODA's ideal
+/// first touch does not).
+#[test]
+fn first_touch_fault_adds_its_cost_once() {
+    let free = cfg("coda-4gpu", &["placement.policy=first-touch"]);
+    let faulting = cfg(
+        "coda-4gpu",
+        &[
+            "placement.policy=first-touch",
+            "placement.first_touch_fault_cycles=1000",
+        ],
+    );
+    let a = run(&free, "single-load", &[]);
+    let b = run(&faulting, "single-load", &[]);
+    let clk = Clock::ghz(free.system.sm_clock_ghz);
+    assert_eq!(
+        b.sim.total.counters.load_latency_ps,
+        a.sim.total.counters.load_latency_ps + clk.cycles(1000)
+    );
+    assert_eq!(b.sim.total.counters.page_faults, 1);
+    assert_eq!(a.sim.total.counters.page_faults, 0);
+}

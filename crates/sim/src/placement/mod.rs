@@ -6,13 +6,20 @@
 //! - [`PlacementPolicy::FirstTouch`]: whole page on the first toucher's node (CODA's ideal
 //!   CGP-Only + FTA, spec A15; also MCM-GPU / NUBA first touch);
 //! - [`PlacementPolicy::Coda`]: per data object, FGP or CGP chunks aligned with the affinity
-//!   schedule, decided by [`coda`] before the first kernel that uses the object.
+//!   schedule, decided by [`coda`] before the first kernel that uses the object;
+//! - [`PlacementPolicy::RoundRobin`]: whole pages round-robin in allocation order
+//!   ([`round_robin`], NUBA's RR);
+//! - [`PlacementPolicy::Chunked`]: each object in N contiguous chunks ([`chunked`]);
+//! - [`PlacementPolicy::Random`]: a seeded random node per page ([`random`], NDP).
 //!
 //! Static policies give the same answer whenever the page is first touched, so lazy mapping
 //! equals allocation-time placement while keeping the page table as small as the footprint.
 
+pub mod chunked;
 pub mod coda;
 pub mod frames;
+pub mod random;
+pub mod round_robin;
 
 use crate::config::{Config, PlacementPolicy};
 use crate::mapping::Mode;
@@ -58,6 +65,7 @@ pub struct PlacementStats {
 pub struct Placement {
     pub policy: PlacementPolicy,
     pin: u32,
+    seed: u64,
     page_shift: u32,
     nodes: u32,
     table: FxHashMap<u64, Pte>,
@@ -73,6 +81,7 @@ impl Placement {
         Placement {
             policy: cfg.placement.policy,
             pin: cfg.placement.node,
+            seed: cfg.placement.seed,
             page_shift: cfg.system.page_bytes.trailing_zeros(),
             nodes: cfg.system.nodes,
             table: FxHashMap::default(),
@@ -133,6 +142,24 @@ impl Placement {
             PlacementPolicy::Cgp => (Mode::Cgp, (vpn % n) as u32),
             PlacementPolicy::FirstTouch | PlacementPolicy::Migrate => (Mode::Cgp, toucher),
             PlacementPolicy::Node => (Mode::Cgp, self.pin),
+            PlacementPolicy::RoundRobin => (
+                Mode::Cgp,
+                round_robin::node(self.stats.pages_mapped, self.nodes),
+            ),
+            PlacementPolicy::Random => (Mode::Cgp, random::node(vpn, self.seed, self.nodes)),
+            PlacementPolicy::Chunked => {
+                let page = 1u64 << self.page_shift;
+                match (obj != NO_OBJ)
+                    .then(|| self.objects.get(obj as usize))
+                    .flatten()
+                {
+                    Some(o) => {
+                        let rel = (vpn << self.page_shift).max(o.base) - o.base;
+                        (Mode::Cgp, chunked::node(rel, o.bytes, page, self.nodes))
+                    }
+                    None => (Mode::Cgp, (vpn % n) as u32),
+                }
+            }
             PlacementPolicy::Coda => {
                 let Some(o) = (obj != NO_OBJ)
                     .then(|| self.objects.get(obj as usize))
@@ -241,5 +268,33 @@ mod tests {
             let (pa2, _) = p.translate(page * 4096 + 64, NO_OBJ, 1);
             assert_eq!(pa2, pa + 64);
         }
+    }
+
+    #[test]
+    fn round_robin_follows_allocation_order_and_chunked_cuts_objects() {
+        let c = cfg(PlacementPolicy::RoundRobin);
+        let mut p = Placement::new(&c);
+        let m = AddressMap::new(&c);
+        // pages touched out of VPN order still get nodes 0, 1, 2, 3, 0 in touch order
+        for (k, page) in [7u64, 2, 9, 4, 1].iter().enumerate() {
+            let (pa, mode) = p.translate(page * 4096, NO_OBJ, 3);
+            assert_eq!(m.locate(pa, mode).node as usize, k % 4, "page {page}");
+        }
+        let c = cfg(PlacementPolicy::Chunked);
+        let mut p = Placement::new(&c);
+        p.set_objects(&[DataObject {
+            name: "a".into(),
+            base: 0x100_0000,
+            bytes: 8 * 4096,
+            elem_bytes: 4,
+            read_only: true,
+        }]);
+        let nodes: Vec<u32> = (0..8u64)
+            .map(|pg| {
+                let (pa, mode) = p.translate(0x100_0000 + pg * 4096, 0, 3);
+                m.locate(pa, mode).node
+            })
+            .collect();
+        assert_eq!(nodes, [0, 0, 1, 1, 2, 2, 3, 3]);
     }
 }

@@ -382,11 +382,30 @@ impl System {
     fn translate(&mut self, sm: usize, va: u64, obj: u16) -> (u64, Mode, Ps) {
         let node = self.sms[sm].node;
         let vpn = va / self.placement.page_bytes();
-        let migrate = self.cfg.placement.policy == crate::config::PlacementPolicy::Migrate;
-        let first_touch = migrate && self.placement.lookup(vpn).is_none();
+        use crate::config::PlacementPolicy as P;
+        let policy = self.cfg.placement.policy;
+        let migrate = policy == P::Migrate;
+        let fault = self.cfg.placement.first_touch_fault_cycles;
+        let demand = fault > 0 && matches!(policy, P::FirstTouch | P::RoundRobin);
+        let first_touch = (migrate || demand) && self.placement.lookup(vpn).is_none();
         let (pa, mode) = self.placement.translate(va, obj, node);
         let mut wait = 0;
-        if migrate {
+        if demand {
+            // demand paging: the first touch faults; every access waits until it is mapped
+            let now = self.q.now();
+            if first_touch {
+                let ready = now + self.clk.cycles(fault as u64);
+                self.c.page_faults += 1;
+                self.migrating.insert(vpn, ready);
+                wait = ready - now;
+            } else if let Some(&ready) = self.migrating.get(&vpn) {
+                if ready > now {
+                    wait = ready - now;
+                } else {
+                    self.migrating.remove(&vpn);
+                }
+            }
+        } else if migrate {
             let now = self.q.now();
             if first_touch {
                 wait = self.migrate_page(vpn, node, now) - now;
