@@ -541,6 +541,7 @@ fn merge_warp(
             }
             let mut inst = WarpInst::alu(lead.class, n);
             inst.space = lead.space;
+            inst.pc = lead.site as u32;
             // the address (loads, stores) or the operand chain (compute) comes from the
             // previous compute instruction
             inst.srcs[0] = regs.last_compute;
@@ -632,6 +633,12 @@ mod tests {
             );
             assert_eq!(w0.insts[3].class, InstClass::Store);
             assert_eq!(w0.insts[4].class, InstClass::Exit);
+            // one PC per recording call site, the same in every warp
+            let pcs: Vec<u32> = w0.insts[..4].iter().map(|i| i.pc).collect();
+            assert!(pcs.iter().all(|&p| p != 0));
+            assert_ne!(pcs[0], pcs[1], "the two loads are different instructions");
+            let w1: Vec<u32> = bp.warps[1].insts[..4].iter().map(|i| i.pc).collect();
+            assert_eq!(pcs, w1);
             l.block(1, false, 128, &mut bp).unwrap();
             // block 1 has threads 64..128 but n = 100: warp 1 (96..128) has 4 active lanes
             assert_eq!(bp.warps[1].insts[0].lanes, 4);

@@ -149,6 +149,11 @@ pub struct LineReq {
 /// entries of their warp's [`WarpProgram::lines`] starting at `first_line`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WarpInst {
+    /// Program counter: the trace's PC, or for kernel models a stable id of the call site
+    /// that recorded it (line << 16 | column), equal for every warp executing the same
+    /// instruction. Policies that learn per instruction (offload selection, replay causes)
+    /// key on it.
+    pub pc: u32,
     pub class: InstClass,
     pub space: Space,
     /// Number of active lanes (1..=32).
@@ -161,10 +166,16 @@ pub struct WarpInst {
     pub nlines: u16,
 }
 
+const _: () = assert!(
+    std::mem::size_of::<WarpInst>() <= 24,
+    "WarpInst stays compact"
+);
+
 impl WarpInst {
     /// A non-memory instruction.
     pub fn alu(class: InstClass, lanes: u8) -> Self {
         WarpInst {
+            pc: 0,
             class,
             space: Space::Global,
             lanes,

@@ -221,6 +221,7 @@ fn lower_warp(
         let mut wi = WarpInst::alu(class_of(ti.class), ti.mask.count_ones() as u8);
         wi.dst = ti.dst;
         wi.srcs = srcs_of(&ti.srcs);
+        wi.pc = ti.pc as u32;
         if let Some(space) = ti.space {
             wi.space = space_of(space);
             if wi.space != Space::Shared {
@@ -342,6 +343,7 @@ mod tests {
             let w0 = &bp.warps[0];
             assert_eq!(w0.insts.len(), 17);
             assert_eq!(w0.insts[10].class, InstClass::Load);
+            assert_eq!(w0.insts[10].pc, 0x00a0, "the trace's PC is kept");
             assert_eq!(w0.insts[10].dst, 5);
             assert_eq!(w0.insts[10].srcs, [5, 0, 0]);
             assert_eq!(w0.insts[10].nlines, 1);
