@@ -53,13 +53,24 @@ pub struct Counters {
     /// Pages migrated (migration-based first touch) and the bytes copied.
     pub migrations: u64,
     pub migrated_bytes: u64,
+    /// Warp instructions issued by class, indexed by `InstClass as usize` (order of
+    /// `InstClass::ALL`: int, fp, sfu, branch, load, store, atomic, barrier, exit); the
+    /// energy model charges each class its own figure.
+    pub warp_insts_by_class: [u64; 9],
 }
 
 impl Counters {
     /// `self - earlier`, field by field.
     pub fn since(&self, e: &Counters) -> Counters {
         macro_rules! d {
-            ($($f:ident),*) => { Counters { $($f: self.$f - e.$f),* } };
+            ($($f:ident),*) => {
+                Counters {
+                    $($f: self.$f - e.$f,)*
+                    warp_insts_by_class: std::array::from_fn(|i| {
+                        self.warp_insts_by_class[i] - e.warp_insts_by_class[i]
+                    }),
+                }
+            };
         }
         d!(
             warp_insts,
@@ -258,6 +269,27 @@ pub struct SimStats {
     /// Events handled, by kind.
     pub events_by_kind: std::collections::BTreeMap<&'static str, u64>,
     pub warnings: Vec<String>,
+    /// Energy of the run by part (issue 7 §5, [`crate::energy`]).
+    pub energy: crate::energy::EnergyReport,
+    /// Time-series samples every `run.sample_cycles` SM cycles (absent when sampling is
+    /// off, so default reports are unchanged).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<Sample>,
+}
+
+/// One time-series sample: cumulative counters at `cycle` (an epoch of the sampling timer,
+/// `run.sample_cycles`). Rates over an interval are differences of consecutive samples.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Sample {
+    /// SM cycle of the sample (a multiple of `run.sample_cycles`).
+    pub cycle: u64,
+    pub warp_insts: u64,
+    pub l1_misses: u64,
+    pub l2_misses: u64,
+    pub dram_reads: u64,
+    pub dram_writes: u64,
+    /// Bytes sent on inter-node links (all of them) so far.
+    pub inter_node_bytes: u64,
 }
 
 /// Host-side figures (vary run to run).

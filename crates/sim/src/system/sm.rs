@@ -287,6 +287,7 @@ impl System {
         let cyc = self.clk.period;
         self.c.warp_insts += 1;
         self.c.thread_insts += inst.lanes as u64;
+        self.c.warp_insts_by_class[inst.class as usize] += 1;
         self.sms[sm].warp_insts += 1;
         self.warps[wg].pc += 1;
         self.warps[wg].ready_at = now + cyc;
