@@ -88,7 +88,15 @@ fn run_reports_energy_by_part_and_the_timeline() {
         .lines()
         .find(|l| l.trim_start().starts_with("energy "))
         .unwrap_or_else(|| panic!("no energy line in {out}"));
-    for part in ["mJ", "W mean", "links", "caches", "DRAM", "instructions", "static"] {
+    for part in [
+        "mJ",
+        "W mean",
+        "links",
+        "caches",
+        "DRAM",
+        "instructions",
+        "static",
+    ] {
         assert!(line.contains(part), "{line}");
     }
     assert!(out.contains("link energy     inter-node"), "{out}");

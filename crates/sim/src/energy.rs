@@ -283,7 +283,10 @@ mod tests {
             let r = energy(&cfg, &c, 1e-3);
             for (p, q) in base.parts.iter().zip(&r.parts) {
                 if p.name == name {
-                    assert!(rel(q.joules, 2.0 * p.joules) < 1e-12, "{name} did not double");
+                    assert!(
+                        rel(q.joules, 2.0 * p.joules) < 1e-12,
+                        "{name} did not double"
+                    );
                 } else {
                     assert_eq!(q.joules, p.joules, "{} changed with {name}", p.name);
                 }
@@ -343,6 +346,9 @@ mod tests {
             c.warp_insts_by_class[*k as usize] = 1 << i;
         }
         // int 1, fp 2, sfu 4, branch 8, load 16, store 32, atomic 64, barrier 128, exit 256
-        assert_eq!(EnergyCounts::insts_from(&c), [1, 2, 4, 16 + 32 + 64, 8 + 128 + 256]);
+        assert_eq!(
+            EnergyCounts::insts_from(&c),
+            [1, 2, 4, 16 + 32 + 64, 8 + 128 + 256]
+        );
     }
 }

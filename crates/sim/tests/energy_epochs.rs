@@ -73,7 +73,12 @@ fn check_energy(r: &Report, c: &Config) {
     // static: units × W × simulated time
     let secs = end_ps(r) as f64 * 1e-12;
     let sms = (c.system.nodes * c.system.sms_per_node) as f64;
-    assert!(rel(part(r, "static sm").joules, sms * c.energy.sm_static_w * secs) < 1e-9);
+    assert!(
+        rel(
+            part(r, "static sm").joules,
+            sms * c.energy.sm_static_w * secs
+        ) < 1e-9
+    );
     let chans = (c.system.nodes * c.memory.channels_per_node) as f64;
     assert!(
         rel(
@@ -142,12 +147,16 @@ fn epochs_fire_at_every_period_multiple_before_the_end() {
     // the rule (system::Timer): epoch k fires iff k·P is before the last event (or at it)
     let expect = end / (period * cycle_ps);
     assert!(
-        t.len() as u64 == expect || (end % (period * cycle_ps) == 0 && t.len() as u64 == expect - 1),
+        t.len() as u64 == expect
+            || (end % (period * cycle_ps) == 0 && t.len() as u64 == expect - 1),
         "{} epochs for end {end} ps, period {period} cycles",
         t.len()
     );
     assert!(t.len() > 10, "too short a run to test: {} epochs", t.len());
-    assert!(r.sim.kernels.len() > 1, "the timer must cross kernel boundaries");
+    assert!(
+        r.sim.kernels.len() > 1,
+        "the timer must cross kernel boundaries"
+    );
     assert_eq!(r.sim.events_by_kind["epoch"], t.len() as u64);
     for (i, s) in t.iter().enumerate() {
         assert_eq!(s.cycle, (i as u64 + 1) * period);
@@ -176,7 +185,10 @@ fn sampling_does_not_change_the_simulation() {
     let off = run(&plain, "bfs", &[("scale", "10"), ("edge_factor", "8")]);
     let on = samples_run(1000);
     let off_json = serde_json::to_value(&off.sim).unwrap();
-    assert!(off_json.get("timeline").is_none(), "timeline shown when off");
+    assert!(
+        off_json.get("timeline").is_none(),
+        "timeline shown when off"
+    );
     assert!(off_json["events_by_kind"].get("epoch").is_none());
     let mut on_json = serde_json::to_value(&on.sim).unwrap();
     assert!(!on.sim.timeline.is_empty());
