@@ -131,16 +131,32 @@ fn bad_energy_parameters_are_rejected_with_their_key() {
     }
 }
 
-fn samples_run(period: u64) -> Report {
+/// bfs (several kernels) with a sample every `period` cycles; also the epochs the sampling
+/// timer fired by its own count.
+fn samples_run_counted(period: u64) -> (Report, u64) {
     let s = format!("run.sample_cycles={period}");
     let c = cfg("coda-4gpu", &[s.as_str()]);
-    run(&c, "bfs", &[("scale", "10"), ("edge_factor", "8")])
+    let p: BTreeMap<String, String> = [("scale", "10"), ("edge_factor", "8")]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let mut w = locus_workload::registry::build("bfs", &p, 7).unwrap();
+    let mut sys = locus_sim::System::new(&c);
+    let r = sys.run(&mut w, &mut |_| {}).unwrap();
+    let fired = sys.epochs_fired();
+    assert_eq!(fired.len(), 1, "one timer: the sampler");
+    (r, fired[0])
+}
+
+fn samples_run(period: u64) -> Report {
+    samples_run_counted(period).0
 }
 
 #[test]
 fn epochs_fire_at_every_period_multiple_before_the_end() {
     let period = 2000u64;
-    let r = samples_run(period);
+    let (r, fired) = samples_run_counted(period);
+    assert_eq!(fired, r.sim.timeline.len() as u64);
     let cycle_ps = 500; // 2 GHz
     let end = end_ps(&r);
     let t = &r.sim.timeline;
@@ -148,7 +164,7 @@ fn epochs_fire_at_every_period_multiple_before_the_end() {
     let expect = end / (period * cycle_ps);
     assert!(
         t.len() as u64 == expect
-            || (end % (period * cycle_ps) == 0 && t.len() as u64 == expect - 1),
+            || (end.is_multiple_of(period * cycle_ps) && t.len() as u64 == expect - 1),
         "{} epochs for end {end} ps, period {period} cycles",
         t.len()
     );
