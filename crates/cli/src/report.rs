@@ -63,6 +63,14 @@ pub fn print_summary(r: &Report) {
             l.bytes_sent
         );
     }
+    print!("{}", energy_lines(r));
+    if !s.timeline.is_empty() {
+        println!(
+            "  timeline        {} samples every {} cycles (stats JSON `timeline`)",
+            s.timeline.len(),
+            r.config.run.sample_cycles
+        );
+    }
     if let Some(h) = &r.host {
         println!(
             "  host            {:.2} s, {:.2} M L1 requests/s, {:.2} M warp insts/s, peak RSS {:.0} MB",
@@ -120,6 +128,40 @@ pub fn kernels_csv(r: &Report) -> String {
             c.remote_accesses,
             k.summary.remote_fraction
         );
+    }
+    out
+}
+
+/// The energy lines of the summary: total, mean power, and the parts grouped as links,
+/// caches, DRAM, instructions and static power (issue 7 §5).
+pub fn energy_lines(r: &Report) -> String {
+    let e = &r.sim.energy;
+    let group = |prefix: &[&str]| -> f64 {
+        e.parts
+            .iter()
+            .filter(|p| prefix.iter().any(|x| p.name.starts_with(x)))
+            .map(|p| p.joules)
+            .sum()
+    };
+    let mj = |j: f64| j * 1e3;
+    let mut out = format!(
+        "  energy          {:.3} mJ ({:.1} W mean): links {:.3}, caches {:.3}, DRAM {:.3}, instructions {:.3}, static {:.3} mJ\n",
+        mj(e.total_j),
+        e.mean_w,
+        mj(group(&["link "])),
+        mj(group(&["l1", "l2"])),
+        mj(group(&["dram "])),
+        mj(group(&["inst "])),
+        mj(e.static_j),
+    );
+    let by_kind: Vec<String> = e
+        .parts
+        .iter()
+        .filter(|p| p.name.starts_with("link ") && p.joules > 0.0)
+        .map(|p| format!("{} {:.3}", &p.name[5..], mj(p.joules)))
+        .collect();
+    if !by_kind.is_empty() {
+        out += &format!("  link energy     {} mJ\n", by_kind.join(", "));
     }
     out
 }

@@ -40,6 +40,14 @@ fn bad_input_exits_2_with_a_message_that_names_the_problem() {
             "system.nodes",
         ),
         (
+            &["run", "-w", "bfs", "--set", "energy.l1_access_pj=-1"],
+            "energy.l1_access_pj",
+        ),
+        (
+            &["run", "-w", "bfs", "--set", "run.sample_cycles=-5"],
+            "run.sample_cycles",
+        ),
+        (
             &["run", "--trace", "/nonexistent/trace"],
             "/nonexistent/trace",
         ),
@@ -62,6 +70,37 @@ fn bad_input_exits_2_with_a_message_that_names_the_problem() {
     let (code, _, err) = locus(&["run", "-w", "single-load", "-c", f.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("bad.toml"), "{err}");
+}
+
+#[test]
+fn run_reports_energy_by_part_and_the_timeline() {
+    let (code, out, err) = locus(&[
+        "run",
+        "-w",
+        "vectoradd",
+        "--param",
+        "n=64k",
+        "--set",
+        "run.sample_cycles=500",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("energy "))
+        .unwrap_or_else(|| panic!("no energy line in {out}"));
+    for part in [
+        "mJ",
+        "W mean",
+        "links",
+        "caches",
+        "DRAM",
+        "instructions",
+        "static",
+    ] {
+        assert!(line.contains(part), "{line}");
+    }
+    assert!(out.contains("link energy     inter-node"), "{out}");
+    assert!(out.contains("samples every 500 cycles"), "{out}");
 }
 
 #[test]

@@ -151,6 +151,17 @@ impl<E> EventQueue<E> {
             self.cur_sorted = false;
         }
     }
+    /// Drop every pending event without advancing time (a run whose remaining events are
+    /// only periodic timers ends here, at the time of its last real event).
+    pub fn clear(&mut self) {
+        if self.in_ring > 0 {
+            for b in &mut self.buckets {
+                b.clear();
+            }
+        }
+        self.in_ring = 0;
+        self.far.clear();
+    }
     pub fn is_empty(&self) -> bool {
         self.in_ring == 0 && self.far.is_empty()
     }
@@ -178,6 +189,22 @@ mod tests {
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|x| x.1)).collect();
         assert_eq!(order, vec!['b', 'd', 'a', 'c']);
         assert_eq!(q.now(), 10);
+    }
+
+    #[test]
+    fn clear_drops_events_and_keeps_time() {
+        let mut q = EventQueue::new();
+        q.push(10, 1u32);
+        q.push(20, 2);
+        q.push(1_000_000_000_000, 3);
+        assert_eq!(q.pop(), Some((10, 1)));
+        q.clear();
+        assert!(q.is_empty());
+        assert_eq!(q.len(), 0);
+        assert_eq!(q.now(), 10);
+        assert_eq!(q.pop(), None);
+        q.push(15, 4);
+        assert_eq!(q.pop(), Some((15, 4)));
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub struct Config {
     pub placement: PlacementCfg,
     pub scheduling: SchedulingCfg,
     pub run: RunCfg,
+    pub energy: EnergyCfg,
 }
 
 /// Nodes and clocks. A node is a GPU, a partition of a GPU, or a memory stack.
@@ -427,6 +428,114 @@ pub struct RunCfg {
     pub max_warp_insts: u64,
     /// Stop at this SM cycle (0 = no limit).
     pub max_cycles: u64,
+    /// Record a time-series sample (cumulative counters) every this many SM cycles into the
+    /// stats' `timeline`, driven by an epoch timer (issue 7 §4); 0 = off.
+    pub sample_cycles: u64,
+}
+
+/// Parameters of the energy model ([`crate::energy`], issue 7 §5): energy per counted event
+/// plus static power. Each default names its source. The papers give few absolute numbers
+/// (NDP spec §5.3: "only relative results can be compared"; NUBA spec §6.1 uses GPUWattch
+/// and DSENT, which a Rust project cannot run), so figures marked *placeholder* are
+/// GPUWattch-style orders of magnitude, meant for comparing configurations, not for
+/// absolute watts.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EnergyCfg {
+    /// Inter-node links (GPU-GPU, hub ports, memory network), pJ per bit sent, every bit
+    /// including headers. NDP spec §5.3: off-chip link 2 pJ/bit [Poulton et al. 2007].
+    pub inter_node_pj_per_bit: f64,
+    /// Crossbar ports between the L2 / network ingress and the memory channels, pJ per bit.
+    /// NDP spec §5.3: on-die wires ≈ 0.2 pJ/bit/mm [Keckler et al., IEEE Micro 2011] over an
+    /// average crossbar distance of 12 mm = 2.4 pJ/bit.
+    pub crossbar_pj_per_bit: f64,
+    /// SM ↔ L2 slice ports, pJ per bit; the same on-die wire figure as the crossbar
+    /// (NDP spec §5.3, Keckler et al. 2011: 0.2 pJ/bit/mm × 12 mm).
+    pub sm_l2_pj_per_bit: f64,
+    /// L1 data cache, pJ per line request that probes it (tag + one line of data).
+    /// Keckler et al. 2011: a 256-bit access to an 8 KB SRAM ≈ 50 pJ (40 nm); a 128 B line
+    /// is four such accesses = 200 pJ.
+    pub l1_access_pj: f64,
+    /// L2 slice, pJ per access (tag + data). *Placeholder*: twice the L1 figure for the
+    /// larger, banked arrays (GPUWattch style, NDP spec §5.3 [DEFAULT]).
+    pub l2_access_pj: f64,
+    /// DRAM row activation plus its precharge, nJ per ACT. NDP spec §5.3: 11.8 nJ per 4 KB
+    /// row [Son et al. SC'14]; scaled linearly to the 2 KB row of the default HBM2 channel
+    /// (`dram.row_bytes`) = 5.9 nJ.
+    pub dram_activate_nj: f64,
+    /// DRAM read, pJ per bit transferred. NDP spec §5.3: row-buffer read 4 pJ/bit (Rambus
+    /// model, [Vogelsang MICRO'10]); close to HBM2's ≈ 3.9 pJ/bit [O'Connor et al. MICRO'17].
+    pub dram_read_pj_per_bit: f64,
+    /// DRAM write, pJ per bit; NDP spec §5.3 [DEFAULT]: the read figure.
+    pub dram_write_pj_per_bit: f64,
+    /// pJ per warp instruction (32 lanes, including fetch, decode, register file) of each
+    /// class. *Placeholders* in GPUWattch style (NDP spec §5.3 [DEFAULT]): Keckler et al.
+    /// 2011 put an FMA near 20-50 pJ per lane at 40 nm, so ≈ 1 nJ per 32-lane warp
+    /// instruction; integer ops half that, SFU ops twice.
+    pub int_inst_pj: f64,
+    pub fp_inst_pj: f64,
+    pub sfu_inst_pj: f64,
+    /// Loads, stores and atomics: address generation and the load/store unit (the cache
+    /// and network energy is charged separately).
+    pub mem_inst_pj: f64,
+    /// Branches, barriers, exits: issue overhead only.
+    pub other_inst_pj: f64,
+    /// Static (leakage + clock) power per SM, W. *Placeholder*: an order of magnitude for
+    /// a Fermi/Volta-class SM, from no paper of this project.
+    pub sm_static_w: f64,
+    /// Static power per node outside the SMs (L2, crossbar, memory controllers), W.
+    /// *Placeholder* (GPUWattch style).
+    pub node_static_w: f64,
+    /// Static (background) power per DRAM channel, W. *Placeholder*: an order of magnitude
+    /// for an HBM2 channel's background power, from no paper of this project.
+    pub dram_channel_static_w: f64,
+}
+
+impl Default for EnergyCfg {
+    fn default() -> Self {
+        EnergyCfg {
+            inter_node_pj_per_bit: 2.0,
+            crossbar_pj_per_bit: 2.4,
+            sm_l2_pj_per_bit: 2.4,
+            l1_access_pj: 200.0,
+            l2_access_pj: 400.0,
+            dram_activate_nj: 5.9,
+            dram_read_pj_per_bit: 4.0,
+            dram_write_pj_per_bit: 4.0,
+            int_inst_pj: 500.0,
+            fp_inst_pj: 1000.0,
+            sfu_inst_pj: 2000.0,
+            mem_inst_pj: 500.0,
+            other_inst_pj: 200.0,
+            sm_static_w: 1.0,
+            node_static_w: 10.0,
+            dram_channel_static_w: 0.5,
+        }
+    }
+}
+
+impl EnergyCfg {
+    /// Every parameter with its key under `[energy]`.
+    pub fn fields(&self) -> [(&'static str, f64); 16] {
+        [
+            ("inter_node_pj_per_bit", self.inter_node_pj_per_bit),
+            ("crossbar_pj_per_bit", self.crossbar_pj_per_bit),
+            ("sm_l2_pj_per_bit", self.sm_l2_pj_per_bit),
+            ("l1_access_pj", self.l1_access_pj),
+            ("l2_access_pj", self.l2_access_pj),
+            ("dram_activate_nj", self.dram_activate_nj),
+            ("dram_read_pj_per_bit", self.dram_read_pj_per_bit),
+            ("dram_write_pj_per_bit", self.dram_write_pj_per_bit),
+            ("int_inst_pj", self.int_inst_pj),
+            ("fp_inst_pj", self.fp_inst_pj),
+            ("sfu_inst_pj", self.sfu_inst_pj),
+            ("mem_inst_pj", self.mem_inst_pj),
+            ("other_inst_pj", self.other_inst_pj),
+            ("sm_static_w", self.sm_static_w),
+            ("node_static_w", self.node_static_w),
+            ("dram_channel_static_w", self.dram_channel_static_w),
+        ]
+    }
 }
 
 impl Config {
@@ -594,6 +703,19 @@ impl Config {
             return Err("placement.samples must be at least 1".into());
         }
         self.dram.validate().map_err(|e| format!("dram: {e}"))?;
+        for (k, v) in self.energy.fields() {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(format!(
+                    "energy.{k} = {v}: must be a finite number >= 0 (0 leaves that part out)"
+                ));
+            }
+        }
+        if self.run.sample_cycles > 1 << 40 {
+            return Err(format!(
+                "run.sample_cycles = {}: at most 2^40 (0 turns sampling off)",
+                self.run.sample_cycles
+            ));
+        }
         Ok(())
     }
 }

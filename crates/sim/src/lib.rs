@@ -6,6 +6,7 @@
 
 pub mod cache;
 pub mod config;
+pub mod energy;
 pub mod error;
 pub mod mapping;
 pub mod noc;

@@ -60,6 +60,10 @@ pub struct Counters {
     /// [`Summary::mem_insts_by_space`].
     #[serde(skip)]
     pub mem_by_space: [u64; 15],
+    /// Warp instructions issued by class, indexed by `InstClass as usize` (order of
+    /// `InstClass::ALL`: int, fp, sfu, branch, load, store, atomic, barrier, exit); the
+    /// energy model charges each class its own figure.
+    pub warp_insts_by_class: [u64; 9],
 }
 
 /// Index of a memory instruction in [`Counters::mem_by_space`].
@@ -90,7 +94,15 @@ impl Counters {
             *m = self.mem_by_space[i] - e.mem_by_space[i];
         }
         macro_rules! d {
-            ($($f:ident),*) => { Counters { $($f: self.$f - e.$f,)* mem_by_space } };
+            ($($f:ident),*) => {
+                Counters {
+                    $($f: self.$f - e.$f,)*
+                    mem_by_space,
+                    warp_insts_by_class: std::array::from_fn(|i| {
+                        self.warp_insts_by_class[i] - e.warp_insts_by_class[i]
+                    }),
+                }
+            };
         }
         d!(
             warp_insts,
@@ -312,6 +324,27 @@ pub struct SimStats {
     /// Events handled, by kind.
     pub events_by_kind: std::collections::BTreeMap<&'static str, u64>,
     pub warnings: Vec<String>,
+    /// Energy of the run by part (issue 7 §5, [`crate::energy`]).
+    pub energy: crate::energy::EnergyReport,
+    /// Time-series samples every `run.sample_cycles` SM cycles (absent when sampling is
+    /// off, so default reports are unchanged).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<Sample>,
+}
+
+/// One time-series sample: cumulative counters at `cycle` (an epoch of the sampling timer,
+/// `run.sample_cycles`). Rates over an interval are differences of consecutive samples.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Sample {
+    /// SM cycle of the sample (a multiple of `run.sample_cycles`).
+    pub cycle: u64,
+    pub warp_insts: u64,
+    pub l1_misses: u64,
+    pub l2_misses: u64,
+    pub dram_reads: u64,
+    pub dram_writes: u64,
+    /// Bytes sent on inter-node links (all of them) so far.
+    pub inter_node_bytes: u64,
 }
 
 /// Host-side figures (vary run to run).

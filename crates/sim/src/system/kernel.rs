@@ -93,7 +93,14 @@ impl System {
             0 => u64::MAX,
             c => self.clk.cycles(c),
         };
-        while let Some((t, ev)) = self.q.pop() {
+        self.arm_timers();
+        loop {
+            if self.timers_armed > 0 && self.q.len() == self.timers_armed {
+                // only epochs are left: timers must not keep a finished run alive
+                self.disarm_timers();
+                break;
+            }
+            let Some((t, ev)) = self.q.pop() else { break };
             if t >= max_ps && self.stopped_at.is_none() {
                 self.stopped_at = Some(max_ps);
             }
@@ -108,6 +115,7 @@ impl System {
                 Ev::L1Fill(id) => self.l1_fill(id),
                 Ev::AtomicResp(id) => self.atomic_resp(id),
                 Ev::WriteAck(id) => self.write_ack(id),
+                Ev::Epoch(t) => self.epoch(t),
             }
             n += 1;
             if n & 0xFFFF == 0 {
@@ -532,8 +540,48 @@ impl System {
                 .iter()
                 .copied()
                 .zip(self.ev_counts)
+                // epochs exist only with timers; leave the key out otherwise so default
+                // reports keep their layout
+                .filter(|&(name, n)| n > 0 || name != "epoch")
                 .collect(),
             warnings,
+            energy: crate::energy::energy(
+                &self.cfg.energy,
+                &self.energy_counts(),
+                end as f64 * 1e-12,
+            ),
+            timeline: self.timeline.clone(),
+        }
+    }
+
+    /// The counts the energy model charges for, from this run's counters so far.
+    pub fn energy_counts(&self) -> crate::energy::EnergyCounts {
+        let mut link_bits = [0u64; 3];
+        for (p, k) in self.net.ports.iter().zip(&self.net.kinds) {
+            link_bits[*k as usize] += p.stats().bytes_sent * 8;
+        }
+        let (mut act, mut rd, mut wr) = (0u64, 0u64, 0u64);
+        for c in &self.chans {
+            let s = c.ch.stats();
+            act += s.activates;
+            rd += s.bytes_read * 8;
+            wr += s.bytes_written * 8;
+        }
+        crate::energy::EnergyCounts {
+            link_bits,
+            l1_accesses: if self.cfg.l1.enabled {
+                self.c.l1_requests
+            } else {
+                0
+            },
+            l2_accesses: self.c.l2_accesses,
+            dram_activates: act,
+            dram_read_bits: rd,
+            dram_write_bits: wr,
+            insts: crate::energy::EnergyCounts::insts_from(&self.c),
+            sms: self.sms.len() as u64,
+            nodes: self.cfg.system.nodes as u64,
+            dram_channels: self.chans.len() as u64,
         }
     }
 }

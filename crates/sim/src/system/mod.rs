@@ -47,6 +47,8 @@ pub(crate) enum Ev {
     AtomicResp(u32),
     /// A remote write's acknowledgement returns.
     WriteAck(u32),
+    /// A periodic timer's epoch (payload: timer id into `System::timers`).
+    Epoch(u32),
 }
 
 impl Ev {
@@ -62,10 +64,11 @@ impl Ev {
             Ev::L1Fill(_) => 6,
             Ev::AtomicResp(_) => 7,
             Ev::WriteAck(_) => 8,
+            Ev::Epoch(_) => 9,
         }
     }
     /// Names of the variants, by [`Ev::index`].
-    pub(crate) const NAMES: [&'static str; 9] = [
+    pub(crate) const NAMES: [&'static str; 10] = [
         "sm_tick",
         "l2_access",
         "dram_arrive",
@@ -75,6 +78,7 @@ impl Ev {
         "l1_fill",
         "atomic_resp",
         "write_ack",
+        "epoch",
     ];
 }
 
@@ -298,11 +302,44 @@ pub struct System {
     pub(crate) dispatch_buf: Vec<(u64, usize)>,
     pub(crate) objects: Vec<locus_workload::DataObject>,
     pub(crate) decisions: Vec<crate::placement::coda::Decision>,
-    pub(crate) ev_counts: [u64; 9],
+    pub(crate) ev_counts: [u64; 10],
     /// Pages being migrated and when they become usable.
     pub(crate) migrating: rustc_hash::FxHashMap<u64, Ps>,
     /// When a run limit (`run.max_warp_insts`, `run.max_cycles`) stopped issue.
     pub(crate) stopped_at: Option<Ps>,
+    /// Periodic timers of run-time policies ([`Timer`]).
+    pub(crate) timers: Vec<Timer>,
+    /// Timers with an `Ev::Epoch` in the queue.
+    pub(crate) timers_armed: usize,
+    /// Samples of the `run.sample_cycles` timer.
+    pub(crate) timeline: Vec<crate::stats::Sample>,
+}
+
+/// The policy a periodic timer belongs to; an epoch dispatches on it by `match` (no `dyn`).
+/// Issue 7 §4: NUBA's 20K-cycle replication epochs (nuba.md) and NDP's 30K-cycle offload
+/// epochs (ndp.md §4.3) are the intended further owners.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TimerOwner {
+    /// Time-series sampling of cumulative counters (`run.sample_cycles`).
+    Sampler,
+}
+
+/// A periodic timer: fires `Ev::Epoch(id)` at every multiple of `period` from time 0
+/// while the simulation has other work queued. When only timer events remain, the event
+/// loop drops them without advancing time (so a timer never keeps a finished run alive nor
+/// moves its end time) and re-arms them at the same `next_at` when work resumes (the next
+/// launch or the kernel boundary's drain). Hence epoch `k` (at `k * period`) fires iff
+/// `k * period` is before the run's last event, or equal to it and queued before it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Timer {
+    pub owner: TimerOwner,
+    /// Period in ps (a whole number of SM cycles).
+    pub period: Ps,
+    /// Time of the next epoch.
+    pub next_at: Ps,
+    pub armed: bool,
+    /// Epochs fired so far.
+    pub fired: u64,
 }
 
 impl System {
@@ -359,7 +396,7 @@ impl System {
             .collect();
         let max_warps = cfg.sm.max_warps as usize;
         let maxp = cfg.sm.max_pending_loads as usize;
-        System {
+        let mut s = System {
             clk,
             q: EventQueue::new(),
             map: AddressMap::new(cfg),
@@ -390,11 +427,93 @@ impl System {
             dispatch_buf: Vec::new(),
             objects: Vec::new(),
             decisions: Vec::new(),
-            ev_counts: [0; 9],
+            ev_counts: [0; 10],
             migrating: Default::default(),
             stopped_at: None,
+            timers: Vec::new(),
+            timers_armed: 0,
+            timeline: Vec::new(),
             cfg: cfg.clone(),
+        };
+        if cfg.run.sample_cycles > 0 {
+            s.add_timer(TimerOwner::Sampler, cfg.run.sample_cycles);
         }
+        s
+    }
+
+    /// Register a periodic timer of `owner` every `period_cycles` SM cycles (from time 0);
+    /// returns its id. It is armed when the event loop next runs.
+    pub(crate) fn add_timer(&mut self, owner: TimerOwner, period_cycles: u64) -> u32 {
+        let period = self.clk.cycles(period_cycles.max(1));
+        self.timers.push(Timer {
+            owner,
+            period,
+            next_at: period,
+            armed: false,
+            fired: 0,
+        });
+        (self.timers.len() - 1) as u32
+    }
+
+    /// Queue the next epoch of every timer not yet queued.
+    pub(crate) fn arm_timers(&mut self) {
+        for (i, t) in self.timers.iter_mut().enumerate() {
+            if !t.armed {
+                t.armed = true;
+                self.timers_armed += 1;
+                self.q.push(t.next_at, Ev::Epoch(i as u32));
+            }
+        }
+    }
+
+    /// Only timer epochs are queued: the work is done. Drop them without advancing time.
+    pub(crate) fn disarm_timers(&mut self) {
+        debug_assert_eq!(self.q.len(), self.timers_armed);
+        self.q.clear();
+        for t in &mut self.timers {
+            t.armed = false;
+        }
+        self.timers_armed = 0;
+    }
+
+    /// Timer `id`'s epoch: queue the next one, then run its owner's action.
+    pub(crate) fn epoch(&mut self, id: u32) {
+        let t = &mut self.timers[id as usize];
+        let at = t.next_at;
+        t.fired += 1;
+        t.next_at += t.period;
+        let (owner, next) = (t.owner, t.next_at);
+        self.q.push(next, Ev::Epoch(id));
+        match owner {
+            TimerOwner::Sampler => self.sample(at),
+        }
+    }
+
+    /// Record a time-series sample of the cumulative counters at time `at`.
+    fn sample(&mut self, at: Ps) {
+        let inter_node_bytes = self
+            .net
+            .ports
+            .iter()
+            .zip(&self.net.kinds)
+            .filter(|(_, k)| **k == crate::noc::PortKind::InterNode)
+            .map(|(p, _)| p.stats().bytes_sent)
+            .sum();
+        let c = &self.c;
+        self.timeline.push(crate::stats::Sample {
+            cycle: at / self.clk.period,
+            warp_insts: c.warp_insts,
+            l1_misses: c.l1_misses,
+            l2_misses: c.l2_misses,
+            dram_reads: c.dram_reads,
+            dram_writes: c.dram_writes,
+            inter_node_bytes,
+        });
+    }
+
+    /// Epochs fired so far by each timer, in registration order.
+    pub fn epochs_fired(&self) -> Vec<u64> {
+        self.timers.iter().map(|t| t.fired).collect()
     }
 
     /// Allocate a request in the slab.

@@ -294,6 +294,7 @@ impl System {
         if lim != 0 && self.c.warp_insts >= lim {
             self.stopped_at = Some(now + cyc);
         }
+        self.c.warp_insts_by_class[inst.class as usize] += 1;
         self.sms[sm].warp_insts += 1;
         self.warps[wg].pc += 1;
         self.warps[wg].ready_at = now + cyc;

@@ -1,0 +1,354 @@
+//! Energy model from counted events (issue 7 §5): energy = Σ (events × energy per event) +
+//! Σ (units × static power × time). Events are bits per link kind, L1 and L2 accesses, DRAM
+//! activations and bits read and written, and warp instructions by class; static power is
+//! per SM, per node (uncore) and per DRAM channel. The parameters and their sources are in
+//! [`EnergyCfg`]; the papers' own figures come from the NDP spec §5.3 (links, DRAM, on-die
+//! wires) and the rest are GPUWattch-style placeholders.
+//!
+//! [`energy`] is a pure function of an [`EnergyCounts`] and a duration, so the model is
+//! testable on its own; `System` fills the counts from its statistics at the end of a run.
+
+use crate::config::EnergyCfg;
+use crate::noc::PortKind;
+use crate::stats::Counters;
+use locus_workload::InstClass;
+use serde::Serialize;
+
+/// Everything the model charges for, as plain counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EnergyCounts {
+    /// Bits sent per link kind, indexed by `PortKind as usize` (inter-node, crossbar,
+    /// sm-l2).
+    pub link_bits: [u64; 3],
+    /// Line requests that probed an L1 (0 when the L1 is disabled).
+    pub l1_accesses: u64,
+    /// L2 slice accesses (tag + data).
+    pub l2_accesses: u64,
+    /// DRAM ACT commands (each paired with a precharge).
+    pub dram_activates: u64,
+    /// DRAM bits read and written.
+    pub dram_read_bits: u64,
+    pub dram_write_bits: u64,
+    /// Warp instructions by energy class, indexed by [`InstEnergyClass`].
+    pub insts: [u64; 5],
+    /// Units that draw static power: SMs, nodes, DRAM channels.
+    pub sms: u64,
+    pub nodes: u64,
+    pub dram_channels: u64,
+}
+
+/// The instruction classes the model prices separately.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InstEnergyClass {
+    Int = 0,
+    Fp = 1,
+    Sfu = 2,
+    /// Loads, stores, atomics.
+    Mem = 3,
+    /// Branches, barriers, exits.
+    Other = 4,
+}
+
+impl InstEnergyClass {
+    /// The energy class of a warp instruction class.
+    pub fn of(c: InstClass) -> InstEnergyClass {
+        match c {
+            InstClass::Int => InstEnergyClass::Int,
+            InstClass::Fp => InstEnergyClass::Fp,
+            InstClass::Sfu => InstEnergyClass::Sfu,
+            InstClass::Load | InstClass::Store | InstClass::Atomic => InstEnergyClass::Mem,
+            InstClass::Branch | InstClass::Barrier | InstClass::Exit => InstEnergyClass::Other,
+        }
+    }
+}
+
+impl EnergyCounts {
+    /// Fold per-class warp instruction counts (`Counters::warp_insts_by_class`) into the
+    /// model's five classes.
+    pub fn insts_from(c: &Counters) -> [u64; 5] {
+        let mut out = [0u64; 5];
+        for k in InstClass::ALL {
+            out[InstEnergyClass::of(k) as usize] += c.warp_insts_by_class[k as usize];
+        }
+        out
+    }
+}
+
+/// One part of the energy: `joules = count × unit_j`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct EnergyPart {
+    /// e.g. "link inter-node", "dram activate", "inst fp", "static sm".
+    pub name: &'static str,
+    /// What `count` counts: "bit", "access", "activation", "warp inst", or for static
+    /// parts "unit" (SMs, nodes or channels, each drawing power for the whole run).
+    pub unit: &'static str,
+    pub count: u64,
+    /// Joules per counted item (for static parts: watts × run time).
+    pub unit_j: f64,
+    pub joules: f64,
+}
+
+/// Energy of a run by part.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct EnergyReport {
+    pub parts: Vec<EnergyPart>,
+    /// Sum of the parts' joules.
+    pub total_j: f64,
+    /// Dynamic (event) and static shares of the total.
+    pub dynamic_j: f64,
+    pub static_j: f64,
+    /// Mean power over the run, W (0 for a zero-length run).
+    pub mean_w: f64,
+}
+
+impl EnergyReport {
+    /// Joules of the part called `name` (0 if absent).
+    pub fn part(&self, name: &str) -> f64 {
+        self.parts
+            .iter()
+            .find(|p| p.name == name)
+            .map_or(0.0, |p| p.joules)
+    }
+}
+
+const PJ: f64 = 1e-12;
+const NJ: f64 = 1e-9;
+
+/// The energy of `n` counted events over `seconds` of simulated time under `cfg`.
+pub fn energy(cfg: &EnergyCfg, n: &EnergyCounts, seconds: f64) -> EnergyReport {
+    let link = |k: PortKind| n.link_bits[k as usize];
+    let ins = |k: InstEnergyClass| n.insts[k as usize];
+    use InstEnergyClass as I;
+    let dynamic: [(&'static str, &'static str, u64, f64); 13] = [
+        (
+            "link inter-node",
+            "bit",
+            link(PortKind::InterNode),
+            cfg.inter_node_pj_per_bit * PJ,
+        ),
+        (
+            "link crossbar",
+            "bit",
+            link(PortKind::Crossbar),
+            cfg.crossbar_pj_per_bit * PJ,
+        ),
+        (
+            "link sm-l2",
+            "bit",
+            link(PortKind::SmL2),
+            cfg.sm_l2_pj_per_bit * PJ,
+        ),
+        ("l1", "access", n.l1_accesses, cfg.l1_access_pj * PJ),
+        ("l2", "access", n.l2_accesses, cfg.l2_access_pj * PJ),
+        (
+            "dram activate",
+            "activation",
+            n.dram_activates,
+            cfg.dram_activate_nj * NJ,
+        ),
+        (
+            "dram read",
+            "bit",
+            n.dram_read_bits,
+            cfg.dram_read_pj_per_bit * PJ,
+        ),
+        (
+            "dram write",
+            "bit",
+            n.dram_write_bits,
+            cfg.dram_write_pj_per_bit * PJ,
+        ),
+        ("inst int", "warp inst", ins(I::Int), cfg.int_inst_pj * PJ),
+        ("inst fp", "warp inst", ins(I::Fp), cfg.fp_inst_pj * PJ),
+        ("inst sfu", "warp inst", ins(I::Sfu), cfg.sfu_inst_pj * PJ),
+        ("inst mem", "warp inst", ins(I::Mem), cfg.mem_inst_pj * PJ),
+        (
+            "inst other",
+            "warp inst",
+            ins(I::Other),
+            cfg.other_inst_pj * PJ,
+        ),
+    ];
+    let stat: [(&'static str, u64, f64); 3] = [
+        ("static sm", n.sms, cfg.sm_static_w),
+        ("static node", n.nodes, cfg.node_static_w),
+        ("static dram", n.dram_channels, cfg.dram_channel_static_w),
+    ];
+    let mut parts = Vec::with_capacity(dynamic.len() + stat.len());
+    let mut dynamic_j = 0.0;
+    for (name, unit, count, unit_j) in dynamic {
+        let joules = count as f64 * unit_j;
+        dynamic_j += joules;
+        parts.push(EnergyPart {
+            name,
+            unit,
+            count,
+            unit_j,
+            joules,
+        });
+    }
+    let mut static_j = 0.0;
+    for (name, count, watts) in stat {
+        let unit_j = watts * seconds;
+        let joules = count as f64 * unit_j;
+        static_j += joules;
+        parts.push(EnergyPart {
+            name,
+            unit: "unit",
+            count,
+            unit_j,
+            joules,
+        });
+    }
+    let total_j = parts.iter().map(|p| p.joules).sum();
+    EnergyReport {
+        parts,
+        total_j,
+        dynamic_j,
+        static_j,
+        mean_w: if seconds > 0.0 {
+            total_j / seconds
+        } else {
+            0.0
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts() -> EnergyCounts {
+        EnergyCounts {
+            link_bits: [1_000, 20_000, 300_000],
+            l1_accesses: 4_000,
+            l2_accesses: 500,
+            dram_activates: 60,
+            dram_read_bits: 70_000,
+            dram_write_bits: 8_000,
+            insts: [900, 1_000, 110, 1_200, 130],
+            sms: 16,
+            nodes: 4,
+            dram_channels: 32,
+        }
+    }
+
+    fn rel(a: f64, b: f64) -> f64 {
+        (a - b).abs() / a.abs().max(b.abs()).max(f64::MIN_POSITIVE)
+    }
+
+    #[test]
+    fn total_is_the_sum_of_the_parts() {
+        let r = energy(&EnergyCfg::default(), &counts(), 1e-3);
+        let sum: f64 = r.parts.iter().map(|p| p.joules).sum();
+        assert!(rel(r.total_j, sum) < 1e-12);
+        assert!(rel(r.total_j, r.dynamic_j + r.static_j) < 1e-12);
+        assert_eq!(r.parts.len(), 16);
+        for p in &r.parts {
+            assert!(p.joules > 0.0, "{} is zero", p.name);
+            assert!(rel(p.joules, p.count as f64 * p.unit_j) < 1e-15);
+        }
+        assert!(rel(r.mean_w, r.total_j / 1e-3) < 1e-12);
+    }
+
+    /// Every field of `EnergyCounts` that counts events, with a setter doubling it.
+    type Doubler = fn(&mut EnergyCounts);
+    const DOUBLERS: [(&str, Doubler); 13] = [
+        ("link inter-node", |c| c.link_bits[0] *= 2),
+        ("link crossbar", |c| c.link_bits[1] *= 2),
+        ("link sm-l2", |c| c.link_bits[2] *= 2),
+        ("l1", |c| c.l1_accesses *= 2),
+        ("l2", |c| c.l2_accesses *= 2),
+        ("dram activate", |c| c.dram_activates *= 2),
+        ("dram read", |c| c.dram_read_bits *= 2),
+        ("dram write", |c| c.dram_write_bits *= 2),
+        ("inst int", |c| c.insts[0] *= 2),
+        ("inst fp", |c| c.insts[1] *= 2),
+        ("inst sfu", |c| c.insts[2] *= 2),
+        ("inst mem", |c| c.insts[3] *= 2),
+        ("inst other", |c| c.insts[4] *= 2),
+    ];
+
+    #[test]
+    fn each_part_scales_linearly_with_its_count_alone() {
+        let cfg = EnergyCfg::default();
+        let base = energy(&cfg, &counts(), 1e-3);
+        let mut stat_doublers: Vec<(&str, Doubler)> = DOUBLERS.to_vec();
+        stat_doublers.push(("static sm", |c| c.sms *= 2));
+        stat_doublers.push(("static node", |c| c.nodes *= 2));
+        stat_doublers.push(("static dram", |c| c.dram_channels *= 2));
+        for (name, double) in stat_doublers {
+            let mut c = counts();
+            double(&mut c);
+            let r = energy(&cfg, &c, 1e-3);
+            for (p, q) in base.parts.iter().zip(&r.parts) {
+                if p.name == name {
+                    assert!(
+                        rel(q.joules, 2.0 * p.joules) < 1e-12,
+                        "{name} did not double"
+                    );
+                } else {
+                    assert_eq!(q.joules, p.joules, "{} changed with {name}", p.name);
+                }
+            }
+            assert!(rel(r.total_j - base.total_j, base.part(name)) < 1e-9);
+        }
+    }
+
+    #[test]
+    fn static_energy_is_power_times_time() {
+        let cfg = EnergyCfg {
+            sm_static_w: 1.5,
+            node_static_w: 7.0,
+            dram_channel_static_w: 0.25,
+            ..EnergyCfg::default()
+        };
+        let c = EnergyCounts {
+            sms: 8,
+            nodes: 2,
+            dram_channels: 16,
+            ..EnergyCounts::default()
+        };
+        // 2 ms: (8 × 1.5 + 2 × 7 + 16 × 0.25) W = 30 W → 60 mJ; no events, no dynamic part
+        let r = energy(&cfg, &c, 2e-3);
+        assert_eq!(r.dynamic_j, 0.0);
+        assert!(rel(r.total_j, 0.060) < 1e-12, "{}", r.total_j);
+        assert!(rel(r.part("static node"), 2.0 * 7.0 * 2e-3) < 1e-12);
+        assert!(rel(r.mean_w, 30.0) < 1e-12);
+        // static energy scales with time, dynamic does not
+        let mut c2 = counts();
+        c2.sms = 0;
+        c2.nodes = 0;
+        c2.dram_channels = 0;
+        let a = energy(&cfg, &c2, 1e-3);
+        let b = energy(&cfg, &c2, 5e-3);
+        assert_eq!(a.total_j, b.total_j);
+        assert_eq!(a.static_j, 0.0);
+    }
+
+    #[test]
+    fn closed_form_of_one_dram_read_line() {
+        // one 128 B line read after one activation: 5.9 nJ + 1024 bit × 4 pJ = 9.996 nJ
+        let c = EnergyCounts {
+            dram_activates: 1,
+            dram_read_bits: 1024,
+            ..EnergyCounts::default()
+        };
+        let r = energy(&EnergyCfg::default(), &c, 0.0);
+        assert!(rel(r.total_j, 9.996e-9) < 1e-12, "{}", r.total_j);
+        assert_eq!(r.mean_w, 0.0);
+    }
+
+    #[test]
+    fn instruction_classes_fold_into_energy_classes() {
+        let mut c = Counters::default();
+        for (i, k) in InstClass::ALL.iter().enumerate() {
+            c.warp_insts_by_class[*k as usize] = 1 << i;
+        }
+        // int 1, fp 2, sfu 4, branch 8, load 16, store 32, atomic 64, barrier 128, exit 256
+        assert_eq!(
+            EnergyCounts::insts_from(&c),
+            [1, 2, 4, 16 + 32 + 64, 8 + 128 + 256]
+        );
+    }
+}
