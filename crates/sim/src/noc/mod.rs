@@ -193,6 +193,12 @@ impl Network {
             }
         }
         let slice_req_base = ports.len();
+        for i in 0..n {
+            for s in 0..sl {
+                ports.push(Port::new(cfg.noc.sm_l2_request_gbps, slat));
+                names.push(format!("node{i}.sm->l2s{s}"));
+            }
+        }
         let mut kinds = vec![PortKind::InterNode; chan_req_base];
         kinds.resize(slice_base, PortKind::Crossbar);
         kinds.resize(ports.len(), PortKind::SmL2);
