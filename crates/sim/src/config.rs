@@ -226,7 +226,8 @@ pub enum Topology {
     /// A hypercube (NDP §2.1: 8 memory stacks in a 3-D cube, e-cube routing).
     Hypercube,
     /// Groups of `interconnect.group_size` nodes on a local crossbar switch, the group
-    /// switches joined by a global switch (NUBA §2.1's hierarchical partition crossbar).
+    /// switches joined by a global switch or directly (`interconnect.global_switch`; NUBA
+    /// §2.1's hierarchical partition crossbar).
     HierXbar,
     /// Chiplets in packages (MCM, NUBA §7.8): `interconnect.group_size` chiplets per package
     /// joined all-to-all by fast local links, packages joined all-to-all by slower links.
@@ -275,6 +276,10 @@ pub struct InterconnectCfg {
     pub local_gbps: f64,
     /// Latency of a local switch or local link, SM cycles.
     pub local_latency: u32,
+    /// `hier-xbar`: join the group switches through one global switch (true), or directly,
+    /// one link from each group switch to each other (false: NUBA §2.1's two-stage
+    /// crossbar, a traversal of two switches).
+    pub global_switch: bool,
     /// The links of a `custom` topology.
     pub links: Vec<LinkCfg>,
 }
@@ -290,6 +295,7 @@ impl Default for InterconnectCfg {
             group_size: 0,
             local_gbps: 64.0,
             local_latency: 20,
+            global_switch: true,
             links: Vec::new(),
         }
     }

@@ -186,7 +186,15 @@ fn a_run_completes_on_every_topology() {
     })
     .collect();
     let custom = preset::load(Some("coda-4gpu"), Some(("custom.toml", CUSTOM)), &[]).unwrap();
-    cs.push(("custom".into(), custom));
+    cs.push(("custom".into(), custom.clone()));
+    cs.push((
+        "hier-xbar, direct".into(),
+        cfg(&[
+            "system.nodes=8",
+            "interconnect.topology=hier-xbar",
+            "interconnect.global_switch=false",
+        ]),
+    ));
     for (name, c) in &cs {
         let r = run(c, "vectoradd", &[("n", "64k")]);
         check_conservation(&r);
@@ -194,7 +202,7 @@ fn a_run_completes_on_every_topology() {
         assert!(r.sim.total.counters.remote_accesses > 0, "{name}");
     }
     // the custom network is the one in the file: its links, named by vertex
-    let r = run(&cs[7].1, "vectoradd", &[("n", "64k")]);
+    let r = run(&custom, "vectoradd", &[("n", "64k")]);
     let names: Vec<&str> = r.sim.links.iter().map(|l| l.name.as_str()).collect();
     assert!(names.contains(&"node0->sw4") && names.contains(&"node1->node0"));
     let direct = r

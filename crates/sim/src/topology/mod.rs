@@ -301,6 +301,7 @@ pub fn build(cfg: &Config) -> Result<Graph, String> {
             group("local crossbar groups")?,
             (ic.local_gbps, ic.local_latency),
             (ic.link_gbps, ic.latency),
+            ic.global_switch,
         ),
         Topology::TwoLevel => two_level::build(
             n,

@@ -148,6 +148,22 @@ fn hier_xbar_and_two_level_hops() {
         .map(|&l| g.links()[l as usize].latency)
         .sum();
     assert_eq!(lat, 2 * 20 + 100, "local + global + local switch");
+    // NUBA's two stages: group switches joined directly, 3 links between groups
+    let g = build(&cfg(Topology::HierXbar, 64, |c| {
+        c.interconnect.group_size = 8;
+        c.interconnect.global_switch = false;
+    }))
+    .unwrap();
+    check_routes(&g);
+    assert_eq!(g.route(0, 7).len(), 2);
+    assert_eq!(g.route(0, 8).len(), 3);
+    assert_eq!(g.links().len(), 2 * 64 + 8 * 7);
+    let lat: u32 = g
+        .route(0, 8)
+        .iter()
+        .map(|&l| g.links()[l as usize].latency)
+        .sum();
+    assert_eq!(lat, 20 + 100, "local switch + direct global link");
     let g = build(&cfg(Topology::TwoLevel, 16, |c| {
         c.interconnect.group_size = 4
     }))
