@@ -352,3 +352,6 @@ fn count(m: &mut MsgCounts, msg: Msg, bytes: u32) {
     m.packets[msg as usize] += 1;
     m.bytes[msg as usize] += bytes as u64;
 }
+
+#[cfg(test)]
+mod tests;
