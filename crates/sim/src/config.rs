@@ -192,6 +192,10 @@ pub struct NocCfg {
     pub xbar_latency: u32,
     /// Bandwidth of each memory-channel crossbar port, per direction, GB/s.
     pub channel_port_gbps: f64,
+    /// Bandwidth of the request port into each L2 slice (SM -> L2 direction), GB/s: reads
+    /// carry a header, writes and atomics header + data (issue 7 §3: a NoC bandwidth sweep
+    /// such as NUBA's 0.7-5.6 TB/s must limit requests too). Default: `l2.slice_gbps`'s.
+    pub sm_l2_request_gbps: f64,
 }
 
 impl Default for NocCfg {
@@ -200,11 +204,13 @@ impl Default for NocCfg {
             sm_l2_latency: 4,
             xbar_latency: 20,
             channel_port_gbps: 32.0,
+            sm_l2_request_gbps: 128.0,
         }
     }
 }
 
-/// How nodes are connected.
+/// How nodes are connected: the inter-node network as a graph of nodes, optional switch
+/// vertices and directed links (built by [`crate::topology`], one file per topology).
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Topology {
@@ -212,8 +218,39 @@ pub enum Topology {
     /// CODA spec §2.2 / A5. A remote packet crosses the sender's egress and the receiver's
     /// ingress port.
     Hub,
-    /// A dedicated link for every ordered pair of nodes.
+    /// A dedicated link for every ordered pair of nodes (REC's fully connected GPUs).
     AllToAll,
+    /// A bidirectional ring, shortest direction (NUBA A21: MCM modules in a ring).
+    Ring,
+    /// A 2-D mesh of `interconnect.mesh_cols` columns, dimension-order (XY) routing.
+    Mesh,
+    /// A hypercube (NDP §2.1: 8 memory stacks in a 3-D cube, e-cube routing).
+    Hypercube,
+    /// Groups of `interconnect.group_size` nodes on a local crossbar switch, the group
+    /// switches joined by a global switch or directly (`interconnect.global_switch`; NUBA
+    /// §2.1's hierarchical partition crossbar).
+    HierXbar,
+    /// Chiplets in packages (MCM, NUBA §7.8): `interconnect.group_size` chiplets per package
+    /// joined all-to-all by fast local links, packages joined all-to-all by slower links.
+    TwoLevel,
+    /// The explicit list `[[interconnect.links]]`: the network as data.
+    Custom,
+}
+
+/// One directed link of a `custom` topology. Vertex ids below `system.nodes` are the
+/// nodes; higher ids are switch vertices (named `sw<id>`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkCfg {
+    pub from: u32,
+    pub to: u32,
+    /// Bandwidth, GB/s.
+    pub gbps: f64,
+    /// Latency, SM cycles.
+    pub latency: u32,
+    /// Also add the reverse link with the same bandwidth and latency.
+    #[serde(default)]
+    pub bidirectional: bool,
 }
 
 /// The "Remote" network between nodes (CODA Table 1: 16 GB/s).
@@ -221,12 +258,31 @@ pub enum Topology {
 #[serde(deny_unknown_fields, default)]
 pub struct InterconnectCfg {
     pub topology: Topology,
-    /// Bandwidth per port (hub) or per link (all-to-all), per direction, GB/s.
+    /// Bandwidth per port (hub) or per link (all-to-all, ring, mesh, hypercube), of the
+    /// global switch links (hier-xbar) or of the links between packages (two-level), per
+    /// direction, GB/s.
     pub link_gbps: f64,
-    /// One-way latency of a traversal, SM cycles (spec A5: 100).
+    /// One-way latency, SM cycles (spec A5: 100): of a hub traversal, of each link of a
+    /// direct topology, of the global switch (hier-xbar) or of a link between packages.
     pub latency: u32,
     /// Packet header bytes (read request; added to data for responses and writes).
     pub header_bytes: u32,
+    /// Columns of a `mesh` (0 = automatic: the smallest power of two >= sqrt(nodes)).
+    pub mesh_cols: u32,
+    /// Nodes per local switch (`hier-xbar`) or chiplets per package (`two-level`);
+    /// 0 = automatic (the largest power of two <= sqrt(nodes)).
+    pub group_size: u32,
+    /// Bandwidth of the local links (node to local switch in `hier-xbar`, chiplet to
+    /// chiplet or package switch in `two-level`), per direction, GB/s.
+    pub local_gbps: f64,
+    /// Latency of a local switch or local link, SM cycles.
+    pub local_latency: u32,
+    /// `hier-xbar`: join the group switches through one global switch (true), or directly,
+    /// one link from each group switch to each other (false: NUBA §2.1's two-stage
+    /// crossbar, a traversal of two switches).
+    pub global_switch: bool,
+    /// The links of a `custom` topology.
+    pub links: Vec<LinkCfg>,
 }
 
 impl Default for InterconnectCfg {
@@ -236,6 +292,12 @@ impl Default for InterconnectCfg {
             link_gbps: 16.0,
             latency: 100,
             header_bytes: 16,
+            mesh_cols: 0,
+            group_size: 0,
+            local_gbps: 64.0,
+            local_latency: 20,
+            global_switch: true,
+            links: Vec::new(),
         }
     }
 }
@@ -679,12 +741,17 @@ impl Config {
         for (k, v) in [
             ("l2.slice_gbps", l2.slice_gbps),
             ("noc.channel_port_gbps", self.noc.channel_port_gbps),
+            ("noc.sm_l2_request_gbps", self.noc.sm_l2_request_gbps),
             ("interconnect.link_gbps", self.interconnect.link_gbps),
+            ("interconnect.local_gbps", self.interconnect.local_gbps),
         ] {
-            if !(v > 0.0 && v.is_finite()) {
-                return Err(format!("{k} = {v}: must be a positive bandwidth in GB/s"));
-            }
+            check_gbps(k, v)?;
         }
+        for (i, l) in self.interconnect.links.iter().enumerate() {
+            check_gbps(&format!("interconnect.links[{i}].gbps"), l.gbps)?;
+        }
+        // the network must connect every node (checked by building it)
+        crate::topology::build(self)?;
         if self.tlb.enabled && (self.tlb.l1_entries == 0 || self.tlb.l2_entries == 0) {
             return Err(
                 "tlb.l1_entries and tlb.l2_entries must be at least 1 when tlb.enabled".into(),
@@ -718,6 +785,17 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// A bandwidth in GB/s must be finite and within [0.01, 1e6]: below, a packet would take
+/// seconds of simulated time per byte; above, serialisation rounds to nothing.
+pub fn check_gbps(key: &str, v: f64) -> Result<(), String> {
+    if !(v.is_finite() && (0.01..=1e6).contains(&v)) {
+        return Err(format!(
+            "{key} = {v}: must be a bandwidth in GB/s from 0.01 to 1e6"
+        ));
+    }
+    Ok(())
 }
 
 fn check_cache(name: &str, bytes: u64, ways: u32, line: u32, slices: u32) -> Result<(), String> {

@@ -1,8 +1,9 @@
 //! Locus hardware model: SMs, caches, interconnect, DRAM, address maps, and the policies of
 //! the five papers, one folder per station of a memory access:
 //! `sm` (in [`system`]), [`cache`], [`tlb`], [`mapping`], [`placement`], [`scheduling`],
-//! [`noc`], DRAM (crate `locus-dram`). [`System`] wires them from a [`Config`] and runs a
-//! workload; [`stats`] is the report it produces.
+//! [`noc`] (ports) and [`topology`] (the inter-node network graph), DRAM (crate
+//! `locus-dram`). [`System`] wires them from a [`Config`] and runs a workload; [`stats`] is
+//! the report it produces.
 
 pub mod cache;
 pub mod config;
@@ -16,6 +17,7 @@ pub mod scheduling;
 pub mod stats;
 pub mod system;
 pub mod tlb;
+pub mod topology;
 
 pub use config::Config;
 pub use error::SimError;

@@ -38,7 +38,7 @@ fn dram_read(c: &Config, t: u64) -> u64 {
     }
 }
 
-/// An unloaded load costs exactly the sum of its hops: L1, SM→L2, L2 tag, [remote links],
+/// An unloaded load costs exactly the sum of its hops: L1, SM→L2 request port, L2 tag, [remote links],
 /// crossbar, DRAM, crossbar, [remote links], L2 slice port, L2→SM.
 fn expected_latency(c: &Config, remote: bool) -> u64 {
     let clk = Clock::ghz(c.system.sm_clock_ghz);
@@ -49,7 +49,10 @@ fn expected_latency(c: &Config, remote: bool) -> u64 {
     let slice = Port::new(c.l2.slice_gbps, 0);
     let xbar = clk.cycles(c.noc.xbar_latency as u64);
     let hub = clk.cycles(c.interconnect.latency as u64);
+    // the read request's header through the slice's SM -> L2 request port
+    let req = Port::new(c.noc.sm_l2_request_gbps, 0);
     let mut t = clk.cycles((c.l1.hit_latency + c.noc.sm_l2_latency + c.l2.hit_latency) as u64);
+    t += req.ser(h);
     if remote {
         t += 2 * link.ser(h) + hub;
     }

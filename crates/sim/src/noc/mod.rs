@@ -1,14 +1,19 @@
 //! Interconnect: every bandwidth-limited hop is a [`Port`] in one flat arena, addressed by
-//! small ids. Inside a node: a crossbar port per memory channel in each direction (CODA's
-//! "Local" network, 32 GB/s each) and a data port per L2 slice towards the SMs. Between
-//! nodes: a processor-centric hub (one egress and one ingress port per node, CODA spec A5)
-//! or all-to-all links.
+//! small ids. Between nodes: one port per directed link of the network graph
+//! ([`crate::topology`]: hub, all-to-all, ring, mesh, hypercube, hierarchical crossbar,
+//! two-level or a custom link list), kind [`PortKind::InterNode`]. Inside a node: a
+//! crossbar port per memory channel in each direction (CODA's "Local" network, 32 GB/s
+//! each), a data port per L2 slice towards the SMs and a request port per L2 slice from
+//! the SMs (issue 7 §3: requests are bandwidth-limited too).
 //!
 //! A packet's trip reserves every port on its path at send time and records a receipt per
-//! port; the receiver redeems the receipts when the packet arrives, so "bytes sent equal
-//! bytes received on every link" is a real check on the request path.
+//! segment; the receiver redeems the receipts when the packet arrives, so "bytes sent equal
+//! bytes received on every link" is a real check on the request path. A remote segment's
+//! receipt is its (from, to) pair: routing is deterministic, so the route's links are
+//! looked up again on arrival, and a route of any length fits in one receipt.
 
-use crate::config::{Config, Topology};
+use crate::config::Config;
+use crate::topology::Graph;
 use locus_engine::{Clock, Port, Ps};
 
 /// What a packet carries: every hop counts packets and bytes per kind (issue 7 §3), so
@@ -93,24 +98,35 @@ pub struct MsgCounts {
     pub bytes: [u64; Msg::COUNT],
 }
 
-/// Receipts of a packet in flight: (port id, bytes), redeemed on arrival.
+/// Receipts of a packet in flight, redeemed on arrival: up to [`Receipts::CAP`] segments,
+/// each one port (id, bytes) or one whole inter-node route ((from, to), bytes). Compact and
+/// `Copy`, so a request carries its receipts in its slab entry.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Receipts {
-    ids: [u32; 3],
-    bytes: [u32; 3],
+    ids: [u32; Receipts::CAP],
+    bytes: [u32; Receipts::CAP],
     n: u8,
 }
 
+/// Tag of a route segment in [`Receipts`]: the id holds `from << 15 | to`.
+const ROUTE: u32 = 1 << 31;
+
 impl Receipts {
+    /// Segments one packet may hold before it arrives (a trip is at most a route plus a
+    /// local port; overflowing is a bug in the caller and panics, never drops silently).
+    pub const CAP: usize = 3;
+
     #[inline]
-    fn push(&mut self, id: usize, bytes: u32) {
+    fn push(&mut self, id: u32, bytes: u32) {
         let i = self.n as usize;
-        debug_assert!(i < 3);
-        if i < 3 {
-            self.ids[i] = id as u32;
-            self.bytes[i] = bytes;
-            self.n += 1;
-        }
+        assert!(
+            i < Self::CAP,
+            "a packet holds more than {} receipt segments",
+            Self::CAP
+        );
+        self.ids[i] = id;
+        self.bytes[i] = bytes;
+        self.n += 1;
     }
     /// Nothing in flight.
     pub fn is_empty(&self) -> bool {
@@ -126,48 +142,32 @@ pub struct Network {
     pub kinds: Vec<PortKind>,
     /// Per port, what it carried by message kind.
     pub msgs: Vec<MsgCounts>,
-    topo: Topology,
-    nodes: usize,
+    /// The inter-node network; its link `l` is port `inter_base + l`.
+    graph: Graph,
     channels: usize,
     slices: usize,
     inter_base: usize,
     chan_req_base: usize,
     chan_resp_base: usize,
     slice_base: usize,
+    slice_req_base: usize,
     pub header_bytes: u32,
 }
 
 impl Network {
+    /// The ports of the machine `cfg` (which [`Config::validate`] accepted).
     pub fn new(cfg: &Config, clk: Clock) -> Network {
         let n = cfg.system.nodes as usize;
         let ch = cfg.memory.channels_per_node as usize;
         let sl = cfg.l2.slices_per_node as usize;
+        let graph = crate::topology::build(cfg)
+            .unwrap_or_else(|e| panic!("invalid interconnect (Config::validate refuses it): {e}"));
         let mut ports = Vec::new();
         let mut names = Vec::new();
-        let lat = clk.cycles(cfg.interconnect.latency as u64);
-        let bw = cfg.interconnect.link_gbps;
         let inter_base = 0;
-        if n > 1 {
-            match cfg.interconnect.topology {
-                Topology::Hub => {
-                    for i in 0..n {
-                        ports.push(Port::new(bw, lat));
-                        names.push(format!("node{i}->hub"));
-                    }
-                    for i in 0..n {
-                        ports.push(Port::new(bw, 0));
-                        names.push(format!("hub->node{i}"));
-                    }
-                }
-                Topology::AllToAll => {
-                    for i in 0..n {
-                        for j in 0..n {
-                            ports.push(Port::new(bw, lat));
-                            names.push(format!("node{i}->node{j}"));
-                        }
-                    }
-                }
-            }
+        for (l, link) in graph.links().iter().enumerate() {
+            ports.push(Port::new(link.gbps, clk.cycles(link.latency as u64)));
+            names.push(graph.link_name(l));
         }
         let xlat = clk.cycles(cfg.noc.xbar_latency as u64);
         let chan_req_base = ports.len();
@@ -192,6 +192,13 @@ impl Network {
                 names.push(format!("node{i}.l2s{s}->sm"));
             }
         }
+        let slice_req_base = ports.len();
+        for i in 0..n {
+            for s in 0..sl {
+                ports.push(Port::new(cfg.noc.sm_l2_request_gbps, slat));
+                names.push(format!("node{i}.sm->l2s{s}"));
+            }
+        }
         let mut kinds = vec![PortKind::InterNode; chan_req_base];
         kinds.resize(slice_base, PortKind::Crossbar);
         kinds.resize(ports.len(), PortKind::SmL2);
@@ -200,28 +207,32 @@ impl Network {
             msgs: vec![MsgCounts::default(); ports.len()],
             ports,
             names,
-            topo: cfg.interconnect.topology,
-            nodes: n,
+            graph,
             channels: ch,
             slices: sl,
             inter_base,
             chan_req_base,
             chan_resp_base,
             slice_base,
+            slice_req_base,
             header_bytes: cfg.interconnect.header_bytes,
         }
     }
 
     #[inline]
     fn hop(&mut self, id: usize, now: Ps, bytes: u32, msg: Msg, rx: &mut Receipts) -> Ps {
-        rx.push(id, bytes);
-        let m = &mut self.msgs[id];
-        m.packets[msg as usize] += 1;
-        m.bytes[msg as usize] += bytes as u64;
+        rx.push(id as u32, bytes);
+        count(&mut self.msgs[id], msg, bytes);
         self.ports[id].send(now, bytes)
     }
 
-    /// Send `bytes` from node `from` to node `to` (from != to) over the inter-node network.
+    /// The inter-node network graph (routes, link parameters).
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// Send `bytes` from node `from` to node `to` over the inter-node network, through every
+    /// link of its route (none when `from == to`); returns the arrival time.
     #[inline]
     pub fn remote(
         &mut self,
@@ -232,16 +243,25 @@ impl Network {
         msg: Msg,
         rx: &mut Receipts,
     ) -> Ps {
-        let (f, t) = (from as usize, to as usize);
-        match self.topo {
-            Topology::Hub => {
-                let t1 = self.hop(self.inter_base + f, now, bytes, msg, rx);
-                self.hop(self.inter_base + self.nodes + t, t1, bytes, msg, rx)
-            }
-            Topology::AllToAll => {
-                self.hop(self.inter_base + f * self.nodes + t, now, bytes, msg, rx)
-            }
+        let Network {
+            graph,
+            ports,
+            msgs,
+            inter_base,
+            ..
+        } = self;
+        let route = graph.route(from, to);
+        if route.is_empty() {
+            return now;
         }
+        rx.push(ROUTE | from << 15 | to, bytes);
+        let mut t = now;
+        for &l in route {
+            let id = *inter_base + l as usize;
+            count(&mut msgs[id], msg, bytes);
+            t = ports[id].send(t, bytes);
+        }
+        t
     }
 
     /// Crossbar towards memory channel `chan` of `node`.
@@ -288,11 +308,35 @@ impl Network {
         self.hop(id, now, bytes, Msg::Response, rx)
     }
 
+    /// SM request port into L2 slice `slice` of `node` (SM -> L2 direction): a read's
+    /// header or a write's or atomic's header + data.
+    #[inline]
+    pub fn sm_to_slice(
+        &mut self,
+        now: Ps,
+        node: u32,
+        slice: u32,
+        bytes: u32,
+        msg: Msg,
+        rx: &mut Receipts,
+    ) -> Ps {
+        let id = self.slice_req_base + node as usize * self.slices + slice as usize;
+        self.hop(id, now, bytes, msg, rx)
+    }
+
     /// Redeem the receipts of an arrived packet.
     #[inline]
     pub fn arrive(&mut self, rx: &mut Receipts) {
         for i in 0..rx.n as usize {
-            self.ports[rx.ids[i] as usize].receive(rx.bytes[i]);
+            let (id, bytes) = (rx.ids[i], rx.bytes[i]);
+            if id & ROUTE != 0 {
+                let (from, to) = ((id & !ROUTE) >> 15, id & 0x7fff);
+                for &l in self.graph.route(from, to) {
+                    self.ports[self.inter_base + l as usize].receive(bytes);
+                }
+            } else {
+                self.ports[id as usize].receive(bytes);
+            }
         }
         rx.n = 0;
     }
@@ -302,3 +346,12 @@ impl Network {
         self.inter_base..self.chan_req_base
     }
 }
+
+#[inline]
+fn count(m: &mut MsgCounts, msg: Msg, bytes: u32) {
+    m.packets[msg as usize] += 1;
+    m.bytes[msg as usize] += bytes as u64;
+}
+
+#[cfg(test)]
+mod tests;

@@ -8,8 +8,9 @@ use crate::noc::{Msg, Receipts};
 use locus_engine::Ps;
 
 impl System {
+    /// Index (over all nodes) of the L2 slice of `node` that holds `r`'s line.
     #[inline]
-    fn slice_id(&self, node: u32, r: &Req) -> usize {
+    pub(crate) fn slice_id(&self, node: u32, r: &Req) -> usize {
         let spn = self.cfg.l2.slices_per_node as usize;
         let s = if self.cfg.l2.memory_side && r.home == node {
             // memory-side slices belong to a stack: the line's stack picks the slice group

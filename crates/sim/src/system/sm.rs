@@ -487,7 +487,6 @@ impl System {
         let t0 = now.max(self.sms[sm].lsu_free);
         self.sms[sm].lsu_free = t0 + (lines.len() as u64).div_ceil(lpc) * cyc;
         let l1_lat = self.clk.cycles(self.cfg.l1.hit_latency as u64);
-        let sm_l2 = self.clk.cycles(self.cfg.noc.sm_l2_latency as u64);
         let node = self.sms[sm].node;
         let slot = if inst.class == InstClass::Load && inst.dst != 0 {
             Some(self.alloc_pend(wg, inst.dst, now, now, 0))
@@ -542,15 +541,16 @@ impl System {
                             // no MSHR left (an instruction wider than the MSHR file): the
                             // request carries its waiter itself
                             r.direct = added.is_none();
+                            let t = self.sm_to_l2(ti + l1_lat, node, &mut r, Msg::Read);
                             let id = self.new_req(r);
-                            self.q.push(ti + l1_lat + sm_l2, Ev::L2Access(id));
+                            self.q.push(t, Ev::L2Access(id));
                         }
                     }
                 }
                 InstClass::Store => {
                     // write-through, no write-allocate: a present line stays valid (updated)
                     self.sms[sm].writes_inflight += 1;
-                    let id = self.new_req(Req::from_sm(
+                    let mut r = Req::from_sm(
                         Kind::Write,
                         sm,
                         node,
@@ -560,8 +560,10 @@ impl System {
                         self.cfg.system.line_bytes,
                         lr.obj,
                         u64::MAX,
-                    ));
-                    self.q.push(ti + l1_lat + sm_l2, Ev::L2Access(id));
+                    );
+                    let t = self.sm_to_l2(ti + l1_lat, node, &mut r, Msg::Write);
+                    let id = self.new_req(r);
+                    self.q.push(t, Ev::L2Access(id));
                 }
                 _ => {
                     // atomic: performed at the home node's L2 (spec A7)
@@ -582,13 +584,15 @@ impl System {
                         lr.obj,
                         tok,
                     );
-                    let mut t = ti + l1_lat + sm_l2;
+                    let mut t = ti + l1_lat;
                     if loc.node != node {
                         let b = self.net.header_bytes + r.bytes;
                         t = self
                             .net
                             .remote(t, node, loc.node, b, Msg::Atomic, &mut r.rx);
                     }
+                    // the home slice's request port (after the network for a remote home)
+                    let t = self.sm_to_l2(t, loc.node, &mut r, Msg::Atomic);
                     let id = self.new_req(r);
                     self.q.push(t, Ev::L2Access(id));
                 }
@@ -603,6 +607,18 @@ impl System {
             }
         }
         self.scratch_lines = lines;
+    }
+
+    /// Send request `r` at `t` through the request port of its L2 slice on node `at` (issue
+    /// 7 §3: SM -> L2 requests are bandwidth-limited, `noc.sm_l2_request_gbps`): a read
+    /// carries a header, a write or atomic header + data. Returns the arrival time.
+    #[inline]
+    fn sm_to_l2(&mut self, t: Ps, at: u32, r: &mut Req, msg: Msg) -> Ps {
+        let spn = self.cfg.l2.slices_per_node as usize;
+        let slice = (self.slice_id(at, r) % spn) as u32;
+        let h = self.net.header_bytes;
+        let bytes = if msg == Msg::Read { h } else { h + r.bytes };
+        self.net.sm_to_slice(t, at, slice, bytes, msg, &mut r.rx)
     }
 
     /// Allocate a scoreboard slot; returns its index in `pend`.
