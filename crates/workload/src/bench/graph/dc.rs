@@ -136,6 +136,37 @@ mod tests {
         assert_eq!(w.memory().to_vec::<u32>(2), indeg);
     }
 
+    /// The kernel's recorded instructions follow its SASS count: all lanes of a warp run
+    /// the same per-edge sequence, so a warp issues the prologue and range (18 with the
+    /// final `EXIT`) plus 11 instructions per edge of its largest-degree lane, 2 + 2 per
+    /// edge of them memory. Fails if a loop tail, an address or the guard goes missing,
+    /// or if the helpers' call sites split lanes into diverged instructions.
+    #[test]
+    fn warp_instructions_follow_the_sass_count() {
+        use crate::program::{BlockProgram, Workload};
+        let mut w = build("dc", &[("scale", "8"), ("edge_factor", "4")], 3);
+        let g = graph::rmat(8, 4, 3);
+        drop(w.next_launch().unwrap().unwrap());
+        let mut l = w.next_launch().unwrap().unwrap();
+        assert_eq!(l.info().name, "dc_kernel");
+        let mut bp = BlockProgram::default();
+        l.block(0, false, 128, &mut bp).unwrap();
+        assert_eq!(bp.warps.len(), 256 / 32);
+        for (wi, wp) in bp.warps.iter().enumerate() {
+            let dmax = (wi as u64 * 32..wi as u64 * 32 + 32)
+                .map(|v| g.vlist[v as usize + 1] - g.vlist[v as usize])
+                .max()
+                .unwrap();
+            let mem = wp.insts.iter().filter(|i| i.class.is_mem()).count() as u64;
+            assert_eq!(wp.insts.len() as u64, 18 + 11 * dmax, "warp {wi}");
+            assert_eq!(mem, 2 + 2 * dmax, "warp {wi}");
+            assert_eq!(
+                wp.insts[0].lanes, 32,
+                "the prologue is one warp instruction"
+            );
+        }
+    }
+
     #[test]
     fn deterministic_and_block_exclusive() {
         let a = run(&mut build("dc", &[("scale", "10")], 4));
