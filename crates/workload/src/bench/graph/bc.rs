@@ -56,7 +56,7 @@ impl Kernel for Init {
         launch("bc_kernel_init", self.n, 10)
     }
     /// GraphBIG BC `kernel_init` (betweenness.cu), SASS-level count: [`guard_u64`] (7 int
-    /// + `EXIT`); `MOV` (`MY_INFINITY`), `ULDC.64` + `IMAD.WIDE.U32` x3 (the three
+    /// and `EXIT`); `MOV` (`MY_INFINITY`), `ULDC.64` + `IMAD.WIDE.U32` x3 (the three
     /// arrays): 5 int; `STG` x3 (zeros from `RZ`); `tid == root` in 64 bits
     /// (`ISETP.NE.U32` + `.EX`, 2 int) + predicated `EXIT`; for the root `MOV` (1) and
     /// `STG` x2 (addresses kept): 19 warp instructions, 22 for the root.

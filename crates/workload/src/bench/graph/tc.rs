@@ -196,7 +196,7 @@ impl Intersect {
     /// the entry test `iter1 < sizeA && iter2 < sizeB` (2 int + `BRA`), the first two
     /// addresses (`IMAD.WIDE.U32` x2); per merge step the 64-bit `setA[iter1] <
     /// setB[iter2]` (`ISETP.U32` + `.EX` + `BRA`), for the other cases the `>` test (2 int
-    /// + `BRA`), the cursor increments (`IADD3`, 1 or 3 with `ret++`), the loop test on both
+    /// and `BRA`), the cursor increments (`IADD3`, 1 or 3 with `ret++`), the loop test on both
     /// cursors (2 int + `BRA`) and the next addresses (`IMAD.WIDE.U32`, 1 per load).
     fn intersect(&self, t: &mut Thread<'_>, a0: u64, na: u64, b0: u64, nb: u64) -> u32 {
         let e = self.g.elist;
