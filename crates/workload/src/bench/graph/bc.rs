@@ -7,8 +7,8 @@
 //! block-exclusive.
 
 use super::common::{
-    edge_hint, graph_from_params, graph_params, launch, root_from_params, DevGraph, FnHost,
-    GraphDefaults, MY_INFINITY,
+    cmp_u64, edge_hint, graph_from_params, graph_params, guard_u64, launch, loop_u64,
+    root_from_params, DevGraph, FnHost, GraphDefaults, MY_INFINITY,
 };
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -55,17 +55,25 @@ impl Kernel for Init {
     fn info(&self) -> KernelInfo {
         launch("bc_kernel_init", self.n, 10)
     }
+    /// GraphBIG BC `kernel_init` (betweenness.cu), SASS-level count: [`guard_u64`] (7 int
+    /// and `EXIT`); `MOV` (`MY_INFINITY`), `ULDC.64` + `IMAD.WIDE.U32` x3 (the three
+    /// arrays): 5 int; `STG` x3 (zeros from `RZ`); `tid == root` in 64 bits
+    /// (`ISETP.NE.U32` + `.EX`, 2 int) + predicated `EXIT`; for the root `MOV` (1) and
+    /// `STG` x2 (addresses kept): 19 warp instructions, 22 for the root.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let tid = t.gid();
-        t.alu(2);
+        guard_u64(t);
         if tid >= self.n {
             return;
         }
+        t.alu(5);
         t.st(self.o.dist, tid, MY_INFINITY);
         t.st(self.o.sigma, tid, 0u32);
         t.st(self.o.delta, tid, 0f32);
-        t.alu(1);
+        t.alu(2);
+        t.branch(1);
         if tid == self.root {
+            t.alu(1);
             t.st(self.o.dist, tid, 0u32);
             t.st(self.o.sigma, tid, 1u32);
         }
@@ -84,36 +92,54 @@ impl Kernel for Forward {
     fn info(&self) -> KernelInfo {
         launch("bc_kernel_forward_phase", self.g.n, 20)
     }
+    /// GraphBIG BC `kernel_forward_phase` (betweenness.cu), SASS-level count per thread:
+    /// [`guard_u64`] (7 int + `EXIT`); `ULDC.64` + `IMAD.WIDE.U32` (2 int), `LDG`;
+    /// `ISETP.NE` + `EXIT` (1 int + 1 branch); `ULDC.64` + `IMAD.WIDE.U32` (2 int),
+    /// `LDG.64` x2; loop guard [`cmp_u64`] (2 int + `BRA`); hoisted `IADD3` (`curr + 1`),
+    /// `IMAD.WIDE.U32` (`d_sigma + u`), `ULDC.64` (`d_over`): 3 int; per edge `LEA` +
+    /// `LEA.HI.X`, `LDG.64` (`w`), `LEA` + `LEA.HI.X`, `LDG` (`d_dist[w]`), `ISETP.NE` +
+    /// `BRA`; when unvisited `STG` x2 (kept addresses, `false` from `RZ`); `ISETP.NE` +
+    /// `BRA` (`== curr + 1`); on the next level `LDG` (`d_sigma[u]`), `LEA` + `LEA.HI.X`
+    /// (`d_sigma + w`), `RED.ADD`; [`loop_u64`] (4 int + `BRA`): 15 to 21 warp instructions
+    /// per edge.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let u = t.gid();
-        t.alu(2);
+        guard_u64(t);
         if u >= self.g.n {
             return;
         }
+        t.alu(2);
         let du: u32 = t.ld(self.o.dist, u);
         t.alu(1);
+        t.branch(1);
         if du != self.curr {
             return;
         }
+        t.alu(2);
         let start: u64 = t.ld(self.g.vlist, u);
         let end: u64 = t.ld(self.g.vlist, u + 1);
-        t.alu(1);
+        cmp_u64(t);
+        t.alu(3);
         for i in start..end {
+            t.alu(2);
             let w: u64 = t.ld(self.g.elist, i);
-            t.alu(1);
+            t.alu(2);
             let mut dw: u32 = t.ld(self.o.dist, w);
             t.alu(1);
+            t.branch(1);
             if dw == MY_INFINITY {
                 t.st(self.o.dist, w, self.curr + 1);
                 t.st(self.o.over, 0, 0u8);
                 dw = self.curr + 1;
             }
             t.alu(1);
+            t.branch(1);
             if dw == self.curr + 1 {
                 let su: u32 = t.ld(self.o.sigma, u);
-                t.alu(1);
+                t.alu(2);
                 t.atomic_add_u32(self.o.sigma, w, su);
             }
+            loop_u64(t);
         }
     }
     fn profile_hints(&self, _mem: &Memory) -> Vec<ProfileHint> {
@@ -133,35 +159,66 @@ impl Kernel for Backward {
     fn info(&self) -> KernelInfo {
         launch("bc_kernel_backward_phase", self.g.n, 24)
     }
+    /// GraphBIG BC `kernel_backward_phase` (betweenness.cu), SASS-level count per thread:
+    /// [`guard_u64`] (7 int + `EXIT`); `ULDC.64` + `IMAD.WIDE.U32` (2 int), `LDG`;
+    /// `IADD3` (`curr - 1`) + `ISETP.NE` + `EXIT` (2 int + 1 branch); `ULDC.64` +
+    /// `IMAD.WIDE.U32` (2 int), `LDG.64` x2; loop guard [`cmp_u64`]; hoisted
+    /// `IMAD.WIDE.U32` (`d_sigma + u`, 1 int); per edge `LEA` + `LEA.HI.X`, `LDG.64`,
+    /// `LEA` + `LEA.HI.X`, `LDG`, `ISETP.NE` + `BRA`; on the next level the `d_sigma[w]`
+    /// and `d_delta[w]` addresses (`LEA` + `LEA.HI.X` x2, 4 int, above the loads),
+    /// `LDG` x3, then the double-precision update `sum += 1.0*su/sw*(1.0+dl)`:
+    /// `I2F.F64.U32` x2 and `F2F.F64.F32` (3 sfu), `DADD` (1 fp), the f64 division
+    /// (`MUFU.RCP64H` + 7 `DFMA`/`DMUL` of the Newton fix-up: 1 sfu + 7 fp, then
+    /// `FSETP`-style range check + `BRA` around the slow path: 1 int + 1 branch), `DMUL`
+    /// (1 fp), `F2F.F64.F32` of `sum` (1 sfu), `DADD` (1 fp), `F2F.F32.F64` (1 sfu);
+    /// [`loop_u64`] (4 int + `BRA`); after the loop `IMAD.WIDE.U32` (1 int), `LDG`, `FADD`,
+    /// `STG`. 13 warp instructions per edge off the level, 38 on it.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let u = t.gid();
-        t.alu(2);
+        guard_u64(t);
         if u >= self.g.n {
             return;
         }
+        t.alu(2);
         let du: u32 = t.ld(self.o.dist, u);
-        t.alu(1);
+        t.alu(2);
+        t.branch(1);
         if du != self.curr - 1 {
             return;
         }
         let mut sum = 0f32;
+        t.alu(2);
         let start: u64 = t.ld(self.g.vlist, u);
         let end: u64 = t.ld(self.g.vlist, u + 1);
+        cmp_u64(t);
         t.alu(1);
         for i in start..end {
+            t.alu(2);
             let w: u64 = t.ld(self.g.elist, i);
-            t.alu(1);
+            t.alu(2);
             let dw: u32 = t.ld(self.o.dist, w);
             t.alu(1);
+            t.branch(1);
             if dw == self.curr {
+                t.alu(4);
                 let su: u32 = t.ld(self.o.sigma, u);
                 let sw: u32 = t.ld(self.o.sigma, w);
                 let dl: f32 = t.ld(self.o.delta, w);
+                t.sfu(3);
+                t.fp(1);
                 t.sfu(1);
-                t.fp(3);
+                t.fp(7);
+                t.alu(1);
+                t.branch(1);
+                t.fp(1);
+                t.sfu(1);
+                t.fp(1);
+                t.sfu(1);
                 sum = (sum as f64 + su as f64 / sw as f64 * (1.0 + dl as f64)) as f32;
             }
+            loop_u64(t);
         }
+        t.alu(1);
         let d: f32 = t.ld(self.o.delta, u);
         t.fp(1);
         t.st(self.o.delta, u, d + sum);
@@ -182,17 +239,30 @@ impl Kernel for Backsum {
     fn info(&self) -> KernelInfo {
         launch("bc_kernel_backsum_phase", self.n, 10)
     }
+    /// GraphBIG BC `kernel_backsum_phase` (betweenness.cu), SASS-level count:
+    /// [`guard_u64`] (7 int + `EXIT`); `tid == root` (`ISETP.NE.U32` + `.EX`, 2 int) +
+    /// `EXIT`; `ULDC.64` + `IMAD.WIDE.U32` (2 int), `LDG`; `ISETP.NE` + `EXIT` (1 int + 1
+    /// branch); `IMAD.WIDE.U32` x2 (2 int), `LDG` x2, `FADD`, `STG` (address kept): 22
+    /// warp instructions for a reached vertex, 4 of them memory.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let tid = t.gid();
-        t.alu(3);
-        if tid >= self.n || tid == self.root {
+        guard_u64(t);
+        if tid >= self.n {
             return;
         }
+        t.alu(2);
+        t.branch(1);
+        if tid == self.root {
+            return;
+        }
+        t.alu(2);
         let d: u32 = t.ld(self.o.dist, tid);
         t.alu(1);
+        t.branch(1);
         if d == MY_INFINITY {
             return;
         }
+        t.alu(2);
         let b: f32 = t.ld(self.o.bc, tid);
         let dl: f32 = t.ld(self.o.delta, tid);
         t.fp(1);

@@ -5,7 +5,9 @@
 //! block-exclusive). Input: Graph500 R-MAT (`bfs`) or a 2-D grid (`bfs-grid`,
 //! [`super::bfs_grid`]).
 
-use super::common::{launch, root_from_params, DevGraph, FnHost, MY_INFINITY};
+use super::common::{
+    cmp_u64, guard_u64, launch, loop_u64, root_from_params, DevGraph, FnHost, MY_INFINITY,
+};
 use crate::gen::graph::{self, Csr};
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -49,10 +51,15 @@ impl Kernel for InitLevels {
     fn info(&self) -> KernelInfo {
         launch("bfs_initialize", self.n, 8)
     }
+    /// GraphBIG `initialize` (bfs_topo_thread_centric.cu), SASS-level count: the 64-bit
+    /// bound prologue ([`guard_u64`]: 7 int + predicated `EXIT`), then `MOV` (the constant
+    /// `MY_INFINITY`), `ULDC.64` + `IMAD.WIDE.U32` (the address), `STG`: 12 recorded
+    /// instructions per in-range thread plus the final `EXIT`, 1 of them memory.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let tid = t.gid();
-        t.alu(2);
+        guard_u64(t);
         if tid < self.n {
+            t.alu(3);
             t.st(self.level, tid, MY_INFINITY);
         }
     }
@@ -71,29 +78,50 @@ impl Kernel for BfsLevel {
     fn info(&self) -> KernelInfo {
         launch("bfs_kernel", self.g.n, 18)
     }
+    /// GraphBIG BFS `kernel` (bfs_topo_thread_centric.cu), SASS-level count per thread:
+    /// - prologue [`guard_u64`]: 7 int + predicated `EXIT`;
+    /// - `vplist[tid]`: `ULDC.64` + `IMAD.WIDE.U32` (2 int), `LDG`; `ISETP.NE` against
+    ///   `curr` + predicated `EXIT` (1 int + 1 branch);
+    /// - edge range: `ULDC.64` + `IMAD.WIDE.U32` (2 int), `LDG.64` x2 (`tid + 1` is a
+    ///   constant offset); loop guard [`cmp_u64`] (2 int + `BRA`); hoisted `curr + 1`
+    ///   (`IADD3`), the stored `true` (`MOV`) and the `changed` pointer (`ULDC.64`): 3 int;
+    /// - per edge: `LEA` + `LEA.HI.X` (`elist + i`), `LDG.64`; `LEA` + `LEA.HI.X`
+    ///   (`vplist + vid`), `LDG`; `ISETP.NE` + `BRA` (1 int + 1 branch); when unvisited
+    ///   `STG.U8` + `STG` (addresses and values already in registers); [`loop_u64`]
+    ///   (4 int + `BRA`).
+    ///
+    /// So 13 warp instructions for a vertex off the level (1 memory), and 13 per edge (2-4
+    /// memory).
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let tid = t.gid();
-        t.alu(2);
+        guard_u64(t);
         if tid >= self.g.n {
             return;
         }
+        t.alu(2);
         let lv: u32 = t.ld(self.level, tid);
         t.alu(1);
+        t.branch(1);
         if lv != self.curr {
             return;
         }
+        t.alu(2);
         let start: u64 = t.ld(self.g.vlist, tid);
         let end: u64 = t.ld(self.g.vlist, tid + 1);
-        t.alu(1);
+        cmp_u64(t);
+        t.alu(3);
         for i in start..end {
-            let vid: u64 = t.ld(self.g.elist, i);
-            t.alu(1);
-            let lu: u32 = t.ld(self.level, vid);
             t.alu(2);
+            let vid: u64 = t.ld(self.g.elist, i);
+            t.alu(2);
+            let lu: u32 = t.ld(self.level, vid);
+            t.alu(1);
+            t.branch(1);
             if lu == MY_INFINITY {
                 t.st(self.changed, 0, 1u8);
                 t.st(self.level, vid, self.curr + 1);
             }
+            loop_u64(t);
         }
     }
     fn profile_hints(&self, _mem: &Memory) -> Vec<ProfileHint> {

@@ -9,7 +9,8 @@
 //! hooking round changes nothing. Spec §7 CC row, Table 2 block-majority.
 
 use super::common::{
-    edge_hint, graph_from_params, graph_params, launch, DevGraph, FnHost, GraphDefaults,
+    cmp_u64, edge_hint, graph_from_params, graph_params, guard_u32, guard_u64, launch, loop_u64,
+    DevGraph, FnHost, GraphDefaults,
 };
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -49,21 +50,31 @@ impl Kernel for Init {
     fn info(&self) -> KernelInfo {
         launch("cc_initialize", self.g.n, 14)
     }
+    /// GraphBIG CC `initialize` (connected_comp.cu), SASS-level count per thread:
+    /// [`guard_u64`] (7 int + `EXIT`); `ULDC.64` + `IMAD.WIDE.U32` x2 (`d_parents`,
+    /// `d_shadow`) and the `MOV` of the zero high word of `tid` (4 int), `STG.64` x2;
+    /// `IMAD.WIDE.U32` (1 int), `LDG.64` x2 (the edge range); loop guard [`cmp_u64`]; per
+    /// edge `IADD3` + `IADD3.X` (`d_mask + i`) and `LEA` + `LEA.HI.X` (`d_edge_src + i`),
+    /// 4 int, `STG.U8` + `STG.64`, [`loop_u64`] (4 int + `BRA`): 11 warp instructions per
+    /// edge, 2 of them memory.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let tid = t.gid();
-        t.alu(2);
+        guard_u64(t);
         if tid >= self.g.n {
             return;
         }
+        t.alu(4);
         t.st(self.o.parents, tid, tid);
         t.st(self.o.shadow, tid, tid);
+        t.alu(1);
         let start: u64 = t.ld(self.g.vlist, tid);
         let end: u64 = t.ld(self.g.vlist, tid + 1);
-        t.alu(1);
+        cmp_u64(t);
         for i in start..end {
+            t.alu(4);
             t.st(self.o.mask, i, 0u8);
             t.st(self.o.edge_src, i, tid);
-            t.alu(1);
+            loop_u64(t);
         }
     }
     fn profile_hints(&self, _mem: &Memory) -> Vec<ProfileHint> {
@@ -83,37 +94,60 @@ impl Kernel for Hooking {
     fn info(&self) -> KernelInfo {
         launch("cc_kernel_hooking", self.g.m.div_ceil(CHUNK), 20)
     }
+    /// GraphBIG CC `kernel_hooking` (connected_comp.cu, `CHUNK_SZ` = 2), SASS-level count
+    /// per thread: `MOV; S2R; S2R; IMAD`, `IMAD.WIDE.U32` (`tid * CHUNK_SZ`), `ULDC.64`,
+    /// `ISETP.GE.U32` + `.EX` (8 int) + `EXIT`; `end_id`: `IADD3` + `IADD3.X`, the 64-bit
+    /// clamp `ISETP.GT.U32` + `.EX` and `SEL` x2 (6 int); loop guard [`cmp_u64`]; per edge
+    /// `IADD3` + `IADD3.X` (`d_mask + eid`), `LDG.U8`, `ISETP.NE` + `BRA` (`continue`); for
+    /// a live edge `LEA` + `LEA.HI.X` x2 (`d_edge_src + eid`, `elist + eid`), `LDG.64` x2,
+    /// `LEA` + `LEA.HI.X` x2 (`d_parents` of both ends), `LDG.64` x2 (the comparison
+    /// reuses them), `ISETP.NE.U32` + `.EX` + `BRA`; when they differ the min/max
+    /// (`ISETP.GT.U32` + `.EX`, `SEL` x4: 6 int), the even/odd `BRA` on the hoisted
+    /// `iter % 2` predicate, `LEA` + `LEA.HI.X` (`d_shadow` + the chosen index), `STG.64`,
+    /// `STG.U8` (`d_over`, hoisted pointer, `false` from `RZ`); else `MOV` (`true`) and
+    /// `STG.U8` (kept address); [`loop_u64`] (4 int + `BRA`) on every path. 10 warp
+    /// instructions per masked edge, 27 per self-connected edge, 36 per hooking edge.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let chunk = t.gid() * CHUNK;
-        t.alu(3);
+        t.alu(8);
+        t.branch(1);
         if chunk >= self.g.m {
             return;
         }
         let end = (chunk + CHUNK).min(self.g.m);
+        t.alu(6);
+        cmp_u64(t);
         for eid in chunk..end {
+            t.alu(2);
             let mk: u8 = t.ld(self.o.mask, eid);
             t.alu(1);
-            if mk != 0 {
-                continue;
-            }
-            let src: u64 = t.ld(self.o.edge_src, eid);
-            let dest: u64 = t.ld(self.g.elist, eid);
-            t.alu(1);
-            let ps: u64 = t.ld(self.o.parents, src);
-            let pd: u64 = t.ld(self.o.parents, dest);
-            t.alu(1);
-            if ps != pd {
-                let (mn, mx) = if ps > pd { (pd, ps) } else { (ps, pd) };
+            t.branch(1);
+            if mk == 0 {
+                t.alu(4);
+                let src: u64 = t.ld(self.o.edge_src, eid);
+                let dest: u64 = t.ld(self.g.elist, eid);
+                t.alu(4);
+                let ps: u64 = t.ld(self.o.parents, src);
+                let pd: u64 = t.ld(self.o.parents, dest);
                 t.alu(2);
-                if self.iter.is_multiple_of(2) {
-                    t.st(self.o.shadow, mn, mx);
+                t.branch(1);
+                if ps != pd {
+                    let (mn, mx) = if ps > pd { (pd, ps) } else { (ps, pd) };
+                    t.alu(6);
+                    t.branch(1);
+                    t.alu(2);
+                    if self.iter.is_multiple_of(2) {
+                        t.st(self.o.shadow, mn, mx);
+                    } else {
+                        t.st(self.o.shadow, mx, mn);
+                    }
+                    t.st(self.o.over, 0, 0u8);
                 } else {
-                    t.st(self.o.shadow, mx, mn);
+                    t.alu(1);
+                    t.st(self.o.mask, eid, 1u8);
                 }
-                t.st(self.o.over, 0, 0u8);
-            } else {
-                t.st(self.o.mask, eid, 1u8);
             }
+            loop_u64(t);
         }
     }
     fn profile_hints(&self, _mem: &Memory) -> Vec<ProfileHint> {
@@ -131,10 +165,14 @@ impl Kernel for Update {
     fn info(&self) -> KernelInfo {
         launch("cc_kernel_update", self.n, 8)
     }
+    /// GraphBIG CC `kernel_update` (connected_comp.cu; `unsigned vertex_cnt`), SASS-level
+    /// count: [`guard_u32`] (5 int + `EXIT`), `ULDC.64` + `IMAD.WIDE.U32` x2 (3 int),
+    /// `LDG.64`, `STG.64`: 11 warp instructions, 2 of them memory.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let tid = t.gid();
-        t.alu(2);
+        guard_u32(t);
         if tid < self.n {
+            t.alu(3);
             let s: u64 = t.ld(self.o.shadow, tid);
             t.st(self.o.parents, tid, s);
         }
@@ -151,22 +189,31 @@ impl Kernel for PointerJumping {
     fn info(&self) -> KernelInfo {
         launch("cc_kernel_pointer_jumping", self.n, 10)
     }
+    /// GraphBIG CC `kernel_pointer_jumping` (connected_comp.cu; `unsigned vertex_cnt`),
+    /// SASS-level count: [`guard_u32`] (5 int + `EXIT`); `ULDC.64` + `IMAD.WIDE.U32`
+    /// (2 int), `LDG.64`; per step `LEA` + `LEA.HI.X` (`d_parents + parent`), `LDG.64`,
+    /// `ISETP.NE.U32` + `.EX` + `BRA` (the loop test; the body's second
+    /// `d_parents[parent]` is the same load, so the step is the back edge): 6 warp
+    /// instructions, 1 memory; then `IMAD.WIDE.U32` (`d_shadow + tid`, 1 int), `STG.64`.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let tid = t.gid();
-        t.alu(2);
+        guard_u32(t);
         if tid >= self.n {
             return;
         }
+        t.alu(2);
         let mut parent: u64 = t.ld(self.o.parents, tid);
-        t.alu(1);
         loop {
+            t.alu(2);
             let pp: u64 = t.ld(self.o.parents, parent);
-            t.alu(1);
+            t.alu(2);
+            t.branch(1);
             if pp == parent {
                 break;
             }
             parent = pp;
         }
+        t.alu(1);
         t.st(self.o.shadow, tid, parent);
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::gen::graph::{self, Csr, Neighbours};
 use crate::memory::Memory;
-use crate::model::{Host, Kernel};
+use crate::model::{Host, Kernel, Thread};
 use crate::program::{Dim3, KernelInfo, ObjId, ProfileHint, WorkloadError};
 use crate::registry::Params;
 
@@ -40,6 +40,47 @@ pub fn launch(name: &str, threads: u64, regs: u32) -> KernelInfo {
         regs_per_thread: regs,
         smem_per_block: 0,
     }
+}
+
+/// SASS counting rules shared by the GraphBIG kernel models (issue 7 §1; sm_70+ nvcc -O3,
+/// counted the way `bench/vectoradd.rs` counts its trace). GraphBIG computes
+/// `uint64_t tid = blockIdx.x * blockDim.x + threadIdx.x` (32-bit product, zero-extended)
+/// and compares it with the 64-bit `graph.vertex_cnt`: `MOV R1` (stack pointer), `S2R`
+/// x2, `IMAD`, `ULDC.64` (the bound), `ISETP.GE.U32.AND` + `ISETP.GE.U32.AND.EX`: 7 int,
+/// then the predicated `EXIT` (1 branch). Recorded by every lane, as the real code is.
+#[track_caller]
+pub fn guard_u64(t: &mut Thread<'_>) {
+    t.alu(7);
+    t.branch(1);
+}
+
+/// The prologue of a kernel whose bound is a 32-bit `unsigned` parameter (CC's
+/// `kernel_update`, `kernel_pointer_jumping`): `MOV; S2R; S2R; IMAD; ISETP.GE.U32` (the
+/// zero-extended id needs one 32-bit compare against the constant-bank operand): 5 int,
+/// then the predicated `EXIT`.
+#[track_caller]
+pub fn guard_u32(t: &mut Thread<'_>) {
+    t.alu(5);
+    t.branch(1);
+}
+
+/// The bottom of one iteration of a `for (uint64_t i = start; i < end; i++)` edge loop:
+/// the 64-bit induction update `IADD3` + `IADD3.X`, the 64-bit compare
+/// `ISETP.GE.U32.AND` + `ISETP.GE.U32.AND.EX` (4 int) and the back-edge `BRA` (1 branch).
+/// GraphBIG's edge loops run over `uint64_t` indices, so both halves are executed; the
+/// loop address `elist + i` is formed separately (`LEA` + `LEA.HI.X`, see the kernels).
+#[track_caller]
+pub fn loop_u64(t: &mut Thread<'_>) {
+    t.alu(4);
+    t.branch(1);
+}
+
+/// The guard before an edge loop (`start < end`, 64-bit): `ISETP.GE.U32.AND` +
+/// `ISETP.GE.U32.AND.EX` and the `BRA` that skips the loop (2 int + 1 branch).
+#[track_caller]
+pub fn cmp_u64(t: &mut Thread<'_>) {
+    t.alu(2);
+    t.branch(1);
 }
 
 /// The graph as the device holds it (`cudaGraph` after `cudaGraphCopy`).

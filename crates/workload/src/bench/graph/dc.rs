@@ -5,7 +5,8 @@
 //! (spec §7 DC row, Table 2 block-exclusive).
 
 use super::common::{
-    edge_hint, graph_from_params, graph_params, launch, DevGraph, FnHost, GraphDefaults,
+    cmp_u64, edge_hint, graph_from_params, graph_params, guard_u64, launch, loop_u64, DevGraph,
+    FnHost, GraphDefaults,
 };
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -32,10 +33,14 @@ impl Kernel for Init {
     fn info(&self) -> KernelInfo {
         launch("dc_initialize", self.n, 8)
     }
+    /// GraphBIG DC `initialize` (degree_centr.cu), SASS-level count: [`guard_u64`] (7 int +
+    /// predicated `EXIT`), `ULDC.64` + `IMAD.WIDE.U32` (the address; 0 is stored from
+    /// `RZ`), `STG`: 11 recorded instructions per in-range thread, 1 of them memory.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let tid = t.gid();
-        t.alu(2);
+        guard_u64(t);
         if tid < self.n {
+            t.alu(2);
             t.st(self.vplist, tid, 0u32);
         }
     }
@@ -52,19 +57,30 @@ impl Kernel for Dc {
     fn info(&self) -> KernelInfo {
         launch("dc_kernel", self.g.n, 16)
     }
+    /// GraphBIG DC `kernel` (degree_centr.cu), SASS-level count per thread:
+    /// [`guard_u64`] (7 int + `EXIT`); `ULDC.64` + `IMAD.WIDE.U32` (2 int), `LDG.64` x2
+    /// (the edge range); loop guard [`cmp_u64`] (2 int + `BRA`); hoisted `MOV` of the
+    /// constant 1 and `ULDC.64` of `vplist` (2 int); per edge `LEA` + `LEA.HI.X`
+    /// (`elist + i`), `LDG.64`, `LEA` + `LEA.HI.X` (`vplist + dest`), `RED.ADD` (the
+    /// result is unused), [`loop_u64`] (4 int + `BRA`): 11 warp instructions per edge, 2
+    /// of them memory.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let tid = t.gid();
-        t.alu(2);
+        guard_u64(t);
         if tid >= self.g.n {
             return;
         }
+        t.alu(2);
         let start: u64 = t.ld(self.g.vlist, tid);
         let end: u64 = t.ld(self.g.vlist, tid + 1);
-        t.alu(1);
+        cmp_u64(t);
+        t.alu(2);
         for i in start..end {
+            t.alu(2);
             let dest: u64 = t.ld(self.g.elist, i);
-            t.alu(1);
+            t.alu(2);
             t.atomic_add_u32(self.vplist, dest, 1);
+            loop_u64(t);
         }
     }
     fn profile_hints(&self, _mem: &Memory) -> Vec<ProfileHint> {
@@ -118,6 +134,37 @@ mod tests {
             indeg[u as usize] += 1;
         }
         assert_eq!(w.memory().to_vec::<u32>(2), indeg);
+    }
+
+    /// The kernel's recorded instructions follow its SASS count: all lanes of a warp run
+    /// the same per-edge sequence, so a warp issues the prologue and range (18 with the
+    /// final `EXIT`) plus 11 instructions per edge of its largest-degree lane, 2 + 2 per
+    /// edge of them memory. Fails if a loop tail, an address or the guard goes missing,
+    /// or if the helpers' call sites split lanes into diverged instructions.
+    #[test]
+    fn warp_instructions_follow_the_sass_count() {
+        use crate::program::{BlockProgram, Workload};
+        let mut w = build("dc", &[("scale", "8"), ("edge_factor", "4")], 3);
+        let g = graph::rmat(8, 4, 3);
+        drop(w.next_launch().unwrap().unwrap());
+        let mut l = w.next_launch().unwrap().unwrap();
+        assert_eq!(l.info().name, "dc_kernel");
+        let mut bp = BlockProgram::default();
+        l.block(0, false, 128, &mut bp).unwrap();
+        assert_eq!(bp.warps.len(), 256 / 32);
+        for (wi, wp) in bp.warps.iter().enumerate() {
+            let dmax = (wi as u64 * 32..wi as u64 * 32 + 32)
+                .map(|v| g.vlist[v as usize + 1] - g.vlist[v as usize])
+                .max()
+                .unwrap();
+            let mem = wp.insts.iter().filter(|i| i.class.is_mem()).count() as u64;
+            assert_eq!(wp.insts.len() as u64, 18 + 11 * dmax, "warp {wi}");
+            assert_eq!(mem, 2 + 2 * dmax, "warp {wi}");
+            assert_eq!(
+                wp.insts[0].lanes, 32,
+                "the prologue is one warp instruction"
+            );
+        }
     }
 
     #[test]

@@ -7,8 +7,8 @@
 //! `rounds` rounds (0 = until every vertex is coloured).
 
 use super::common::{
-    edge_hint, graph_from_params, graph_params, launch, DevGraph, FnHost, GraphDefaults,
-    MY_INFINITY,
+    cmp_u64, edge_hint, graph_from_params, graph_params, guard_u64, launch, loop_u64, DevGraph,
+    FnHost, GraphDefaults, MY_INFINITY,
 };
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
@@ -50,10 +50,14 @@ impl Kernel for Init {
     fn info(&self) -> KernelInfo {
         launch("gc_initialize", self.n, 8)
     }
+    /// GraphBIG GC `initialize` (gc_topo_thread_centric.cu), SASS-level count:
+    /// [`guard_u64`] (7 int + `EXIT`), `MOV` (`MY_INFINITY`), `ULDC.64` +
+    /// `IMAD.WIDE.U32`, `STG`: 12 warp instructions per in-range thread, 1 of them memory.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let tid = t.gid();
-        t.alu(2);
+        guard_u64(t);
         if tid < self.n {
+            t.alu(3);
             t.st(self.vpl, tid, MY_INFINITY);
         }
     }
@@ -73,37 +77,57 @@ impl Kernel for Round {
     fn info(&self) -> KernelInfo {
         launch("gc_kernel", self.g.n, 20)
     }
+    /// GraphBIG GC `kernel` (gc_topo_thread_centric.cu), SASS-level count per thread:
+    /// [`guard_u64`] (7 int + `EXIT`); `ULDC.64` + `IMAD.WIDE.U32` (2 int), `LDG`;
+    /// `ISETP.NE` + `EXIT` (1 int + 1 branch); `ULDC.64` + `IMAD.WIDE.U32` x2 (3 int: the
+    /// `vlist` and `randlist` addresses), `LDG.64` x2, `LDG`; loop guard [`cmp_u64`]
+    /// (2 int + `BRA`); per edge `LEA` + `LEA.HI.X`, `LDG.64` (`dest`), `LEA` +
+    /// `LEA.HI.X`, `LDG` (`vplist[dest]`), `ISETP.GE.U32` against `color` + `BRA`
+    /// (`continue`); for an uncoloured neighbour `LEA` + `LEA.HI.X`, `LDG`
+    /// (`randlist[dest]`), then `ISETP.GT.U32`, `ISETP.EQ`, the 64-bit `dest < vid`
+    /// (`ISETP.LT.U32` + `.EX`) and `PLOP3` (5 int) + `BRA` (`break`); [`loop_u64`]
+    /// (4 int + `BRA`) on the `continue` and fall-through paths; at the end `MOV` (the
+    /// stored value or the `device_over` pointer, 1 int) and `STG`. 13 warp instructions
+    /// per already-coloured neighbour, 22 per uncoloured one.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let vid = t.gid();
-        t.alu(2);
+        guard_u64(t);
         if vid >= self.g.n {
             return;
         }
+        t.alu(2);
         let c: u32 = t.ld(self.vpl, vid);
         t.alu(1);
+        t.branch(1);
         if c != MY_INFINITY {
             return;
         }
+        t.alu(3);
         let start: u64 = t.ld(self.g.vlist, vid);
         let end: u64 = t.ld(self.g.vlist, vid + 1);
         let local: u32 = t.ld(self.rand, vid);
-        t.alu(1);
+        cmp_u64(t);
         let mut found_larger = false;
         for i in start..end {
+            t.alu(2);
             let dest: u64 = t.ld(self.g.elist, i);
-            t.alu(1);
+            t.alu(2);
             let cd: u32 = t.ld(self.vpl, dest);
             t.alu(1);
-            if cd < self.color {
-                continue;
+            t.branch(1);
+            if cd >= self.color {
+                t.alu(2);
+                let rd: u32 = t.ld(self.rand, dest);
+                t.alu(5);
+                t.branch(1);
+                if rd > local || (rd == local && dest < vid) {
+                    found_larger = true;
+                    break;
+                }
             }
-            let rd: u32 = t.ld(self.rand, dest);
-            t.alu(3);
-            if rd > local || (rd == local && dest < vid) {
-                found_larger = true;
-                break;
-            }
+            loop_u64(t);
         }
+        t.alu(1);
         if found_larger {
             t.st(self.over, 0, 0u8);
         } else {

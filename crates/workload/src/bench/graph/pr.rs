@@ -7,7 +7,8 @@
 //! rising CV. Table 2: block-exclusive.
 
 use super::common::{
-    edge_hint, graph_from_params, graph_params, launch, DevGraph, FnHost, GraphDefaults,
+    cmp_u64, edge_hint, graph_from_params, graph_params, guard_u64, launch, loop_u64, DevGraph,
+    FnHost, GraphDefaults,
 };
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -46,25 +47,40 @@ impl Kernel for Push {
     fn info(&self) -> KernelInfo {
         launch("pr_push", self.g.n, 18)
     }
+    /// `pr_push` has no GraphBIG source (module doc); counted as nvcc compiles the CUDA
+    /// this model stands for, in GraphBIG's style (`uint64_t` edge loop):
+    /// [`guard_u64`] (7 int + `EXIT`); `ULDC.64` + `IMAD.WIDE.U32` x2 (3 int: the
+    /// `vlist` and `rank` addresses, hoisted above the loads), `LDG.64` x2, `LDG`;
+    /// `end == start` ([`cmp_u64`]: 2 int + `EXIT`); the degree `IADD3` + `IADD3.X`
+    /// (2 int), `I2F.U64` (1 sfu), the float division `MUFU.RCP` + Newton fix-up
+    /// (1 sfu + 4 fp); hoisted `ULDC.64` of `next` (1 int); per edge `LEA` + `LEA.HI.X`,
+    /// `LDG.64`, `LEA` + `LEA.HI.X`, `RED.ADD.F32`, [`loop_u64`] (4 int + `BRA`): 11 warp
+    /// instructions per edge, 2 of them memory.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let tid = t.gid();
-        t.alu(2);
+        guard_u64(t);
         if tid >= self.g.n {
             return;
         }
+        t.alu(3);
         let start: u64 = t.ld(self.g.vlist, tid);
         let end: u64 = t.ld(self.g.vlist, tid + 1);
         let r: f32 = t.ld(self.rank, tid);
-        t.alu(2);
+        cmp_u64(t);
         if end == start {
             return;
         }
-        t.sfu(1);
+        t.alu(2);
+        t.sfu(2);
+        t.fp(4);
         let contrib = r / (end - start) as f32;
+        t.alu(1);
         for i in start..end {
+            t.alu(2);
             let u: u64 = t.ld(self.g.elist, i);
-            t.alu(1);
+            t.alu(2);
             t.atomic_add_f32(self.next, u, contrib);
+            loop_u64(t);
         }
     }
     fn profile_hints(&self, _mem: &Memory) -> Vec<ProfileHint> {
@@ -84,14 +100,24 @@ impl Kernel for Update {
     fn info(&self) -> KernelInfo {
         launch("pr_update", self.n, 10)
     }
+    /// `pr_update` (no GraphBIG source, see the module doc), counted as nvcc compiles
+    /// `rank[v] = (1.0f - d) / num_vertex + d * next[v]; next[v] = 0;` with `d` and the
+    /// 64-bit `num_vertex` kernel parameters: [`guard_u64`] (7 int + `EXIT`); `ULDC.64` +
+    /// `IMAD.WIDE.U32` (2 int), `LDG`; `FADD` (1 - d), `I2F.U64` (1 sfu), the division
+    /// (1 sfu + 4 fp), `FFMA` (1 fp); `IMAD.WIDE.U32` of `rank` (1 int), `STG` x2 (`next`
+    /// reuses the loaded address, 0 from `RZ`): 22 warp instructions, 3 of them memory.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let tid = t.gid();
-        t.alu(2);
+        guard_u64(t);
         if tid >= self.n {
             return;
         }
+        t.alu(2);
         let nx: f32 = t.ld(self.next, tid);
-        t.fp(2);
+        t.fp(1);
+        t.sfu(2);
+        t.fp(5);
+        t.alu(1);
         let base = (1.0 - self.damping) / self.n as f32;
         t.st(self.rank, tid, base + self.damping * nx);
         t.st(self.next, tid, 0f32);

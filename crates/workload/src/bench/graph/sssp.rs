@@ -7,8 +7,8 @@
 //! 1024-thread block covers 1 KB of it). Spec §7 SSSP row, Table 2 block-exclusive.
 
 use super::common::{
-    edge_hint, graph_from_params, graph_params, launch, root_from_params, DevGraph, FnHost,
-    GraphDefaults, MY_INFINITY,
+    cmp_u64, edge_hint, graph_from_params, graph_params, guard_u64, launch, loop_u64,
+    root_from_params, DevGraph, FnHost, GraphDefaults, MY_INFINITY,
 };
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -62,10 +62,15 @@ impl Kernel for Init {
     fn info(&self) -> KernelInfo {
         launch("sssp_initialize", self.n, 10)
     }
+    /// GraphBIG SSSP `initialize` (sssp_topo_thread_centric.cu), SASS-level count:
+    /// [`guard_u64`] (7 int + `EXIT`); `MOV` (`MY_INFINITY`), `ULDC.64` + `IMAD.WIDE.U32`
+    /// x2 (the two u32 arrays), `IADD3` + `IADD3.X` (the bool array): 6 int; `STG` x3
+    /// (`false` from `RZ`): 17 warp instructions, 3 of them memory.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let tid = t.gid();
-        t.alu(2);
+        guard_u64(t);
         if tid < self.n {
+            t.alu(6);
             t.st(self.o.vpl, tid, MY_INFINITY);
             t.st(self.o.update, tid, MY_INFINITY);
             t.st(self.o.mask, tid, 0u8);
@@ -84,26 +89,40 @@ impl Kernel for Relax {
     fn info(&self) -> KernelInfo {
         launch("sssp_kernel", self.g.n, 20)
     }
+    /// GraphBIG SSSP `kernel` (sssp_topo_thread_centric.cu), SASS-level count per thread:
+    /// [`guard_u64`] (7 int + `EXIT`); `IADD3` + `IADD3.X` (`mask + tid`), `LDG.U8`,
+    /// `ISETP.NE` + `EXIT` (1 int + 1 branch); `ULDC.64` + `IMAD.WIDE.U32` x2 (3 int: the
+    /// `vlist` and `vplist` addresses), `LDG.64` x2, `LDG`; loop guard [`cmp_u64`]
+    /// (2 int + `BRA`); hoisted `ULDC.64` of `update` (1 int); per edge `LEA` + `LEA.HI.X`
+    /// x2 (`elist + i`, `eplist + i`), `LDG.64`, `LDG`, `IADD3` (`cost + w`), `LEA` +
+    /// `LEA.HI.X` (`update + vid`), `RED.MIN`, [`loop_u64`] (4 int + `BRA`): 15 warp
+    /// instructions per edge, 3 of them memory; then `STG.U8` (`mask[tid]`, address kept).
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let tid = t.gid();
-        t.alu(2);
+        guard_u64(t);
         if tid >= self.g.n {
             return;
         }
+        t.alu(2);
         let m: u8 = t.ld(self.o.mask, tid);
         t.alu(1);
+        t.branch(1);
         if m == 0 {
             return;
         }
+        t.alu(3);
         let start: u64 = t.ld(self.g.vlist, tid);
         let end: u64 = t.ld(self.g.vlist, tid + 1);
         let cost: u32 = t.ld(self.o.vpl, tid);
+        cmp_u64(t);
         t.alu(1);
         for i in start..end {
+            t.alu(4);
             let vid: u64 = t.ld(self.g.elist, i);
             let w: u32 = t.ld(self.o.epl, i);
-            t.alu(2);
+            t.alu(3);
             t.atomic_min_u32(self.o.update, vid, cost.wrapping_add(w));
+            loop_u64(t);
         }
         t.st(self.o.mask, tid, 0u8);
     }
@@ -122,16 +141,24 @@ impl Kernel for Apply {
     fn info(&self) -> KernelInfo {
         launch("sssp_kernel2", self.n, 12)
     }
+    /// GraphBIG SSSP `kernel2` (sssp_topo_thread_centric.cu), SASS-level count:
+    /// [`guard_u64`] (7 int + `EXIT`); `ULDC.64` + `IMAD.WIDE.U32` x2 (3 int), `LDG` x2;
+    /// `ISETP.GT.U32` + `BRA` (1 int + 1 branch); taken: `IADD3` + `IADD3.X` (`mask +
+    /// tid`), `MOV` (`true`), `ULDC.64` (`changed`): 4 int, `STG` x3; else `STG` (the
+    /// address of `update[tid]` is already in registers). 16 or 22 warp instructions.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let tid = t.gid();
-        t.alu(2);
+        guard_u64(t);
         if tid >= self.n {
             return;
         }
+        t.alu(3);
         let a: u32 = t.ld(self.o.vpl, tid);
         let b: u32 = t.ld(self.o.update, tid);
         t.alu(1);
+        t.branch(1);
         if a > b {
+            t.alu(4);
             t.st(self.o.vpl, tid, b);
             t.st(self.o.mask, tid, 1u8);
             t.st(self.o.changed, 0, 1u8);
