@@ -14,7 +14,7 @@
 //! neighbours are rare (0.05%), so CFD lands in CODA's core-exclusive category; with the
 //! missile's own 232,536 elements or many far neighbours it is core-majority.
 
-use super::common::{bad, entry, exit, host, kinfo};
+use super::common::{bad, entry, host, kinfo};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -259,7 +259,6 @@ impl Kernel for Cfd {
                     i,
                     0.5 / (area.sqrt() * (s.speed_sqd.sqrt() + s.c)),
                 );
-                exit(t);
             }
             Which::Flux => {
                 let si = load_state(t, b.variables, i, nelr);
@@ -304,7 +303,6 @@ impl Kernel for Cfd {
                     t.alu(1);
                     t.st(b.fluxes, i + v as u64 * nelr, *fv);
                 }
-                exit(t);
             }
             Which::TimeStep(j) => {
                 t.alu(1);
@@ -320,7 +318,6 @@ impl Kernel for Cfd {
                     t.fp(1);
                     t.st(b.variables, i + v * nelr, old + factor * fl);
                 }
-                exit(t);
             }
         }
     }

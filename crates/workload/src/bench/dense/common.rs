@@ -76,6 +76,9 @@ pub(crate) fn bad(msg: String) -> WorkloadError {
     WorkloadError::Msg(msg)
 }
 
+/// The per-thread SASS counts of the dense models (issue 7 §1) record everything but the
+/// `BAR` between phases and the final `EXIT`, which the warp merger adds itself.
+///
 /// Entry of a compiled kernel (sm_70+ SASS, counting rules of issue 7 §1): `MOV R1,
 /// c[0x0][0x28]` (the stack pointer every kernel loads), one `S2R` per special register read
 /// (`sregs`), `ints` further integer instructions forming the index (`IMAD`, `ULDC` of a
@@ -100,11 +103,5 @@ pub(crate) fn entry(t: &mut Thread<'_>, sregs: u32, ints: u32) {
 #[track_caller]
 pub(crate) fn loop_step(t: &mut Thread<'_>) {
     t.alu(2);
-    t.branch(1);
-}
-
-/// The final `EXIT` of a thread that ran to the end of the kernel.
-#[track_caller]
-pub(crate) fn exit(t: &mut Thread<'_>) {
     t.branch(1);
 }

@@ -19,7 +19,7 @@
 //! read as halo by the strip rows above and below, so most pages stay on one GPU and the
 //! halo rows and strip rows that straddle a window boundary are shared.
 
-use super::common::{bad, entry, exit, host, kinfo, loop_step, prologue, Regs};
+use super::common::{bad, entry, host, kinfo, loop_step, prologue, Regs};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -81,8 +81,8 @@ impl Kernel for CopyComponents {
     /// (`ISETP; BRA`); for the 192 copying lanes the source index and address (`IMAD; SHF;
     /// IMAD.WIDE`), `LDG`, the shared address (1), `STS`; after the barrier `x*3` (1),
     /// `LDS` x3, the output position and its bound test (`IADD3; ISETP; EXIT`), per plane
-    /// `IADD3` (`- 128`) and `IMAD.WIDE`, `STG` (unrolled), `EXIT`: 27 instructions for a
-    /// copying lane, 8 of them memory.
+    /// `IADD3` (`- 128`) and `IMAD.WIDE`, `STG` (unrolled), `EXIT`: 30 instructions (the `BAR` included) for
+    /// a copying lane, 8 of them memory.
     fn thread(&self, t: &mut Thread<'_>, phase: u32) {
         let x = t.tid.x as u64;
         let gx = t.block.x as u64 * COPY_THREADS;
@@ -111,7 +111,6 @@ impl Kernel for CopyComponents {
                 t.alu(2);
                 t.st(self.planes[k], pos, c - 128);
             }
-            exit(t);
         }
     }
 }
@@ -332,9 +331,6 @@ impl Kernel for Fdwt53 {
                     t.st(self.output, idx as u64, v);
                 }
                 loop_step(t);
-                if w + 1 == self.steps {
-                    exit(t);
-                }
             }
         }
     }

@@ -7,7 +7,7 @@
 //! CODA Table 2: core-exclusive; with `n/4` a multiple of 128 (4 GPUs x 32 blocks per GPU),
 //! every block of a row group maps to one GPU under Eq. 1.
 
-use super::common::{bad, exit, host, kinfo, prologue};
+use super::common::{bad, host, kinfo, prologue};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -55,7 +55,7 @@ impl Kernel for Fan1 {
     /// counting): entry `MOV; S2R x2; IMAD`, `ULDC` and `IADD3` of `Size-1-t`, `ISETP;
     /// EXIT` (8); the row, the three addresses (`IADD3; IMAD` x3; `IMAD.WIDE` x2 sharing the
     /// offset of the `m_cuda` store: 6), `LDG` x2, the division (`MUFU.RCP` + 4 fp of the
-    /// Newton fix-up), `STG`, `EXIT`: 22 instructions, 3 of them memory.
+    /// Newton fix-up), `STG`, `EXIT`: 23 instructions, 3 of them memory.
     fn thread(&self, th: &mut Thread<'_>, _phase: u32) {
         let (s, t) = (self.size, self.t);
         let g = th.gx();
@@ -70,7 +70,6 @@ impl Kernel for Fan1 {
         th.sfu(1);
         th.fp(4);
         th.st(self.m, s * row + t, v / piv);
-        exit(th);
     }
 }
 
@@ -96,9 +95,9 @@ impl Kernel for Fan2 {
     }
     /// Per thread, the instructions of Rodinia gaussian `Fan2` (sm_70+ SASS, issue 7 §1
     /// counting): entry `MOV; S2R x4; IMAD x2`, `ULDC`, `IADD3` x2 (`Size-1-t`, `Size-t`),
-    /// two `ISETP; EXIT` pairs (15); the row and the three addresses (7), `LDG` x3, `FFMA`,
+    /// two `ISETP; EXIT` pairs (14); the row and the three addresses (7), `LDG` x3, `FFMA`,
     /// `STG`; the `yidx == 0` test (`ISETP; BRA`) and for those threads three addresses,
-    /// `LDG` x3, `FFMA`, `STG`; `EXIT`. 30 instructions (38 where `yidx == 0`), 4 (8) of
+    /// `LDG` x3, `FFMA`, `STG`; `EXIT`. 29 instructions (37 where `yidx == 0`), 4 (8) of
     /// them memory.
     fn thread(&self, th: &mut Thread<'_>, _phase: u32) {
         let (s, t) = (self.size, self.t);
@@ -126,7 +125,6 @@ impl Kernel for Fan2 {
             th.fp(1);
             th.st(self.b, row, br - mv * bt);
         }
-        exit(th);
     }
 }
 

@@ -29,7 +29,7 @@
 //! by the merge passes, whose per-thread sequential float4 walks are uncoalesced: n = 256k
 //! (3.5 MB) already gives ~2.6 M line requests.
 
-use super::common::{bad, entry, exit, host, kinfo, loop_step, prologue};
+use super::common::{bad, entry, host, kinfo, loop_step, prologue};
 use crate::gen::rng::Rng;
 use crate::memory::{Elem, Memory};
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -223,7 +223,6 @@ impl Kernel for Histogram {
                     t.atomic_add_u32(self.result, pos, sum);
                     loop_step(t);
                 }
-                exit(t);
             }
         }
     }
@@ -307,7 +306,6 @@ impl Kernel for BucketCount {
                     t.st(self.prefix, base + i, v);
                     loop_step(t);
                 }
-                exit(t);
             }
         }
     }
@@ -353,7 +351,6 @@ impl Kernel for BucketPrefix {
         }
         t.alu(1);
         t.st(self.offsets, tid, sum);
-        exit(t);
     }
 }
 
@@ -420,7 +417,6 @@ impl Kernel for BucketSort {
             tid += step;
             loop_step(t);
         }
-        exit(t);
     }
 }
 
@@ -453,7 +449,6 @@ impl Kernel for MergeFirst {
             t.fp(10);
             t.alu(1);
             t.st(self.dst, i, sort_elem(r));
-            exit(t);
         }
     }
 }
@@ -522,7 +517,6 @@ impl Kernel for MergePass {
                 t.st(self.dst, (a_start + i) as u64, v);
                 loop_step(t);
             }
-            exit(t);
             return;
         }
         let (mut aidx, mut bidx, mut out) = (0i64, 0i64, 0i64);
@@ -570,7 +564,6 @@ impl Kernel for MergePass {
         }
         t.alu(1);
         t.st(self.dst, (a_start + out) as u64, b);
-        exit(t);
     }
 }
 
@@ -614,7 +607,6 @@ impl Kernel for MergePack {
         t.alu(4);
         let v: f32 = t.ld(self.src, s as u64 * 4 + nl as u64 + idx);
         t.st(self.dst, f0 as u64 + idx, v);
-        exit(t);
     }
 }
 

@@ -3,7 +3,7 @@
 //! `out[i*npoints+pid]`, 256 threads per block. The AoS read of a warp strides by
 //! `nfeatures*4` bytes (one line per lane), the SoA write is one line per warp.
 
-use super::common::{bad, exit, kinfo, loop_step, prologue, seq};
+use super::common::{bad, kinfo, loop_step, prologue, seq};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -72,7 +72,6 @@ impl Kernel for InvertMapping {
                 t.st(self.output, pid + self.npoints * i, v);
                 loop_step(t);
             }
-            exit(t);
         }
     }
 }

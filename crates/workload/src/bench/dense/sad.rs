@@ -14,7 +14,7 @@
 //! whole macroblocks; 4x4 columns of the padded last macroblock beyond the real width are not
 //! computed (their SADs stay 0), as Parboil's grid is sized from the real width.
 
-use super::common::{bad, entry, exit, kinfo, loop_step, prologue, seq};
+use super::common::{bad, entry, kinfo, loop_step, prologue, seq};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -174,7 +174,6 @@ impl Kernel for MbSad {
             t.st(self.blk_sad, row * MPP + pos, sad as u16);
             loop_step(t);
         }
-        exit(t);
     }
 }
 
@@ -265,7 +264,6 @@ impl Kernel for Larger {
             sp += 32;
             loop_step(t);
         }
-        exit(t);
     }
 }
 

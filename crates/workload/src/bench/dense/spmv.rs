@@ -6,7 +6,7 @@
 //! `dst[perm[ix]]`. `jds_ptr` and `sh_zcnt` are `__constant__`. Block size 192 (Parboil's
 //! `compute_active_thread` on Fermi: 1536 threads / 8 blocks). Spec §7 SPMV row: CE.
 
-use super::common::{exit, kinfo, loop_step, prologue, seq};
+use super::common::{kinfo, loop_step, prologue, seq};
 use super::spmv_csr::matrix_spec;
 use crate::gen::matrix::{banded_random, Csr};
 use crate::gen::rng::Rng;
@@ -127,7 +127,7 @@ impl Kernel for SpmvJds {
     /// index (`SHF; IMAD`), `LDC` of the bound, the loop guard `ISETP; BRA`; per diagonal:
     /// the `jds_ptr` index (1), `LDC`, `IADD3` (`j`) and the `d_data` and `d_index`
     /// addresses (`IMAD.WIDE` x2), `LDG` x2, the texture coordinate from the index (1),
-    /// `TEX`, `FFMA` and the loop control (3): 12 per diagonal, 4 of them memory; then the
+    /// `TEX`, `FFMA` and the loop control (3): 13 per diagonal, 4 of them memory; then the
     /// `d_perm` address, `LDG`, the destination address, `STG`, `EXIT`.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let ix = t.gx();
@@ -157,7 +157,6 @@ impl Kernel for SpmvJds {
         let pr: u32 = t.ld(self.perm, ix);
         t.alu(1);
         t.st(self.dst, pr as u64, sum);
-        exit(t);
     }
 }
 

@@ -3,7 +3,7 @@
 //! scalar" kernel of Bell & Garland). The matrix comes from [`crate::gen::matrix`]: a banded
 //! component plus random columns.
 
-use super::common::{bad, exit, kinfo, loop_step, prologue, seq};
+use super::common::{bad, kinfo, loop_step, prologue, seq};
 use crate::gen::matrix::{banded_random, MatrixSpec};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
@@ -73,7 +73,7 @@ impl Kernel for SpmvCsr {
     /// address (`IMAD.WIDE`), `LDG` x2 (`myRow`, `myRow+1` at a constant offset), the loop
     /// guard `ISETP; BRA`; per nonzero the `cols` and `val` addresses (2), `LDG` x2, the
     /// `x` address from the column (`IMAD.WIDE`), `LDG` of `x`, `FFMA` and the loop control
-    /// (3): 9 per nonzero, 3 of them memory; then `IMAD.WIDE; STG; EXIT`.
+    /// (3): 10 per nonzero, 3 of them memory; then `IMAD.WIDE; STG; EXIT`.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let r = t.gid();
         prologue(t, 2, 1);
@@ -98,7 +98,6 @@ impl Kernel for SpmvCsr {
         }
         t.alu(1);
         t.st(self.y, r, sum);
-        exit(t);
     }
 }
 
