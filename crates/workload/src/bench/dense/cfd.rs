@@ -14,7 +14,7 @@
 //! neighbours are rare (0.05%), so CFD lands in CODA's core-exclusive category; with the
 //! missile's own 232,536 elements or many far neighbours it is core-majority.
 
-use super::common::{bad, host, kinfo};
+use super::common::{bad, entry, host, kinfo};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -175,14 +175,27 @@ struct Bufs {
     nelr: u64,
 }
 
+/// Load an element's five conserved variables and derive its state, as Rodinia's
+/// `compute_velocity`, `compute_speed_sqd`, `compute_pressure` and
+/// `compute_speed_of_sound` compile (sm_70+ SASS, issue 7 §1 counting): the five addresses
+/// `i + k*nelr` (`IMAD.WIDE` x5), `LDG` x5, three IEEE divisions for the velocity (3 x
+/// `MUFU.RCP` + 4 fp), the squared speed (3 fp), the pressure (3 fp), `GAMMA*p` (1), its
+/// division by the density (`MUFU.RCP` + 4) and `sqrtf` (`MUFU.RSQ` + 2): 5 int, 5 memory,
+/// 5 sfu, 25 fp.
 fn load_state(t: &mut Thread<'_>, vars: ObjId, i: u64, nelr: u64) -> St {
+    t.alu(5);
     let d: f32 = t.ld(vars, i);
     let mx: f32 = t.ld(vars, i + nelr);
     let my: f32 = t.ld(vars, i + 2 * nelr);
     let mz: f32 = t.ld(vars, i + 3 * nelr);
     let de: f32 = t.ld(vars, i + 4 * nelr);
-    t.fp(14);
-    t.sfu(2);
+    t.sfu(3);
+    t.fp(12);
+    t.fp(7);
+    t.sfu(1);
+    t.fp(4);
+    t.sfu(1);
+    t.fp(2);
     St::new(d, [mx, my, mz], de)
 }
 
@@ -207,16 +220,40 @@ impl Kernel for Cfd {
         };
         kinfo(name, g, Dim3::x(BLOCK as u32), regs, 0)
     }
+    /// Per thread, the instructions of Rodinia cfd's kernels (sm_70+ SASS, issue 7 §1
+    /// counting; `nelr` is padded to whole blocks, so no bound test). Entry of each: `MOV;
+    /// S2R x2; IMAD`, `ULDC` of `nelr` (5).
+    /// - `cuda_compute_step_factor`: [`load_state`], the `areas` address, `LDG`, two
+    ///   `sqrtf` (2 x (`MUFU.RSQ` + 2 fp)), `FADD; FMUL`, the division of 0.5 (`MUFU.RCP` +
+    ///   4), the destination address, `STG`, `EXIT`: 63 instructions, 7 memory.
+    /// - `cuda_compute_flux`: [`load_state`] of element `i`, `sqrtf` of its speed and its
+    ///   flux contribution (13 fp); per neighbour (`#pragma unroll`, 4): four addresses and
+    ///   `LDG` x4 (neighbour id, normal), the normal's length (3 fp + `sqrtf`), the
+    ///   `nb >= 0` test (`ISETP; BRA`); a real neighbour: [`load_state`], its flux
+    ///   contribution (13 fp), `sqrtf` of its speed, the viscosity factor (5 fp) and the
+    ///   accumulations (10 + 33 fp); otherwise the `nb == -1` test and 3 `FFMA` (wing) or
+    ///   the `nb == -2` test and 33 fp (far field, constants read as `c[3][..]` operands);
+    ///   finally five addresses and `STG` x5, `EXIT`.
+    /// - `cuda_time_step`: the `step_factors` address, `LDG`, `RK+1-j` (`IADD3; I2F`), the
+    ///   division (`MUFU.RCP` + 4 fp); per variable (5, unrolled) three addresses, `LDG` x2,
+    ///   `FFMA`, `STG`; `EXIT`: 50 instructions, 16 memory.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let b = self.b;
         let i = t.gx();
         let nelr = b.nelr;
-        t.alu(2);
+        entry(t, 2, 2);
         match self.which {
             Which::StepFactor => {
                 let s = load_state(t, b.variables, i, nelr);
+                t.alu(1);
                 let area: f32 = t.ld(b.areas, i);
-                t.sfu(2);
+                t.sfu(1);
+                t.fp(2);
+                t.sfu(1);
+                t.fp(4);
+                t.sfu(1);
+                t.fp(4);
+                t.alu(1);
                 t.st(
                     b.step_factors,
                     i,
@@ -225,32 +262,57 @@ impl Kernel for Cfd {
             }
             Which::Flux => {
                 let si = load_state(t, b.variables, i, nelr);
+                t.sfu(1);
+                t.fp(15);
                 let mut nbs = Vec::with_capacity(NNB as usize);
                 for j in 0..NNB {
+                    t.alu(4);
                     let nb: i32 = t.ld(b.ese, i + j * nelr);
                     let nx: f32 = t.ld(b.normals, i + j * nelr);
                     let ny: f32 = t.ld(b.normals, i + (j + NNB) * nelr);
                     let nz: f32 = t.ld(b.normals, i + (j + 2 * NNB) * nelr);
-                    t.fp(5);
+                    t.fp(3);
                     t.sfu(1);
+                    t.fp(2);
+                    t.alu(1);
+                    t.branch(1);
                     let sn = if nb >= 0 {
-                        Some(load_state(t, b.variables, nb as u64, nelr))
+                        let sn = load_state(t, b.variables, nb as u64, nelr);
+                        t.fp(13);
+                        t.sfu(1);
+                        t.fp(50);
+                        Some(sn)
                     } else {
+                        t.alu(1);
+                        t.branch(1);
+                        if nb == -1 {
+                            t.fp(3);
+                        } else {
+                            t.alu(1);
+                            t.branch(1);
+                            if nb == -2 {
+                                t.fp(33);
+                            }
+                        }
                         None
                     };
-                    t.fp(40);
                     nbs.push((nb, [nx, ny, nz], sn));
                 }
                 let f = flux(&si, &nbs);
                 for (v, fv) in f.iter().enumerate() {
+                    t.alu(1);
                     t.st(b.fluxes, i + v as u64 * nelr, *fv);
                 }
             }
             Which::TimeStep(j) => {
+                t.alu(1);
                 let sf: f32 = t.ld(b.step_factors, i);
-                t.sfu(1);
+                t.alu(1);
+                t.sfu(2);
+                t.fp(4);
                 let factor = sf / (RK + 1 - j) as f32;
                 for v in 0..NVAR {
+                    t.alu(3);
                     let old: f32 = t.ld(b.old_variables, i + v * nelr);
                     let fl: f32 = t.ld(b.fluxes, i + v * nelr);
                     t.fp(1);

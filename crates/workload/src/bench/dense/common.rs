@@ -2,7 +2,7 @@
 //! per-thread registers that survive `__syncthreads()` phases.
 
 use crate::memory::Memory;
-use crate::model::{Host, Kernel};
+use crate::model::{Host, Kernel, Thread};
 use crate::program::{Dim3, KernelInfo, WorkloadError};
 use std::sync::Mutex;
 
@@ -74,4 +74,34 @@ impl Regs {
 /// A parameter-validation error.
 pub(crate) fn bad(msg: String) -> WorkloadError {
     WorkloadError::Msg(msg)
+}
+
+/// The per-thread SASS counts of the dense models (issue 7 §1) record everything but the
+/// `BAR` between phases and the final `EXIT`, which the warp merger adds itself.
+///
+/// Entry of a compiled kernel (sm_70+ SASS, counting rules of issue 7 §1): `MOV R1,
+/// c[0x0][0x28]` (the stack pointer every kernel loads), one `S2R` per special register read
+/// (`sregs`), `ints` further integer instructions forming the index (`IMAD`, `ULDC` of a
+/// parameter), the bound test `ISETP` and its predicated `EXIT`: `2 + sregs + ints`
+/// instructions, one of them a branch. Kernels without a bound test pass their count through
+/// [`entry`].
+#[track_caller]
+pub(crate) fn prologue(t: &mut Thread<'_>, sregs: u32, ints: u32) {
+    t.alu(2 + sregs + ints);
+    t.branch(1);
+}
+
+/// Entry of a compiled kernel without a bound test: `MOV R1, c[0x0][0x28]`, `sregs` `S2R`
+/// and `ints` index instructions (`IMAD`, `ULDC`, `LEA`).
+#[track_caller]
+pub(crate) fn entry(t: &mut Thread<'_>, sregs: u32, ints: u32) {
+    t.alu(1 + sregs + ints);
+}
+
+/// Control of one iteration of a loop nvcc does not fully unroll: the induction update and
+/// the compare (`IADD3`, `ISETP`) and the back-edge `BRA`: 2 int + 1 branch.
+#[track_caller]
+pub(crate) fn loop_step(t: &mut Thread<'_>) {
+    t.alu(2);
+    t.branch(1);
 }

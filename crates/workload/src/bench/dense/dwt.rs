@@ -19,7 +19,7 @@
 //! read as halo by the strip rows above and below, so most pages stay on one GPU and the
 //! halo rows and strip rows that straddle a window boundary are shared.
 
-use super::common::{bad, host, kinfo, Regs};
+use super::common::{bad, entry, host, kinfo, loop_step, prologue, Regs};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -76,27 +76,39 @@ impl Kernel for CopyComponents {
     fn phases(&self) -> u32 {
         2
     }
+    /// Per thread, the instructions of Rodinia dwt2d `c_CopySrcToComponents<int>` (sm_70+
+    /// SASS, issue 7 §1 counting): `MOV; S2R x2; IMAD` (`gX`), the `x*4 < 768` test
+    /// (`ISETP; BRA`); for the 192 copying lanes the source index and address (`IMAD; SHF;
+    /// IMAD.WIDE`), `LDG`, the shared address (1), `STS`; after the barrier `x*3` (1),
+    /// `LDS` x3, the output position and its bound test (`IADD3; ISETP; EXIT`), per plane
+    /// `IADD3` (`- 128`) and `IMAD.WIDE`, `STG` (unrolled), `EXIT`: 30 instructions (the `BAR` included) for
+    /// a copying lane, 8 of them memory.
     fn thread(&self, t: &mut Thread<'_>, phase: u32) {
         let x = t.tid.x as u64;
         let gx = t.block.x as u64 * COPY_THREADS;
         if phase == 0 {
-            t.alu(2);
+            entry(t, 2, 1);
+            t.alu(1);
+            t.branch(1);
             if x * 4 < COPY_THREADS * 3 {
+                t.alu(4);
                 let w: u32 = t.ld(self.src, (gx * 3) / 4 + x);
                 t.sh_st(x as u32, w);
             }
             return;
         }
+        t.alu(1);
         let mut rgb = [0i32; 3];
         for (k, c) in rgb.iter_mut().enumerate() {
             let b = x * 3 + k as u64;
             let w = t.sh_ld((b / 4) as u32);
             *c = ((w >> (8 * (b % 4))) & 0xFF) as i32;
         }
-        t.alu(3);
         let pos = gx + x;
+        prologue(t, 0, 0);
         if pos < self.pixels {
             for (k, c) in rgb.iter().enumerate() {
+                t.alu(2);
                 t.st(self.planes[k], pos, c - 128);
             }
         }
@@ -178,6 +190,7 @@ impl Fdwt53 {
         let row0 = first_y - 2 + w * WIN_Y;
         let mut raw = [0i32; 3];
         if w == 0 {
+            t.alu(3);
             for (i, r) in raw.iter_mut().enumerate() {
                 let y = mirror(row0 + i as i64, self.sy);
                 *r = t.ld(self.input, (y * self.sx + x) as u64);
@@ -187,16 +200,15 @@ impl Fdwt53 {
                 *r = self.regs.get(local, slot + i).to_bits() as i32;
             }
         }
-        t.alu(2);
         for (i, r) in raw.iter().enumerate() {
             t.sh_st(self.buf(i as i64, col), *r as u32);
         }
+        t.alu(WIN_Y as u32);
         let mut v = [0i32; WIN_Y as usize];
         for (i, p) in v.iter_mut().enumerate() {
             let y = mirror(row0 + 3 + i as i64, self.sy);
             *p = t.ld(self.input, (y * self.sx + x) as u64);
         }
-        t.alu(2);
         for (i, p) in v.iter().enumerate() {
             t.sh_st(self.buf(3 + i as i64, col), *p as u32);
         }
@@ -228,10 +240,11 @@ impl Fdwt53 {
         while i < items {
             let row = 2 + i / count;
             let col = first + 2 * (i % count);
+            t.alu(4);
             let p = t.sh_ld(self.buf(row, col - 1)) as i32;
             let c = t.sh_ld(self.buf(row, col)) as i32;
             let n = t.sh_ld(self.buf(row, col + 1)) as i32;
-            t.alu(4);
+            t.alu(3);
             let v = if update {
                 c + (p + n + 2) / 4
             } else {
@@ -239,6 +252,7 @@ impl Fdwt53 {
             };
             t.sh_st(self.buf(row, col), v as u32);
             i += self.win;
+            loop_step(t);
         }
     }
 }
@@ -259,12 +273,30 @@ impl Kernel for Fdwt53 {
     fn phases(&self) -> u32 {
         4 * self.steps as u32
     }
+    /// Per thread, the instructions of Rodinia dwt2d `fdwt53Kernel<WIN_X, 8>` (sm_70+ SASS,
+    /// issue 7 §1 counting, on this model's structure). Entry: `MOV; S2R x3`, `ULDC`, the
+    /// column, the strip's first row, the loader's offsets and the buffer column (8), the
+    /// border choice of the loader (`ISETP; BRA`). Per column loaded: one address per
+    /// global row (`IADD3`/`IMAD.WIDE`: 3 on the first step, then 8), `LDG` and `STS` per
+    /// row (shared addresses at constant offsets), the unrolled vertical lifting (5 predict
+    /// and 4 update steps: `LDS` x3, 3 int (`/2`, `/4` are shifts), `STS`); the halo test
+    /// `tx < 3` (`ISETP; BRA`). Horizontal lifting, per item: the row and column by a
+    /// constant divisor and the shared address (4), `LDS` x3, 3 int, `STS`, the loop
+    /// control (3). Output: the parity column, `ox`, the rows and the bound test (5 +
+    /// `ISETP; BRA`); per row (unrolled) the row test (`ISETP; BRA`), `LDS`, the band
+    /// offset and address (2), `STG`; then the step-loop control (3), `EXIT` after the last.
     fn thread(&self, t: &mut Thread<'_>, phase: u32) {
         let w = (phase / 4) as i64;
         let tx = t.tid.x as i64;
         match phase % 4 {
             0 => {
+                if w == 0 {
+                    entry(t, 3, 9);
+                    t.branch(1);
+                }
                 self.load_column(t, tx, 0, w);
+                t.alu(1);
+                t.branch(1);
                 if tx < 3 {
                     let col = tx + if tx == 0 { self.win } else { -3 };
                     self.load_column(t, col, 3, w);
@@ -281,20 +313,24 @@ impl Kernel for Fdwt53 {
                 };
                 let ox = t.block.x as i64 * self.win + out_col;
                 let first_y = t.block.y as i64 * WIN_Y * self.steps + w * WIN_Y;
-                t.alu(4);
+                t.alu(6);
+                t.branch(1);
                 if ox >= self.sx {
                     return;
                 }
                 for r in 0..WIN_Y {
                     let y = first_y + r;
+                    t.alu(1);
+                    t.branch(1);
                     if y >= self.sy {
                         break;
                     }
                     let v = t.sh_ld(self.buf(2 + r, out_col)) as i32;
-                    t.alu(1);
+                    t.alu(2);
                     let idx = band_index(ox, y, self.sx, self.sy);
                     t.st(self.output, idx as u64, v);
                 }
+                loop_step(t);
             }
         }
     }

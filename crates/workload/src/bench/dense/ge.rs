@@ -7,7 +7,7 @@
 //! CODA Table 2: core-exclusive; with `n/4` a multiple of 128 (4 GPUs x 32 blocks per GPU),
 //! every block of a row group maps to one GPU under Eq. 1.
 
-use super::common::{bad, host, kinfo};
+use super::common::{bad, host, kinfo, prologue};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -51,17 +51,24 @@ impl Kernel for Fan1 {
         let g = self.size.div_ceil(MAXBLOCKSIZE as u64) as u32;
         kinfo("Fan1", Dim3::x(g), Dim3::x(MAXBLOCKSIZE), 10, 0)
     }
+    /// Per thread, the instructions of Rodinia gaussian `Fan1` (sm_70+ SASS, issue 7 §1
+    /// counting): entry `MOV; S2R x2; IMAD`, `ULDC` and `IADD3` of `Size-1-t`, `ISETP;
+    /// EXIT` (8); the row, the three addresses (`IADD3; IMAD` x3; `IMAD.WIDE` x2 sharing the
+    /// offset of the `m_cuda` store: 6), `LDG` x2, the division (`MUFU.RCP` + 4 fp of the
+    /// Newton fix-up), `STG`, `EXIT`: 23 instructions, 3 of them memory.
     fn thread(&self, th: &mut Thread<'_>, _phase: u32) {
         let (s, t) = (self.size, self.t);
         let g = th.gx();
-        th.alu(3);
+        prologue(th, 2, 3);
         if g >= s - 1 - t {
             return;
         }
+        th.alu(6);
         let row = g + t + 1;
         let v: f32 = th.ld(self.a, s * row + t);
         let piv: f32 = th.ld(self.a, s * t + t);
         th.sfu(1);
+        th.fp(4);
         th.st(self.m, s * row + t, v / piv);
     }
 }
@@ -86,20 +93,32 @@ impl Kernel for Fan2 {
             0,
         )
     }
+    /// Per thread, the instructions of Rodinia gaussian `Fan2` (sm_70+ SASS, issue 7 §1
+    /// counting): entry `MOV; S2R x4; IMAD x2`, `ULDC`, `IADD3` x2 (`Size-1-t`, `Size-t`),
+    /// two `ISETP; EXIT` pairs (14); the row and the three addresses (7), `LDG` x3, `FFMA`,
+    /// `STG`; the `yidx == 0` test (`ISETP; BRA`) and for those threads three addresses,
+    /// `LDG` x3, `FFMA`, `STG`; `EXIT`. 29 instructions (37 where `yidx == 0`), 4 (8) of
+    /// them memory.
     fn thread(&self, th: &mut Thread<'_>, _phase: u32) {
         let (s, t) = (self.size, self.t);
         let (x, y) = (th.gx(), th.gy());
-        th.alu(4);
+        prologue(th, 4, 5);
+        th.alu(1);
+        th.branch(1);
         if x >= s - 1 - t || y >= s - t {
             return;
         }
+        th.alu(7);
         let row = x + 1 + t;
         let mv: f32 = th.ld(self.m, s * row + t);
         let piv: f32 = th.ld(self.a, s * t + (y + t));
         let av: f32 = th.ld(self.a, s * row + (y + t));
         th.fp(1);
         th.st(self.a, s * row + (y + t), av - mv * piv);
+        th.alu(1);
+        th.branch(1);
         if y == 0 {
+            th.alu(3);
             let mv: f32 = th.ld(self.m, s * row + t);
             let bt: f32 = th.ld(self.b, t);
             let br: f32 = th.ld(self.b, row);

@@ -29,7 +29,7 @@
 //! by the merge passes, whose per-thread sequential float4 walks are uncoalesced: n = 256k
 //! (3.5 MB) already gives ~2.6 M line requests.
 
-use super::common::{bad, host, kinfo};
+use super::common::{bad, entry, host, kinfo, loop_step, prologue};
 use crate::gen::rng::Rng;
 use crate::memory::{Elem, Memory};
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -137,13 +137,17 @@ fn highest(a: F4, b: F4) -> F4 {
 }
 
 /// The shared-memory increment of `addData1024` / `addOffset` (tagged retry loop; one
-/// round in the model): returns the old count.
+/// round in the model): returns the old count. SASS per round (issue 7 §1 counting): the
+/// shared address (1), `LDS`, `LOP3; IADD3; LOP3` (mask, increment, tag), `STS`, `LDS`,
+/// the retry test `ISETP; BRA`.
 fn shared_inc(t: &mut Thread<'_>, idx: u32) -> u32 {
+    t.alu(1);
     let old = t.sh_ld(idx) & 0x07FF_FFFF;
-    t.alu(2);
+    t.alu(3);
     t.sh_st(idx, old + 1);
     let _check = t.sh_ld(idx);
     t.alu(1);
+    t.branch(1);
     old
 }
 
@@ -170,26 +174,41 @@ impl Kernel for Histogram {
     fn phases(&self) -> u32 {
         3
     }
+    /// Per thread, the instructions of Rodinia hybridsort `histogram1024Kernel` (sm_70+
+    /// SASS, issue 7 §1 counting): entry `MOV; S2R x2`, `warpBase`, `threadTag`, the
+    /// shared base and `ULDC` (7); clearing: per word `STS` and the loop control (3).
+    /// After the barrier: the start and the grid stride (`IMAD` x2), then per element the
+    /// address (1), `LDG`, `FADD`, the division by `maximum - minimum` (`MUFU.RCP` + 4),
+    /// `FMUL`, `F2I` (sfu), the bin mask (1), [`shared_inc`] and the loop control (3).
+    /// After the second barrier, per bin: per warp sub-histogram (3, unrolled) `LDS` and
+    /// `LOP3; IADD3`, the address (1), `RED`, the loop control (3); `EXIT`.
     fn thread(&self, t: &mut Thread<'_>, phase: u32) {
         let lid = t.local_id();
         let mem = (HIST_WARPS * 1024) as u32;
         match phase {
             0 => {
+                entry(t, 2, 4);
                 for pos in (lid as u32..mem).step_by(HIST_THREADS as usize) {
                     t.sh_st(pos, 0);
+                    loop_step(t);
                 }
             }
             1 => {
                 let warp_base = (lid / 32) as u32 * 1024;
                 let step = t.total_threads();
                 let mut pos = t.gid();
+                t.alu(2);
                 while pos < self.n {
+                    t.alu(1);
                     let v: f32 = t.ld(self.input, pos);
-                    t.fp(3);
+                    t.fp(1);
                     t.sfu(1);
+                    t.fp(5);
+                    t.sfu(1);
+                    t.alu(1);
                     let d = (((v - self.min) / (self.max - self.min)) * 1024.0) as u32;
                     shared_inc(t, warp_base + (d & 0x3FF));
-                    t.alu(2);
+                    loop_step(t);
                     pos += step;
                 }
             }
@@ -198,9 +217,11 @@ impl Kernel for Histogram {
                     let mut sum = 0u32;
                     for w in 0..HIST_WARPS {
                         sum += t.sh_ld((w * 1024 + pos) as u32) & 0x07FF_FFFF;
-                        t.alu(1);
+                        t.alu(2);
                     }
+                    t.alu(1);
                     t.atomic_add_u32(self.result, pos, sum);
+                    loop_step(t);
                 }
             }
         }
@@ -230,41 +251,60 @@ impl Kernel for BucketCount {
     fn phases(&self) -> u32 {
         3
     }
+    /// Per thread, the instructions of Rodinia hybridsort `bucketcount` (sm_70+ SASS, issue
+    /// 7 §1 counting): entry `MOV; S2R x2`, `threadTag`, `warpBase`, the shared base and
+    /// the grid stride (7); clearing: per word `STS` and the loop control (3). After the
+    /// barrier: the start (1) and per element the address (1), `LDG`, `TEX` of the middle
+    /// pivot, the binary search (`jump` halves from a constant: fully unrolled, 9 steps of
+    /// `FSETP; IADD3/SEL; TEX`), the final side (`FSETP; SEL`), [`shared_inc`] and the
+    /// `addOffset` result (2), the packed index (`SHF; IADD3`), the address (1), `STG`, the
+    /// loop control (3). After the second barrier: `prefixBase` (1), per counter `LDS`,
+    /// `LOP3`, the address (1), `STG`, the loop control (3); `EXIT`.
     fn thread(&self, t: &mut Thread<'_>, phase: u32) {
         let lid = t.local_id();
         match phase {
             0 => {
+                entry(t, 2, 4);
                 for i in (lid..DIVISIONS).step_by(BUCKET_THREADS as usize) {
                     t.sh_st(i as u32, 0);
+                    loop_step(t);
                 }
             }
             1 => {
                 let step = t.total_threads();
                 let mut tid = t.gid();
+                t.alu(1);
                 while tid < self.n {
+                    t.alu(1);
                     let elem: f32 = t.ld(self.input, tid);
                     let mut idx = DIVISIONS as i64 / 2 - 1;
                     let mut jump = DIVISIONS as i64 / 4;
                     let mut piv: f32 = t.ld_tex(self.pivots, idx as u64);
                     while jump >= 1 {
-                        t.alu(2);
+                        t.fp(1);
+                        t.alu(1);
                         idx = if elem < piv { idx - jump } else { idx + jump };
                         piv = t.ld_tex(self.pivots, idx as u64);
                         jump /= 2;
                     }
-                    t.alu(2);
+                    t.fp(1);
+                    t.alu(1);
                     let idx = if elem < piv { idx } else { idx + 1 } as u32;
                     let off = shared_inc(t, idx);
+                    t.alu(5);
                     t.st(self.indice, tid, ((off << LOG_DIVISIONS) + idx) as i32);
-                    t.alu(2);
+                    loop_step(t);
                     tid += step;
                 }
             }
             _ => {
                 let base = t.block_id() * DIVISIONS;
+                t.alu(1);
                 for i in (lid..DIVISIONS).step_by(BUCKET_THREADS as usize) {
                     let v = t.sh_ld(i as u32) & 0x07FF_FFFF;
+                    t.alu(2);
                     t.st(self.prefix, base + i, v);
+                    loop_step(t);
                 }
             }
         }
@@ -288,18 +328,28 @@ impl Kernel for BucketPrefix {
             0,
         )
     }
+    /// Per thread, the instructions of Rodinia hybridsort `bucketprefixoffset` (sm_70+
+    /// SASS, issue 7 §1 counting): entry `MOV; S2R x2; IMAD` and `size` (`IMAD`) (5), the
+    /// loop guard (`ISETP; BRA`); per block row the address (1), `LDG`, `STG`, `IADD3`
+    /// (the running sum) and the loop control (3); the `d_offsets` address, `STG`, `EXIT`.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let tid = t.gid();
         let size = self.blocks * DIVISIONS;
+        entry(t, 2, 2);
+        t.alu(1);
+        t.branch(1);
         let mut sum = 0u32;
         let mut i = tid;
         while i < size {
+            t.alu(1);
             let x: u32 = t.ld(self.prefix, i);
             t.st(self.prefix, i, sum);
-            t.alu(2);
+            t.alu(1);
             sum = sum.wrapping_add(x);
             i += DIVISIONS;
+            loop_step(t);
         }
+        t.alu(1);
         t.st(self.offsets, tid, sum);
     }
 }
@@ -328,32 +378,44 @@ impl Kernel for BucketSort {
     fn phases(&self) -> u32 {
         2
     }
+    /// Per thread, the instructions of Rodinia hybridsort `bucketsort` (sm_70+ SASS, issue
+    /// 7 §1 counting): entry `MOV; S2R x2`, `prefixBase`, `warpBase`, the shared base and
+    /// the grid stride (7); per counter the two addresses (`LOP3; IMAD.WIDE` x2), `LDG` x2,
+    /// `IADD3`, `STS`, the loop control (3). After the barrier: the start (1) and per
+    /// element the two addresses (2), `LDG` x2, the shared address (`LOP3; LEA`), `LDS`,
+    /// the slot (`SHF; IADD3`) and its address (1), `STG`, the loop control (3); `EXIT`.
     fn thread(&self, t: &mut Thread<'_>, phase: u32) {
         let lid = t.local_id();
         if phase == 0 {
+            entry(t, 2, 4);
             let base = t.block_id() * DIVISIONS;
             for i in (lid..DIVISIONS).step_by(BUCKET_THREADS as usize) {
+                t.alu(3);
                 let a: u32 = t.ld(self.l_offsets, i);
                 let b: u32 = t.ld(self.prefix, base + i);
                 t.alu(1);
                 t.sh_st(i as u32, a.wrapping_add(b));
+                loop_step(t);
             }
             return;
         }
         let step = t.total_threads();
         let mut tid = t.gid();
+        t.alu(1);
         while tid < self.n {
+            t.alu(2);
             let elem: f32 = t.ld(self.input, tid);
             let id: i32 = t.ld(self.indice, tid);
             t.alu(2);
             let s = t.sh_ld((id as u32) & (DIVISIONS as u32 - 1));
-            t.alu(2);
+            t.alu(3);
             t.st(
                 self.output,
                 (s + ((id as u32) >> LOG_DIVISIONS)) as u64,
                 elem,
             );
             tid += step;
+            loop_step(t);
         }
     }
 }
@@ -375,12 +437,17 @@ impl Kernel for MergeFirst {
             0,
         )
     }
+    /// Per thread, the instructions of Rodinia hybridsort `mergeSortFirst` (sm_70+ SASS,
+    /// issue 7 §1 counting): `MOV; S2R x2`, the index (`LEA`), `ULDC` and `listsize/4`
+    /// (a shift), `ISETP; EXIT` (8); `TEX` (float4), `sortElem` (10 `FMNMX`), the address
+    /// (1), `STG.128`, `EXIT`: 22 instructions, 2 of them memory.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let i = t.gid();
-        t.alu(2);
+        prologue(t, 2, 3);
         if i < self.listsize / 4 {
             let r: F4 = t.ld_tex(self.src, i);
-            t.fp(12);
+            t.fp(10);
+            t.alu(1);
             t.st(self.dst, i, sort_elem(r));
         }
     }
@@ -408,28 +475,47 @@ impl Kernel for MergePass {
             0,
         )
     }
+    /// Per thread, the instructions of Rodinia hybridsort `mergeSortPass` (sm_70+ SASS,
+    /// issue 7 §1 counting): entry `MOV; S2R x2; IMAD`, the division `gid / threadsPerDiv`
+    /// by a kernel argument (20 int), `ISETP; EXIT` (25); `int_gid` and the constant-bank
+    /// index (2), `LDC` x2, `Astart`, `nrElems/2`, `Bstart`, `resStart` (4); the two range
+    /// tests (`ISETP; EXIT`, `ISETP; BRA`). Copy tail: the guard (2) and per float4 the
+    /// coordinate and address (2), `TEX`, `STG`, the loop control (3). Merge: `TEX` x2, then
+    /// per output float4 the two coordinates (2), `TEX` x2, `getLowest`/`getHighest` (8
+    /// `FMNMX`) and two `sortElem` (20), the address (1), `STG`, the `elemsLeftIn*` tests
+    /// (`IADD3; ISETP` x3, `PLOP3`) and `outidx++` (7), their branches (2), `FSETP; BRA`
+    /// where both runs have elements, the chosen index and the float4 copy (5) and the
+    /// back edge; the last `STG` and `EXIT`.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let tid = t.gid() as i64;
         let division = tid / self.per_div;
-        t.alu(3);
+        prologue(t, 2, 21);
         if division >= DIVISIONS as i64 {
             return;
         }
         let int_tid = tid - division * self.per_div;
+        t.alu(2);
         let s0: i32 = t.ld_const(self.start, division as u64);
         let s1: i32 = t.ld_const(self.start, division as u64 + 1);
-        t.alu(3);
+        t.alu(4);
         let (s0, s1) = (s0 as i64, s1 as i64);
         let a_start = s0 + int_tid * self.nr;
         let b_start = a_start + self.nr / 2;
+        t.alu(1);
+        t.branch(1);
         if a_start >= s1 {
             return;
         }
+        t.alu(1);
+        t.branch(1);
         if b_start >= s1 {
+            t.alu(1);
+            t.branch(1);
             for i in 0..(s1 - a_start) {
+                t.alu(2);
                 let v: F4 = t.ld_tex(self.src, (a_start + i) as u64);
                 t.st(self.dst, (a_start + i) as u64, v);
-                t.alu(2);
+                loop_step(t);
             }
             return;
         }
@@ -437,19 +523,28 @@ impl Kernel for MergePass {
         let mut a: F4 = t.ld_tex(self.src, a_start as u64);
         let mut b: F4 = t.ld_tex(self.src, b_start as u64);
         loop {
+            t.alu(2);
             let next_a: F4 = t.ld_tex(self.src, (a_start + aidx + 1) as u64);
             let next_b: F4 = t.ld_tex(self.src, (b_start + bidx + 1) as u64);
-            t.fp(8 + 2 * 12);
+            t.fp(8 + 2 * 10);
             let na = lowest(a, b);
             let nb = highest(a, b);
             a = sort_elem(na);
             b = sort_elem(nb);
+            t.alu(1);
             t.st(self.dst, (a_start + out) as u64, a);
             out += 1;
-            t.alu(6);
+            t.alu(7);
+            t.branch(2);
             let left_a = aidx + 1 < self.nr / 2;
             let left_b = bidx + 1 < self.nr / 2 && b_start + bidx + 1 < s1;
+            if left_a || left_b {
+                t.alu(5);
+                t.branch(1);
+            }
             if left_a && left_b {
+                t.fp(1);
+                t.branch(1);
                 if next_a.0[0] < next_b.0[0] {
                     aidx += 1;
                     a = next_a;
@@ -467,6 +562,7 @@ impl Kernel for MergePass {
                 break;
             }
         }
+        t.alu(1);
         t.st(self.dst, (a_start + out) as u64, b);
     }
 }
@@ -491,18 +587,24 @@ impl Kernel for MergePack {
             0,
         )
     }
+    /// Per thread, the instructions of Rodinia hybridsort `mergepack` (sm_70+ SASS, issue 7
+    /// §1 counting): `MOV; S2R x3; IMAD` and the constant-bank index (6), `LDC` x2, `IADD3;
+    /// ISETP; EXIT`, `LDC` x2 (same index), the source index (`LEA; IADD3`) and the two
+    /// addresses (`IMAD.WIDE` x2), `LDG`, `STG`, `EXIT`: 20 instructions, 6 of them memory.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let idx = t.gx();
         let d = t.block.y as u64;
+        entry(t, 3, 2);
         let f0: i32 = t.ld_const(self.fin, d);
         let f1: i32 = t.ld_const(self.fin, d + 1);
         t.alu(2);
+        t.branch(1);
         if f0 as u64 + idx >= f1 as u64 {
             return;
         }
         let s: i32 = t.ld_const(self.start, d);
         let nl: i32 = t.ld_const(self.nulls, d);
-        t.alu(3);
+        t.alu(4);
         let v: f32 = t.ld(self.src, s as u64 * 4 + nl as u64 + idx);
         t.st(self.dst, f0 as u64 + idx, v);
     }

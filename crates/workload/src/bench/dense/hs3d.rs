@@ -12,7 +12,7 @@
 //! y-tiles), so the 16 x-tiles of a 4 KB row segment are `ny/4` ids apart and every page is
 //! spread over all GPUs regardless of the width; the per-thread code is identical.
 
-use super::common::{bad, host, kinfo};
+use super::common::{bad, entry, host, kinfo, loop_step};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -102,6 +102,15 @@ impl Kernel for HotspotOpt1 {
         };
         kinfo("hotspotOpt1", grid, Dim3::new(64, 4, 1), 24, 0)
     }
+    /// Per thread, the instructions of Rodinia hotspot3D `hotspotOpt1` (sm_70+ SASS, issue
+    /// 7 §1 counting; the grid tiles the plane exactly, so no bound test): entry `MOV; S2R
+    /// x4`, `IMAD` x2 (`i`, `j`), `ULDC`, `c`, `xy`, the clamped neighbours `W`, `E`, `N`,
+    /// `S` (`ISETP` x4, `SEL` x4, 2 bounds: 10): 20 int. The first plane: 8 addresses
+    /// (`tIn[c]`, `tIn[c+xy]`, four neighbours, `p[c]`, `tOut[c]`), `LDG` x7; each further
+    /// plane: 7 addresses (6 on the last), `LDG` x6 (5 on the last). Every plane: the
+    /// weighted sum (`FMUL` x2, `FFMA` x8), `STG`, the five index updates (`IADD3` x5) and,
+    /// but after the last plane, the plane-loop control (3): 32 per middle plane, 7 of them
+    /// memory; `EXIT`.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let (bx, by) = if self.paper {
             (t.block.y as u64, t.block.x as u64)
@@ -117,7 +126,8 @@ impl Kernel for HotspotOpt1 {
         let mut e = if i == nx - 1 { c } else { c + 1 };
         let mut n = if j == 0 { c } else { c - nx };
         let mut s = if j == ny - 1 { c } else { c + nx };
-        t.alu(12);
+        entry(t, 4, 15);
+        t.alu(8);
         let k = COEF;
         let mut temp2: f32 = t.ld(self.tin, c);
         let mut temp1 = temp2;
@@ -127,7 +137,10 @@ impl Kernel for HotspotOpt1 {
                 temp1 = temp2;
                 temp2 = temp3;
                 if z < nz - 1 {
+                    t.alu(7);
                     temp3 = t.ld(self.tin, c + xy);
+                } else {
+                    t.alu(6);
                 }
             }
             let vw: f32 = t.ld(self.tin, w);
@@ -152,6 +165,9 @@ impl Kernel for HotspotOpt1 {
             e += xy;
             n += xy;
             s += xy;
+            if z + 1 < nz {
+                loop_step(t);
+            }
         }
     }
 }

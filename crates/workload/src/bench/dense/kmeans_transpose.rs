@@ -3,7 +3,7 @@
 //! `out[i*npoints+pid]`, 256 threads per block. The AoS read of a warp strides by
 //! `nfeatures*4` bytes (one line per lane), the SoA write is one line per warp.
 
-use super::common::{bad, kinfo, seq};
+use super::common::{bad, kinfo, loop_step, prologue, seq};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -55,14 +55,22 @@ impl Kernel for InvertMapping {
             0,
         )
     }
+    /// Per thread, the instructions of Rodinia kmeans `invert_mapping` (sm_70+ SASS, issue 7
+    /// §1 counting): entry `MOV; S2R x2; IMAD; ISETP; EXIT` (6), the loop guard on
+    /// `nfeatures` (`ISETP; BRA`, 2), then per feature the two addresses (`IMAD.WIDE` x2),
+    /// `LDG`, `STG`, the induction update and compare and the back edge (3): 7 per feature,
+    /// and the final `EXIT`. With 34 features: 247 warp instructions, 68 of them memory.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let pid = t.gx();
-        t.alu(2);
+        prologue(t, 2, 1);
         if pid < self.npoints {
+            t.alu(1);
+            t.branch(1);
             for i in 0..self.nfeatures {
+                t.alu(2);
                 let v: f32 = t.ld(self.input, pid * self.nfeatures + i);
                 t.st(self.output, pid + self.npoints * i, v);
-                t.alu(1);
+                loop_step(t);
             }
         }
     }

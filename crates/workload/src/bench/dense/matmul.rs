@@ -3,7 +3,7 @@
 //! element of A and of B in shared memory, `__syncthreads()`, run the 16-step inner product
 //! from shared memory, `__syncthreads()` again. Row-major matrices.
 
-use super::common::{bad, kinfo, seq, Regs};
+use super::common::{bad, kinfo, prologue, seq, Regs};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -64,6 +64,16 @@ impl Kernel for MatMul {
     fn phases(&self) -> u32 {
         2 * (self.k / BS) as u32
     }
+    /// Per thread, the instructions of the CUDA sample `MatrixMulCUDA<16>` (sm_70+ SASS,
+    /// issue 7 §1 counting). Entry (first phase only): `MOV; S2R x4`, `ULDC` of `wA`, the
+    /// loop bounds `aBegin`, `aEnd`, `bBegin` (3), the row offsets `wA*ty+tx`, `wB*ty+tx`
+    /// (2) and the four shared-memory bases of `As[ty][tx]`, `Bs[ty][tx]`, `As[ty]`,
+    /// `Bs[..][tx]` (4), the loop-entry `ISETP; BRA` (17). Per tile: two global addresses
+    /// (`IADD3; IMAD.WIDE` x2), `LDG` x2, `STS` x2, `BAR`; the 16 products fully unrolled
+    /// (`#pragma unroll`): `LDS` x2 and one `FFMA` each, shared addresses at constant offsets
+    /// (0 int); the loop control `IADD3` x2 (`a`, `b`), `ISETP`, `BRA` (4). After the last
+    /// tile: the output index (`IMAD` x2, `IMAD.WIDE`), `STG`, `EXIT`. 62 instructions per
+    /// tile (its two `BAR` included), 36 of them memory.
     fn thread(&self, t: &mut Thread<'_>, phase: u32) {
         let (tx, ty) = (t.tid.x as u64, t.tid.y as u64);
         let (bx, by) = (t.block.x as u64, t.block.y as u64);
@@ -73,8 +83,9 @@ impl Kernel for MatMul {
         if phase & 1 == 0 {
             if tile == 0 {
                 self.acc.set(local, 0, 0.0);
+                prologue(t, 4, 10);
             }
-            t.alu(3);
+            t.alu(4);
             let av: f32 = t.ld(self.a, (by * BS + ty) * self.k + tile * BS + tx);
             let bv: f32 = t.ld(self.b, (tile * BS + ty) * self.n + bx * BS + tx);
             t.sh_st_f32(sa, av);
@@ -88,8 +99,10 @@ impl Kernel for MatMul {
                 acc += x * y;
             }
             self.acc.set(local, 0, acc);
+            t.alu(3);
+            t.branch(1);
             if tile + 1 == self.k / BS {
-                t.alu(2);
+                t.alu(3);
                 t.st(self.c, (by * BS + ty) * self.n + bx * BS + tx, acc);
             }
         }

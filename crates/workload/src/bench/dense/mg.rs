@@ -24,7 +24,7 @@
 //! default footprint is small (~1.7 MB) because every start position is an uncoalesced tree
 //! walk: 16k reads already give ~3.5 M line requests.
 
-use super::common::{bad, kinfo, seq};
+use super::common::{bad, kinfo, loop_step, prologue, seq};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -172,15 +172,28 @@ impl Kernel for MummerKernel {
             0,
         )
     }
+    /// Per thread, the instructions of Rodinia `mummergpuKernel` (sm_70+ SASS, issue 7 §1
+    /// counting) on this model's walk: entry `MOV; S2R x2; IMAD; ISETP; EXIT` (6), the
+    /// `queryLengths` and `queryAddrs` addresses (2), `LDG` x2, `MATCH_BASE` and the last
+    /// start (2), the start-loop guard (`ISETP; BRA`). Per start position: its query offset
+    /// (1), `TEX` of the first character; per tree step: the end-of-query test (`ISETP;
+    /// BRA`), the children coordinate (3), `TEX`, the 4-way child select and the null test
+    /// (4 + `BRA`), the node coordinate (2), `TEX` x2, `refpos`, the match length and the
+    /// next query coordinate (3), `TEX`; per edge character: the loop test (`ISETP` x2;
+    /// `BRA`), `TEX` of the reference, the compare (`ISETP; BRA`), the two increments and
+    /// the query coordinate (3), `TEX`. Per start: the result address and the packed
+    /// `MatchCoord` (3), `STG`, the start-loop control (3); `EXIT`.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let qid = t.gid();
-        t.alu(2);
+        prologue(t, 2, 1);
         if qid >= self.num {
             return;
         }
+        t.alu(2);
         let qlen: i32 = t.ld(self.lengths, qid);
         let qaddr: i32 = t.ld(self.addrs, qid);
         t.alu(3);
+        t.branch(1);
         let (qlen, qaddr) = (qlen as i64, qaddr as u64);
         let base = qaddr - qid * self.min_match as u64;
         let last = qlen - self.min_match;
@@ -189,14 +202,22 @@ impl Kernel for MummerKernel {
             let mut cur = ROOT;
             let mut len = 0u64;
             let qbase = qaddr + qs as u64;
+            t.alu(1);
             let mut c: u8 = t.ld_tex(self.queries, qbase);
-            'walk: while c != 0 {
-                t.alu(2);
+            'walk: loop {
+                t.alu(1);
+                t.branch(1);
+                if c == 0 {
+                    break;
+                }
+                t.alu(3);
                 let ch: u32 = t.ld_tex(self.children, 4 * cur as u64 + code(c).min(3) as u64);
-                t.alu(2);
+                t.alu(4);
+                t.branch(1);
                 if ch == 0 || code(c) > 3 {
                     break;
                 }
+                t.alu(2);
                 let start: u32 = t.ld_tex(self.nodes, 4 * ch as u64);
                 let end: u32 = t.ld_tex(self.nodes, 4 * ch as u64 + 1);
                 t.alu(3);
@@ -204,20 +225,28 @@ impl Kernel for MummerKernel {
                 len += 1;
                 let mut refpos = start as u64 + 1;
                 c = t.ld_tex(self.queries, qbase + len);
-                while refpos <= end as u64 && c != 0 {
-                    let r: u8 = t.ld_tex(self.reference, refpos);
+                loop {
                     t.alu(2);
+                    t.branch(1);
+                    if !(refpos <= end as u64 && c != 0) {
+                        break;
+                    }
+                    let r: u8 = t.ld_tex(self.reference, refpos);
+                    t.alu(1);
+                    t.branch(1);
                     if r != c {
                         break 'walk;
                     }
                     len += 1;
                     refpos += 1;
+                    t.alu(3);
                     c = t.ld_tex(self.queries, qbase + len);
                 }
             }
-            t.alu(2);
+            t.alu(3);
             t.st(self.matches, base + qs as u64, ((cur as u64) << 32) | len);
             qs += 1;
+            loop_step(t);
         }
     }
 }

@@ -10,7 +10,7 @@
 //! `k` small relative to `m`, `n` so C pages dominate and MM is core-exclusive as in CODA
 //! Table 2 (spec [S]: "keep C dominant in page count").
 
-use super::common::{bad, kinfo, seq, Regs};
+use super::common::{bad, kinfo, loop_step, prologue, seq, Regs};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -72,6 +72,15 @@ impl Kernel for SgemmNT {
     fn phases(&self) -> u32 {
         2 * (self.k / TILE_TB_HEIGHT) as u32
     }
+    /// Per thread, the instructions of Parboil sgemm `mysgemmNT` (sm_70+ SASS, issue 7 §1
+    /// counting). Entry (first phase): `MOV; S2R x4`, `ULDC` and the indices `mid`, `m`,
+    /// `n` and the `b_s[ty][tx]` shared address (4), the 16 zeroed accumulators (`CS2R` x8),
+    /// the `k` loop guard `ISETP; BRA` (19). Per tile of 8 rows: the `B` address (`IMAD;
+    /// IMAD.WIDE`), `LDG`, `STS`, `BAR`; the `j` and `kk` loops have constant trip counts and
+    /// are fully unrolled: per `j` one `IMAD.WIDE` (stride `lda`), `LDG` of `A`, four
+    /// `LDS.128` and 16 `FFMA`; the tile loop control (3). After the last tile: the output
+    /// base (`IMAD` x2) and, unrolled over 16 rows, `IMAD.WIDE; LDG; FMUL; FFMA; STG`, then
+    /// `EXIT`. 185 instructions per tile (its two `BAR` included), 42 of them memory.
     fn thread(&self, t: &mut Thread<'_>, phase: u32) {
         let (tx, ty) = (t.tid.x as u64, t.tid.y as u64);
         let mid = ty * 16 + tx;
@@ -84,8 +93,9 @@ impl Kernel for SgemmNT {
                 for s in 0..16 {
                     self.acc.set(mid, s, 0.0);
                 }
+                prologue(t, 4, 12);
             }
-            t.alu(3);
+            t.alu(2);
             let bv: f32 = t.ld(self.b, n + (i + ty) * ldb);
             t.sh_st_f32((ty * 16 + tx) as u32, bv);
             return;
@@ -95,6 +105,7 @@ impl Kernel for SgemmNT {
             *cv = self.acc.get(mid, s);
         }
         for j in 0..TILE_TB_HEIGHT {
+            t.alu(1);
             let a: f32 = t.ld(self.a, m + (i + j) * lda);
             // b_s[j][0..16] read as four 128-bit shared loads (a broadcast to the warp); the
             // values staged in phase 2s are B[by*16 + kk + (i+j)*ldb], read back unrecorded
@@ -116,10 +127,12 @@ impl Kernel for SgemmNT {
         for (s, cv) in c.iter().enumerate() {
             self.acc.set(mid, s, *cv);
         }
+        loop_step(t);
         if i + TILE_TB_HEIGHT == self.k {
             let tc = ldc * t.block.y as u64 * TILE_N + m;
             t.alu(2);
             for (ii, cv) in c.iter().enumerate() {
+                t.alu(1);
                 let old: f32 = t.ld(self.c, tc + ii as u64 * ldc);
                 t.fp(2);
                 t.st(self.c, tc + ii as u64 * ldc, old * 0.0 + *cv);

@@ -4,7 +4,7 @@
 //! nearest. Pure streaming: 2 (records) and 4 (distances) blocks per page, on one GPU.
 //! CODA Table 2: core-exclusive.
 
-use super::common::{bad, kinfo, seq};
+use super::common::{bad, kinfo, prologue, seq};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -62,15 +62,22 @@ impl Kernel for Euclid {
             0,
         )
     }
+    /// Per thread, the instructions of Rodinia nn `euclid` (sm_70+ SASS, issue 7 §1
+    /// counting): entry `MOV; S2R x3`, `IMAD` x2 (block id, `globalId`), `ISETP; EXIT` (8);
+    /// the source and destination addresses (`IMAD.WIDE` x2; `lng` at a constant offset),
+    /// `LDG` x2, `FADD` x2, `FMUL`, `FFMA`, `sqrtf` (`MUFU.RSQ` + 2 fp), `STG`, `EXIT`:
+    /// 21 instructions, 3 of them memory.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let gid =
             THREADS * (t.grid_dim.x as u64 * t.block.y as u64 + t.block.x as u64) + t.tid.x as u64;
-        t.alu(3);
+        prologue(t, 3, 2);
         if gid < self.records {
+            t.alu(2);
             let la: f32 = t.ld(self.locations, 2 * gid);
             let lo: f32 = t.ld(self.locations, 2 * gid + 1);
-            t.fp(5);
+            t.fp(4);
             t.sfu(1);
+            t.fp(2);
             let d = ((self.lat - la) * (self.lat - la) + (self.lng - lo) * (self.lng - lo)).sqrt();
             t.st(self.distances, gid, d);
         }

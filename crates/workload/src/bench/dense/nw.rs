@@ -6,7 +6,7 @@
 //! 31 inner anti-diagonals with a barrier after each, and writes its 16x16 tile back.
 //! CODA Table 2: block-exclusive (spec §7 NW row; per-launch block ids).
 
-use super::common::{bad, host, kinfo};
+use super::common::{bad, entry, host, kinfo};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -91,6 +91,16 @@ impl Kernel for Needle {
     fn phases(&self) -> u32 {
         3 + 16 + 15 + 1
     }
+    /// Per thread, the instructions of Rodinia `needle_cuda_shared_1` / `_2` (sm_70+ SASS,
+    /// issue 7 §1 counting; every loop has a constant trip count of 16 or 15 and is fully
+    /// unrolled, so no loop control). Entry: `MOV; S2R x2`, the `ULDC` of `cols` and `i`,
+    /// the tile coordinates and `index`, `index_n`, `index_w`, `index_nw` (6) and the two
+    /// shared-memory bases of the thread (2): 11 int; the `tx == 0` test (`ISETP; BRA`) and
+    /// for lane 0 `IMAD.WIDE; LDG; STS`; the 16 rows of `ref`: `IMAD.WIDE; LDG; STS` each.
+    /// West column: `IMAD; IMAD.WIDE; LDG; STS`; north row: `IMAD.WIDE; LDG; STS`. Each of
+    /// the 31 anti-diagonal steps: `ISETP; BRA` (`tx <= m`), then for active lanes `LDS` x4
+    /// (addresses at constant offsets from the thread's base), `IADD3` x3 and `IMNMX` x2,
+    /// `STS`. Write-back: 16 x (`LDS; IMAD.WIDE; STG`), `EXIT`.
     fn thread(&self, t: &mut Thread<'_>, phase: u32) {
         let tx = t.tid.x as u64;
         let (bxi, byi) = self.tile(t.block.x as u64);
@@ -103,25 +113,33 @@ impl Kernel for Needle {
         let p = self.penalty;
         match phase {
             0 => {
-                t.alu(6);
+                entry(t, 2, 8);
+                t.alu(1);
+                t.branch(1);
                 if tx == 0 {
+                    t.alu(1);
                     let v: i32 = t.ld(self.matrix, index_nw);
                     t.sh_st(tw(0, 0), v as u32);
                 }
                 for ty in 0..BS {
+                    t.alu(1);
                     let r: i32 = t.ld(self.reference, index + cols * ty);
                     t.sh_st(REF + (ty * BS + tx) as u32, r as u32);
                 }
             }
             1 => {
+                t.alu(2);
                 let v: i32 = t.ld(self.matrix, index_w + cols * tx);
                 t.sh_st(tw(tx + 1, 0), v as u32);
             }
             2 => {
+                t.alu(1);
                 let v: i32 = t.ld(self.matrix, index_n);
                 t.sh_st(tw(0, tx + 1), v as u32);
             }
             3..=33 => {
+                t.alu(1);
+                t.branch(1);
                 let (x, y) = if phase < 19 {
                     let m = (phase - 3) as u64;
                     if tx > m {
@@ -146,6 +164,7 @@ impl Kernel for Needle {
             _ => {
                 for ty in 0..BS {
                     let v = t.sh_ld(tw(ty + 1, tx + 1)) as i32;
+                    t.alu(1);
                     t.st(self.matrix, index + ty * cols, v);
                 }
             }

@@ -14,7 +14,7 @@
 //! whole macroblocks; 4x4 columns of the padded last macroblock beyond the real width are not
 //! computed (their SADs stay 0), as Parboil's grid is sized from the real width.
 
-use super::common::{bad, kinfo, seq};
+use super::common::{bad, entry, kinfo, loop_step, prologue, seq};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -111,20 +111,38 @@ impl Kernel for MbSad {
     fn phases(&self) -> u32 {
         2
     }
+    /// Per thread, the instructions of Parboil sad `mb_sad_calc` (sm_70+ SASS, issue 7 §1
+    /// counting). Before the barrier: `MOV; S2R x3`, `ULDC`, the sub-block and position
+    /// index (`threadIdx.x / CEIL_POS` by a constant: `IMAD.HI; SHF`, `lidx`: 3), the
+    /// macroblock and 4x4-block coordinates (6), the two bound tests (`ISETP` x2) and
+    /// `EXIT` (17); the frame and search origins, `cur_o`, the position range and the
+    /// `blk_sad` offset (10); the `lidx < 16` test (`ISETP; BRA`) and for those lanes the
+    /// pixel address (4), `LDG`, the shared address (1), `STS`. After it: the loop guard
+    /// (`ISETP; BRA`), the 16 pixels of the block read once (`LDS` x16, hoisted out of the
+    /// loop), then per search position the offsets `pos % 33`, `pos / 33` by a constant
+    /// and the origins (4), the 3 further x and y coordinates (6) and their 8 `I2F`
+    /// conversions (`tex2D` takes float coordinates; the texture unit clamps), the 4x4
+    /// `TEX` (fully unrolled), per pixel `IADD3; IABS; IADD3` (48), the output address (1),
+    /// `STG`, the loop control (3): 87 per position, 17 of them memory; `EXIT`.
     fn thread(&self, t: &mut Thread<'_>, phase: u32) {
         let x = t.tid.x as u64;
         let tidx = x % CEIL_POS;
         let sub = x / CEIL_POS;
         let bx = t.block.x as u64 * self.tb_w + sub % self.tb_w;
         let by = t.block.y as u64 * self.tb_h + sub / self.tb_w;
-        t.alu(6);
+        if phase == 0 {
+            prologue(t, 3, 11);
+        }
         if bx * 4 >= self.g.w || by * 4 >= self.g.h {
             return;
         }
         let pitch = self.g.pitch();
         if phase == 0 {
+            t.alu(11);
+            t.branch(1);
             // stage the current 4x4 block in shared memory
             if tidx < 16 {
+                t.alu(5);
                 let px = bx * 4 + tidx % 4;
                 let py = by * 4 + tidx / 4;
                 let v: u16 = t.ld(self.frame, py * pitch + px);
@@ -132,6 +150,8 @@ impl Kernel for MbSad {
             }
             return;
         }
+        t.alu(1);
+        t.branch(1);
         let mut cur = [0i32; 16];
         for (i, c) in cur.iter_mut().enumerate() {
             *c = t.sh_ld((sub * 16) as u32 + i as u32) as i32;
@@ -141,7 +161,8 @@ impl Kernel for MbSad {
         for pos in tidx * POS_PER_THREAD..end {
             let dx = (pos % 33) as i64 - 16;
             let dy = (pos / 33) as i64 - 16;
-            t.alu(2);
+            t.alu(10);
+            t.sfu(8);
             let mut sad = 0i32;
             for (i, c) in cur.iter().enumerate() {
                 let rx = (bx as i64 * 4 + (i % 4) as i64 + dx).clamp(0, self.g.w as i64 - 1);
@@ -149,8 +170,9 @@ impl Kernel for MbSad {
                 let r: u16 = t.ld_tex(self.reference, ry as u64 * pitch + rx as u64);
                 sad += (c - r as i32).abs();
             }
-            t.alu(32);
+            t.alu(49);
             t.st(self.blk_sad, row * MPP + pos, sad as u16);
+            loop_step(t);
         }
     }
 }
@@ -178,6 +200,13 @@ impl Kernel for Larger {
             kinfo("larger_sad_calc_8", grid, Dim3::new(32, 4, 1), 16, 0)
         }
     }
+    /// Per thread, the instructions of Parboil sad `larger_sad_calc_8` / `_16` (sm_70+
+    /// SASS, issue 7 §1 counting): `MOV; S2R x4`, `ULDC`, `tx`, `ty`, the macroblock count
+    /// and index (4) and the input and three output pointers (`IMAD; LEA; LEA.HI.X` each:
+    /// 12) (22, no bound test), the loop guard `ISETP; BRA`; per iteration the input and
+    /// output addresses (`IMAD.WIDE` x4; the other rows at constant offsets), `LDG` x4, the
+    /// five packed additions (`IADD3` x5), `STG` x5, the loop control (3): 21 per
+    /// iteration, 9 of them memory; `EXIT`.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let mbs = self.g.macroblocks();
         let mbi = t.block.y as u64 * self.g.mbw + t.block.x as u64;
@@ -210,9 +239,12 @@ impl Kernel for Larger {
                 2,
             )
         };
-        t.alu(8);
+        entry(t, 4, 17);
+        t.alu(1);
+        t.branch(1);
         let mut sp = t.tid.x as u64;
         while sp < MAX_POS.div_ceil(2) {
+            t.alu(4);
             let i00: u32 = t.ld(self.blk_sad, bi * half + sp);
             let i01: u32 = t.ld(self.blk_sad, (bi + s01) * half + sp);
             let i10: u32 = t.ld(self.blk_sad, (bi + s10) * half + sp);
@@ -230,6 +262,7 @@ impl Kernel for Larger {
                 add2(add2(i00, i01), add2(i10, i11)),
             );
             sp += 32;
+            loop_step(t);
         }
     }
 }

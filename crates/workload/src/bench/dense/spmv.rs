@@ -6,7 +6,7 @@
 //! `dst[perm[ix]]`. `jds_ptr` and `sh_zcnt` are `__constant__`. Block size 192 (Parboil's
 //! `compute_active_thread` on Fermi: 1536 threads / 8 blocks). Spec §7 SPMV row: CE.
 
-use super::common::{kinfo, seq};
+use super::common::{kinfo, loop_step, prologue, seq};
 use super::spmv_csr::matrix_spec;
 use crate::gen::matrix::{banded_random, Csr};
 use crate::gen::rng::Rng;
@@ -122,18 +122,28 @@ impl Kernel for SpmvJds {
         let g = self.dim.div_ceil(BLOCK as u64) as u32;
         kinfo("spmv_jds", Dim3::x(g), Dim3::x(BLOCK), 20, 0)
     }
+    /// Per thread, the instructions of Parboil `spmv_jds` (sm_70+ SASS, issue 7 §1
+    /// counting): entry `MOV; S2R x2; IMAD; ISETP; EXIT` (6); `ix/32` and its constant-bank
+    /// index (`SHF; IMAD`), `LDC` of the bound, the loop guard `ISETP; BRA`; per diagonal:
+    /// the `jds_ptr` index (1), `LDC`, `IADD3` (`j`) and the `d_data` and `d_index`
+    /// addresses (`IMAD.WIDE` x2), `LDG` x2, the texture coordinate from the index (1),
+    /// `TEX`, `FFMA` and the loop control (3): 13 per diagonal, 4 of them memory; then the
+    /// `d_perm` address, `LDG`, the destination address, `STG`, `EXIT`.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let ix = t.gx();
-        t.alu(2);
+        prologue(t, 2, 1);
         if ix >= self.dim {
             return;
         }
+        t.alu(2);
         let bound: u32 = t.ld_const(self.zcnt, ix >> 5);
         t.alu(1);
+        t.branch(1);
         let mut sum = 0.0f32;
         for k in 0..bound as u64 {
-            let jp: u32 = t.ld_const(self.jds_ptr, k);
             t.alu(1);
+            let jp: u32 = t.ld_const(self.jds_ptr, k);
+            t.alu(3);
             let j = jp as u64 + ix;
             let d: f32 = t.ld(self.data, j);
             let i: u32 = t.ld(self.indices, j);
@@ -141,7 +151,9 @@ impl Kernel for SpmvJds {
             let xv: f32 = t.ld_tex(self.x, i as u64);
             t.fp(1);
             sum += d * xv;
+            loop_step(t);
         }
+        t.alu(1);
         let pr: u32 = t.ld(self.perm, ix);
         t.alu(1);
         t.st(self.dst, pr as u64, sum);

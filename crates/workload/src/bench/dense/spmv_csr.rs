@@ -3,7 +3,7 @@
 //! scalar" kernel of Bell & Garland). The matrix comes from [`crate::gen::matrix`]: a banded
 //! component plus random columns.
 
-use super::common::{bad, kinfo, seq};
+use super::common::{bad, kinfo, loop_step, prologue, seq};
 use crate::gen::matrix::{banded_random, MatrixSpec};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
@@ -68,24 +68,35 @@ impl Kernel for SpmvCsr {
         let g = self.rows.div_ceil(self.block as u64) as u32;
         kinfo("spmv_csr_scalar", Dim3::x(g), Dim3::x(self.block), 16, 0)
     }
+    /// Per thread, the instructions of SHOC `spmv_csr_scalar_kernel` (sm_70+ SASS, issue 7
+    /// §1 counting): entry `MOV; S2R x2; IMAD; ISETP; EXIT` (6), the `rowDelimiters`
+    /// address (`IMAD.WIDE`), `LDG` x2 (`myRow`, `myRow+1` at a constant offset), the loop
+    /// guard `ISETP; BRA`; per nonzero the `cols` and `val` addresses (2), `LDG` x2, the
+    /// `x` address from the column (`IMAD.WIDE`), `LDG` of `x`, `FFMA` and the loop control
+    /// (3): 10 per nonzero, 3 of them memory; then `IMAD.WIDE; STG; EXIT`.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let r = t.gid();
-        t.alu(2);
+        prologue(t, 2, 1);
         if r >= self.rows {
             return;
         }
+        t.alu(1);
         let s: u32 = t.ld(self.row_ptr, r);
         let e: u32 = t.ld(self.row_ptr, r + 1);
         t.alu(1);
+        t.branch(1);
         let mut sum = 0.0f32;
         for j in s as u64..e as u64 {
+            t.alu(2);
             let c: u32 = t.ld(self.col, j);
             let v: f32 = t.ld(self.val, j);
             t.alu(1);
             let xv: f32 = t.ld(self.x, c as u64);
             t.fp(1);
             sum += v * xv;
+            loop_step(t);
         }
+        t.alu(1);
         t.st(self.y, r, sum);
     }
 }

@@ -2,7 +2,7 @@
 //! `out = 0.2 * (c + n + s + w + e)` on interior cells (boundary cells copied), ping-pong
 //! buffers swapped by the host between iterations (pointer swap, as Rodinia hotspot does).
 
-use super::common::{bad, host, kinfo};
+use super::common::{bad, entry, host, kinfo};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -42,12 +42,22 @@ impl Kernel for Jacobi {
         let g = (self.n / 16) as u32;
         kinfo("jacobi5", Dim3::new(g, g, 1), Dim3::new(16, 16, 1), 14, 0)
     }
+    /// Per thread, what nvcc emits for this 5-point Jacobi sweep (sm_70+ SASS, issue 7 §1
+    /// counting; a Locus kernel, no public source): entry `MOV; S2R x4`, `IMAD` x3 (`x`,
+    /// `y`, `y*n+x`), the source addresses of the centre and of the north and south
+    /// neighbours (`IMAD.WIDE` x3; west and east are at constant offsets, 0), the border test
+    /// (`ISETP` x4 chained) and its `BRA` (16); `LDG` of the centre; border cells: the
+    /// destination address, `STG`, `EXIT`; interior cells: `LDG` x4, `FADD` x4, `FMUL`,
+    /// the destination address, `STG`, `EXIT`. Interior: 29 instructions, 6 of them memory.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let (x, y, n) = (t.gx(), t.gy(), self.n);
         let c = y * n + x;
+        entry(t, 4, 6);
         t.alu(4);
+        t.branch(1);
         let v: f32 = t.ld(self.src, c);
         if x == 0 || y == 0 || x == n - 1 || y == n - 1 {
+            t.alu(1);
             t.st(self.dst, c, v);
             return;
         }
@@ -56,6 +66,7 @@ impl Kernel for Jacobi {
         let vw: f32 = t.ld(self.src, c - 1);
         let ve: f32 = t.ld(self.src, c + 1);
         t.fp(5);
+        t.alu(1);
         t.st(self.dst, c, 0.2 * (v + vn + vs + vw + ve));
     }
 }

@@ -856,3 +856,50 @@ fn default_runs_report_3() {
         );
     }
 }
+
+/// Warp instructions and memory instructions of warp `warp` of block `block` of the first
+/// launch of `name`, and that launch's kernel name.
+fn first_launch_warp(
+    name: &str,
+    kv: &[(&str, &str)],
+    block: u64,
+    warp: usize,
+) -> (usize, usize, String) {
+    let mut w = build(name, kv, 1);
+    let mut bp = BlockProgram::default();
+    let mut l = w.next_launch().unwrap().unwrap();
+    let kernel = l.info().name.clone();
+    l.block(block, false, 128, &mut bp).unwrap();
+    let insts = &bp.warps[warp].insts;
+    let mem = insts.iter().filter(|i| i.class.is_mem()).count();
+    (insts.len(), mem, kernel)
+}
+
+/// The models record per thread the SASS-level counts derived in their doc comments (issue 7
+/// §1): a full, non-divergent warp issues exactly that many instructions (the merger adds
+/// `BAR` and the final `EXIT`). Fails if a model drops or duplicates address arithmetic,
+/// loop control or bound tests, or if the merger splits a uniform warp.
+#[test]
+fn warps_issue_their_compiled_instruction_counts() {
+    // invert_mapping: 9 + 7 per feature, 2 memory per feature
+    for nf in [10u64, 34] {
+        let s = nf.to_string();
+        let (n, m, k) = first_launch_warp(
+            "kmeans-transpose",
+            &[("npoints", "1024"), ("nfeatures", &s)],
+            0,
+            0,
+        );
+        assert_eq!(k, "invert_mapping");
+        assert_eq!((n, m), (9 + 7 * nf as usize, 2 * nf as usize));
+    }
+    let (n, m, k) = first_launch_warp("nn", &[("records", "4096")], 0, 0);
+    assert_eq!((k.as_str(), n, m), ("euclid", 21, 3));
+    let (n, m, k) = first_launch_warp("ge", &[("n", "64"), ("steps", "1")], 0, 0);
+    assert_eq!((k.as_str(), n, m), ("Fan1", 23, 3));
+    // an interior 16x16 block of the 5-point sweep: 29 instructions, 6 memory
+    let (n, m, k) = first_launch_warp("stencil2d", &[("n", "64"), ("iterations", "1")], 5, 0);
+    assert_eq!((k.as_str(), n, m), ("jacobi5", 29, 6));
+    let (n, m, k) = first_launch_warp("cfd", &[("elements", "1920")], 0, 0);
+    assert_eq!((k.as_str(), n, m), ("cuda_compute_step_factor", 63, 7));
+}
