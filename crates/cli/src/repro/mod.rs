@@ -4,6 +4,7 @@
 //! killed half-way loses no finished result and a rerun skips what is done.
 
 pub mod coda;
+pub mod experiment;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -56,6 +57,10 @@ pub struct RunResult {
     /// Memory warp instructions (for instructions per memory instruction).
     #[serde(default)]
     pub mem_insts: u64,
+    /// Every statistic of the run (the `sim` tree of `locus run --stats-json`), so a claim
+    /// can read any counter by path (`sim.total.counters.l2_misses`): results are generic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sim: Option<serde_json::Value>,
 }
 
 fn run_one(s: &RunSpec) -> Result<RunResult> {
@@ -149,6 +154,7 @@ fn run_one(s: &RunSpec) -> Result<RunResult> {
             .map(|l| l.utilization)
             .fold(0.0, f64::max),
         mem_insts: c.mem_insts,
+        sim: Some(serde_json::to_value(&r.sim)?),
     })
 }
 

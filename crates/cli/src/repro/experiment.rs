@@ -1,0 +1,377 @@
+//! Reproductions as data (issue 7 §6): a paper's evaluation is a list of runs
+//! ([`super::RunSpec`]: preset, overrides, workload) plus the claims it checks, and each
+//! claim — the quantity computed from the runs, the mean, the paper's value and the verdict
+//! rule — is declared in code *before* any run, so no rule can be chosen after seeing an
+//! outcome. [`Claim::evaluate`] reads the finished runs generically: any field of a run's
+//! record, including every statistic of the simulator under `sim` (`sim.total.cycles`,
+//! `sim.total.counters.l2_misses`, `sim.links.3.utilization`, ...), by a dotted path.
+//!
+//! A quantity over several benchmarks skips those whose value is not a finite number (a
+//! missing run, a division by zero) and reports how many it used, so a partial sweep never
+//! silently averages a NaN.
+
+use super::RunResult;
+use std::collections::BTreeMap;
+
+/// How values over benchmarks are averaged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mean {
+    Arithmetic,
+    Geometric,
+    /// NUBA (spec nuba.md §6.1) averages IPC speedups harmonically; no reproduction in this
+    /// binary uses it yet.
+    #[allow(dead_code)]
+    Harmonic,
+}
+
+impl Mean {
+    /// The mean of the finite values of `v` (NaN when there is none, or for the geometric
+    /// and harmonic means when a value is not positive).
+    pub fn of(self, v: &[f64]) -> f64 {
+        let f: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+        if f.is_empty() {
+            return f64::NAN;
+        }
+        let n = f.len() as f64;
+        match self {
+            Mean::Arithmetic => f.iter().sum::<f64>() / n,
+            Mean::Geometric if f.iter().all(|&x| x > 0.0) => {
+                (f.iter().map(|x| x.ln()).sum::<f64>() / n).exp()
+            }
+            Mean::Harmonic if f.iter().all(|&x| x > 0.0) => {
+                n / f.iter().map(|x| 1.0 / x).sum::<f64>()
+            }
+            _ => f64::NAN,
+        }
+    }
+}
+
+/// A number computed from finished runs.
+#[derive(Clone, Debug)]
+pub enum Quantity {
+    /// The field at a dotted `path` of run `key`'s record (NaN when absent).
+    Run { key: String, path: String },
+    /// `a / b` (NaN when `b` is 0).
+    Ratio(Box<Quantity>, Box<Quantity>),
+    /// `1 - a / b`: how much `a` reduces `b` (NaN when `b` is 0).
+    Reduction(Box<Quantity>, Box<Quantity>),
+    /// A mean over several quantities (non-finite ones skipped).
+    Mean(Mean, Vec<Quantity>),
+    /// The smallest of several quantities (non-finite ones skipped).
+    Min(Vec<Quantity>),
+}
+
+impl Quantity {
+    /// Field `path` of run `key`.
+    pub fn run(key: impl Into<String>, path: &str) -> Quantity {
+        Quantity::Run {
+            key: key.into(),
+            path: path.to_string(),
+        }
+    }
+    /// `base cycles / variant cycles` of two runs: the variant's speedup.
+    pub fn speedup(base: impl Into<String>, variant: impl Into<String>) -> Quantity {
+        Quantity::Ratio(
+            Box::new(Quantity::run(base, "cycles")),
+            Box::new(Quantity::run(variant, "cycles")),
+        )
+    }
+
+    /// Evaluate over the runs: the value and the number of finite inputs it used.
+    pub fn eval(&self, runs: &Runs) -> (f64, usize) {
+        match self {
+            Quantity::Run { key, path } => {
+                let v = runs.value(key, path);
+                (v, v.is_finite() as usize)
+            }
+            Quantity::Ratio(a, b) | Quantity::Reduction(a, b) => {
+                let (x, y) = (a.eval(runs).0, b.eval(runs).0);
+                let r = if y == 0.0 { f64::NAN } else { x / y };
+                let v = match self {
+                    Quantity::Ratio(..) => r,
+                    _ => 1.0 - r,
+                };
+                (v, v.is_finite() as usize)
+            }
+            Quantity::Mean(m, qs) => {
+                let v: Vec<f64> = qs.iter().map(|q| q.eval(runs).0).collect();
+                (m.of(&v), v.iter().filter(|x| x.is_finite()).count())
+            }
+            Quantity::Min(qs) => {
+                let v: Vec<f64> = qs
+                    .iter()
+                    .map(|q| q.eval(runs).0)
+                    .filter(|x| x.is_finite())
+                    .collect();
+                let n = v.len();
+                (v.into_iter().fold(f64::NAN, f64::min), n)
+            }
+        }
+    }
+}
+
+/// How a value is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// A ratio shown as a gain: 1.31 -> `+31.0%`.
+    Gain,
+    /// A ratio shown as a factor: 1.31 -> `1.31x`.
+    Times,
+    /// A fraction shown as a percentage: 0.75 -> `75.0%`.
+    Percent,
+    /// A reduction shown as a fall: 0.38 -> `-38.0%`.
+    Fall,
+}
+
+impl Unit {
+    pub fn show(self, v: f64) -> String {
+        if !v.is_finite() {
+            return "no data".into();
+        }
+        match self {
+            Unit::Gain => format!("{:+.1}%", 100.0 * (v - 1.0)),
+            Unit::Times => format!("{v:.2}x"),
+            Unit::Percent => format!("{:.1}%", 100.0 * v),
+            Unit::Fall => format!("{:+.1}%", -100.0 * v),
+        }
+    }
+}
+
+/// When a claim holds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Rule {
+    /// `|ours - paper| <= tol` (absolute: 0.10 = 10 percentage points of a ratio).
+    WithinAbs(f64),
+    /// `ours < x` (e.g. "slower": a speedup below 1).
+    Below(f64),
+    /// `ours > x` (e.g. "faster in every mix": the smallest speedup above 1).
+    Above(f64),
+}
+
+impl Rule {
+    pub fn text(self, unit: Unit) -> String {
+        match self {
+            Rule::WithinAbs(t) => match unit {
+                Unit::Times => format!("within {t:.2}x of the paper"),
+                _ => format!("within {:.0} pp of the paper", 100.0 * t),
+            },
+            Rule::Below(x) => format!("below {}", unit.show(x)),
+            Rule::Above(x) => format!("above {}", unit.show(x)),
+        }
+    }
+}
+
+/// A claim of the paper with its verdict rule, declared before the runs.
+#[derive(Clone, Debug)]
+pub struct Claim {
+    /// What is claimed, in words.
+    pub name: String,
+    /// The paper's value as the paper states it.
+    pub paper_text: String,
+    /// The paper's value as a number, when the rule compares with it.
+    pub paper: Option<f64>,
+    pub quantity: Quantity,
+    pub unit: Unit,
+    pub rule: Rule,
+}
+
+/// A claim evaluated on finished runs.
+#[derive(Clone, Debug)]
+pub struct Verdict {
+    pub name: String,
+    pub paper_text: String,
+    pub ours: f64,
+    /// Finite inputs the quantity used.
+    pub n: usize,
+    pub ours_text: String,
+    pub rule_text: String,
+    /// `None` when there is no data to judge.
+    pub held: Option<bool>,
+}
+
+impl Claim {
+    pub fn evaluate(&self, runs: &Runs) -> Verdict {
+        let (ours, n) = self.quantity.eval(runs);
+        let held = ours.is_finite().then(|| match self.rule {
+            Rule::WithinAbs(t) => self.paper.is_some_and(|p| (ours - p).abs() <= t),
+            Rule::Below(x) => ours < x,
+            Rule::Above(x) => ours > x,
+        });
+        Verdict {
+            name: self.name.clone(),
+            paper_text: self.paper_text.clone(),
+            ours,
+            n,
+            ours_text: self.unit.show(ours),
+            rule_text: self.rule.text(self.unit),
+            held,
+        }
+    }
+}
+
+/// The Markdown table of verdicts: claim, paper, ours (inputs used), rule, held.
+pub fn verdict_table(vs: &[Verdict]) -> String {
+    let mut s = String::from(
+        "| result | paper | Locus | inputs | rule (declared before the runs) | held |\n|---|---|---|---|---|---|\n",
+    );
+    for v in vs {
+        s += &format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            v.name,
+            v.paper_text,
+            v.ours_text,
+            v.n,
+            v.rule_text,
+            match v.held {
+                Some(true) => "yes",
+                Some(false) => "no",
+                None => "no data",
+            }
+        );
+    }
+    s
+}
+
+/// The verdicts as CSV: claim, paper, ours (the raw number), inputs, rule, held.
+pub fn verdict_csv(vs: &[Verdict]) -> String {
+    let mut s = String::from("claim,paper,ours,inputs,rule,held\n");
+    for v in vs {
+        s += &format!(
+            "\"{}\",\"{}\",{},{},\"{}\",{}\n",
+            v.name,
+            v.paper_text,
+            v.ours,
+            v.n,
+            v.rule_text,
+            v.held.map(|h| h.to_string()).unwrap_or_default()
+        );
+    }
+    s
+}
+
+/// Finished runs, each as its JSON record, for generic lookups.
+pub struct Runs {
+    json: BTreeMap<String, serde_json::Value>,
+}
+
+impl Runs {
+    pub fn new(runs: &BTreeMap<String, RunResult>) -> Runs {
+        Runs {
+            json: runs
+                .iter()
+                .map(|(k, r)| (k.clone(), serde_json::to_value(r).unwrap_or_default()))
+                .collect(),
+        }
+    }
+    /// The number at dotted `path` of run `key` (array elements by index), NaN if absent.
+    pub fn value(&self, key: &str, path: &str) -> f64 {
+        let Some(mut v) = self.json.get(key) else {
+            return f64::NAN;
+        };
+        for part in path.split('.') {
+            let next = match v {
+                serde_json::Value::Array(a) => part.parse::<usize>().ok().and_then(|i| a.get(i)),
+                serde_json::Value::Object(o) => o.get(part),
+                _ => None,
+            };
+            match next {
+                Some(n) => v = n,
+                None => return f64::NAN,
+            }
+        }
+        v.as_f64().unwrap_or(f64::NAN)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runs() -> Runs {
+        let mut m = BTreeMap::new();
+        for (k, c, r) in [
+            ("a-fgp", 200, 80),
+            ("a-coda", 100, 20),
+            ("b-fgp", 300, 0),
+            ("b-coda", 300, 0),
+        ] {
+            m.insert(
+                k.to_string(),
+                RunResult {
+                    key: k.into(),
+                    cycles: c,
+                    remote: r,
+                    app_finish: vec![("x".into(), 7)],
+                    ..Default::default()
+                },
+            );
+        }
+        Runs::new(&m)
+    }
+
+    #[test]
+    fn means_closed_forms_and_nan_skipping() {
+        let v = [1.0, 2.0, 4.0, f64::NAN];
+        assert_eq!(Mean::Arithmetic.of(&v), 7.0 / 3.0);
+        assert!((Mean::Geometric.of(&v) - 2.0).abs() < 1e-12);
+        assert!((Mean::Harmonic.of(&v) - 3.0 / 1.75).abs() < 1e-12);
+        assert!(Mean::Geometric.of(&[1.0, -1.0]).is_nan());
+        assert!(Mean::Arithmetic.of(&[]).is_nan());
+    }
+
+    #[test]
+    fn quantities_read_runs_by_path() {
+        let r = runs();
+        assert_eq!(r.value("a-fgp", "cycles"), 200.0);
+        assert_eq!(r.value("a-fgp", "app_finish.0.1"), 7.0);
+        assert!(r.value("a-fgp", "nope").is_nan());
+        assert!(r.value("zzz", "cycles").is_nan());
+        assert_eq!(Quantity::speedup("a-fgp", "a-coda").eval(&r), (2.0, 1));
+        let red = |b: &str| {
+            Quantity::Reduction(
+                Box::new(Quantity::run(format!("{b}-coda"), "remote")),
+                Box::new(Quantity::run(format!("{b}-fgp"), "remote")),
+            )
+        };
+        assert_eq!(red("a").eval(&r), (0.75, 1));
+        // b has no remote access: its reduction is undefined and skipped by the mean
+        let m = Quantity::Mean(Mean::Arithmetic, vec![red("a"), red("b")]);
+        assert_eq!(m.eval(&r), (0.75, 1));
+        let min = Quantity::Min(vec![
+            Quantity::speedup("a-fgp", "a-coda"),
+            Quantity::speedup("b-fgp", "b-coda"),
+        ]);
+        assert_eq!(min.eval(&r), (1.0, 2));
+    }
+
+    #[test]
+    fn verdicts_follow_their_rules() {
+        let r = runs();
+        let claim = |paper: f64, rule: Rule| Claim {
+            name: "c".into(),
+            paper_text: "p".into(),
+            paper: Some(paper),
+            quantity: Quantity::speedup("a-fgp", "a-coda"),
+            unit: Unit::Gain,
+            rule,
+        };
+        assert_eq!(
+            claim(1.95, Rule::WithinAbs(0.1)).evaluate(&r).held,
+            Some(true)
+        );
+        assert_eq!(
+            claim(1.85, Rule::WithinAbs(0.1)).evaluate(&r).held,
+            Some(false)
+        );
+        assert_eq!(claim(0.0, Rule::Below(1.0)).evaluate(&r).held, Some(false));
+        assert_eq!(claim(0.0, Rule::Above(1.0)).evaluate(&r).held, Some(true));
+        let v = claim(2.0, Rule::WithinAbs(0.1)).evaluate(&r);
+        assert_eq!(v.ours_text, "+100.0%");
+        let mut missing = claim(2.0, Rule::WithinAbs(0.1));
+        missing.quantity = Quantity::speedup("a-fgp", "nope");
+        let v = missing.evaluate(&r);
+        assert_eq!((v.held, v.ours_text.as_str()), (None, "no data"));
+        let t = verdict_table(&[v]);
+        assert!(t.contains("| no data |") && t.contains("within 10 pp"));
+    }
+}
