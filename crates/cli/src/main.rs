@@ -49,6 +49,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    plot::register_fonts();
     let r = match cli.cmd {
         Command::Run(a) => cmd::run::run(a),
         Command::Presets(a) => cmd::list::presets(a),
