@@ -156,3 +156,41 @@ fn repro_coda_quick_writes_report_csv_and_figures_and_resumes() {
     assert!(one.exists());
     assert_eq!(std::fs::read_dir(out.join("runs")).unwrap().count(), runs);
 }
+
+/// Physically absurd values are refused before the run (exit 2, the key named), one case
+/// per class: each of these used to run for more than ten minutes or forever (issue 7).
+#[test]
+fn absurd_physical_values_are_refused_before_the_run_naming_the_key() {
+    let cases: &[(&str, &str)] = &[
+        // bandwidth: zero, vanishing, beyond any machine
+        ("interconnect.link_gbps=0", "interconnect.link_gbps"),
+        ("interconnect.link_gbps=1e-9", "interconnect.link_gbps"),
+        ("noc.channel_port_gbps=1e9", "noc.channel_port_gbps"),
+        ("l2.slice_gbps=-5", "l2.slice_gbps"),
+        // clocks: SM and DRAM
+        ("system.sm_clock_ghz=1e-6", "system.sm_clock_ghz"),
+        ("system.sm_clock_ghz=1000", "system.sm_clock_ghz"),
+        ("dram.tck_ps=1", "dram.tck_ps"),
+        // latencies in cycles and DRAM timings in ns
+        ("interconnect.latency=4000000000", "interconnect.latency"),
+        ("tlb.walk_latency=2000000", "tlb.walk_latency"),
+        ("dram.tcl_ns=1e8", "dram.tcl_ns"),
+        // refresh so frequent it would be every event of the run
+        ("dram.trefi_ns=1", "dram.trefi_ns"),
+        // per-cycle widths and packet sizes
+        ("sm.issue_width=100000", "sm.issue_width"),
+        (
+            "interconnect.header_bytes=1000000",
+            "interconnect.header_bytes",
+        ),
+    ];
+    for (set, key) in cases {
+        let (code, out, err) = locus(&["run", "-w", "vectoradd", "-q", "--set", set]);
+        assert_eq!(code, 2, "--set {set}: {err}");
+        assert!(
+            err.contains(key),
+            "--set {set}: `{err}` should name `{key}`"
+        );
+        assert!(out.is_empty(), "--set {set}: refused before running: {out}");
+    }
+}
