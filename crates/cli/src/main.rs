@@ -42,7 +42,7 @@ enum Command {
     /// Reproduce a paper's evaluation: parallel runs, CSV, figures, Markdown report.
     #[command(subcommand)]
     Repro(cmd::repro::ReproCmd),
-    /// Cross-check models against reference simulators.
+    /// Cross-check models against reference simulators (needs the `dramsim3` feature).
     #[command(subcommand)]
     Validate(cmd::validate::ValidateCmd),
 }

@@ -115,7 +115,12 @@ fn value_error(e: &toml::de::Error, given: &Value, defaults: &Value) -> String {
     let width = ["u8", "u16", "u32", "u64", "usize"]
         .into_iter()
         .find(|t| msg.ends_with(&format!("expected {t}")));
-    let what = if let Some((_, choices)) = msg.split_once("expected one of ") {
+    // serde: "unknown variant `x`, expected one of `a`, `b`, `c`" or "... expected `a` or `b`"
+    let variants = msg
+        .strip_prefix("unknown variant ")
+        .and_then(|m| m.split_once("expected "))
+        .map(|(_, c)| c.trim_start_matches("one of ").replace("` or `", "`, `"));
+    let what = if let Some(choices) = variants {
         format!("one of {}", choices.replace('`', ""))
     } else {
         match (default, width) {
@@ -320,6 +325,11 @@ mod tests {
             m.contains("placement.policy = foo: expected one of fgp, cgp, first-touch")
                 && m.contains("--set placement.policy=fgp"),
             "{m}"
+        );
+        let m = msg("sm.warp_scheduler=fifo");
+        assert!(
+            m.contains("sm.warp_scheduler = fifo: expected one of gto, lrr"),
+            "two variants: {m}"
         );
         let m = msg("l1.enabled=7");
         assert!(m.contains("l1.enabled = 7: expected true or false"), "{m}");
