@@ -42,13 +42,14 @@ enum Command {
     /// Reproduce a paper's evaluation: parallel runs, CSV, figures, Markdown report.
     #[command(subcommand)]
     Repro(cmd::repro::ReproCmd),
-    /// Cross-check models against reference simulators.
+    /// Cross-check models against reference simulators (needs the `dramsim3` feature).
     #[command(subcommand)]
     Validate(cmd::validate::ValidateCmd),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    plot::register_fonts();
     let r = match cli.cmd {
         Command::Run(a) => cmd::run::run(a),
         Command::Presets(a) => cmd::list::presets(a),

@@ -16,8 +16,23 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-/// Font family used for all text (resolved through the system's fonts).
+/// Font family used for all text: the name [`register_fonts`] gives the embedded font.
 const FONT: &str = "sans-serif";
+/// DejaVu Sans (Bitstream Vera licence, `crates/cli/assets/DejaVuSans.LICENSE`), embedded so
+/// that figures need no system font library (plotters' `ab_glyph` path: no fontconfig,
+/// no freetype, nothing but the Rust toolchain to build).
+static FONT_TTF: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+
+/// Registers the embedded font under [`FONT`] with plotters, once per process.
+///
+/// Called at start-up by `main` and before every drawing (so tests that draw need no setup).
+/// Returns whether the font is registered; `false` only if the embedded file were corrupt,
+/// which the `embedded_font_registers` test rules out.
+pub fn register_fonts() -> bool {
+    static REGISTERED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *REGISTERED
+        .get_or_init(|| plotters::style::register_font(FONT, FontStyle::Normal, FONT_TTF).is_ok())
+}
 /// Title font size in pixels.
 const TITLE_SIZE: f64 = 22.0;
 /// Axis-description font size in pixels.
@@ -320,10 +335,11 @@ fn text_size(text: &str, size: f64) -> anyhow::Result<(u32, u32)> {
     if text.is_empty() {
         return Ok((0, 0));
     }
+    register_fonts();
     (FONT, size)
         .into_font()
         .box_size(text)
-        .map_err(|e| anyhow::anyhow!("cannot measure text {text:?} (is a font installed?): {e:?}"))
+        .map_err(|e| anyhow::anyhow!("cannot measure text {text:?} {e:?}"))
 }
 
 /// Decides the picture size, legend rows and x-label placement.
@@ -415,6 +431,10 @@ fn render(
     shapes: &[Shape],
 ) -> anyhow::Result<()> {
     prepare(stem)?;
+    anyhow::ensure!(
+        register_fonts(),
+        "the embedded figure font could not be loaded"
+    );
     let lay = layout(spec)?;
     let x_axis = x_axis.unwrap_or_else(|| ValueAxis::categories(lay.labels.len()));
     let png = with_ext(stem, "png");
@@ -721,6 +741,17 @@ mod tests {
             &svg[..svg.len().min(80)]
         );
         assert!(svg.contains(title), "SVG lacks the title {title:?}");
+    }
+
+    /// The embedded font loads and measures text: a corrupt or missing font file, or a
+    /// registration under another family name, fails here (box_size returns an error).
+    #[test]
+    fn embedded_font_registers() {
+        assert!(register_fonts());
+        let (w, h) = text_size("Speedup over 1 GPU", LABEL_SIZE).unwrap();
+        let (w2, _) = text_size("Speedup over 1 GPU, twice as long", LABEL_SIZE).unwrap();
+        assert!(w > 50 && h > 5, "implausible text box {w}x{h}");
+        assert!(w2 > w, "a longer text must be wider");
     }
 
     fn benchmarks(n: usize) -> Vec<String> {

@@ -2,17 +2,58 @@
 
 use locus_sim::Report;
 
-/// Print the summary of a run to stdout.
-pub fn print_summary(r: &Report) {
+/// `n` followed by `word`, plural unless `n` is 1: "1 kernel", "5 kernels".
+pub fn count(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// The first line of a run's summary: what ran where, with the overrides in force, e.g.
+/// `locus: bfs on coda-4gpu (placement.policy=first-touch, interconnect.link_gbps=32), 5 kernels`.
+pub fn header(r: &Report, overrides: &[String]) -> String {
+    let o = if overrides.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", overrides.join(", "))
+    };
+    format!(
+        "locus: {} on {}{o}, {}",
+        r.workload,
+        r.preset,
+        count(r.sim.kernels.len(), "kernel")
+    )
+}
+
+/// The busiest inter-node link, or the words saying there was no inter-node traffic.
+pub fn busiest_link(r: &Report) -> String {
+    let busiest = r
+        .sim
+        .links
+        .iter()
+        .filter(|l| l.kind == "inter-node")
+        .max_by(|a, b| a.utilization.total_cmp(&b.utilization));
+    match busiest {
+        Some(l) if l.bytes_sent > 0 => format!(
+            "{} at {:.1}% ({} bytes)",
+            l.name,
+            100.0 * l.utilization,
+            l.bytes_sent
+        ),
+        Some(_) => "none: no inter-node traffic".to_string(),
+        None => "none: no inter-node links".to_string(),
+    }
+}
+
+/// Print the summary of a run to stdout. `overrides` (config file, `--set`, `--param`)
+/// go into the header; `multi` (`--apps`) adds one line per application.
+pub fn print_summary(r: &Report, overrides: &[String], multi: bool) {
     let s = &r.sim;
     let t = &s.total;
     let c = &t.counters;
-    println!(
-        "locus: {} on {} ({} kernels)",
-        r.workload,
-        r.preset,
-        s.kernels.len()
-    );
+    println!("{}", header(r, overrides));
     println!(
         "  time            {} cycles ({:.3} ms)",
         t.cycles,
@@ -50,19 +91,7 @@ pub fn print_summary(r: &Report) {
         100.0 * s.dram_row_hit_rate
     );
     println!("  load latency    {:.1} ns mean", t.mean_load_latency_ns);
-    let busiest = s
-        .links
-        .iter()
-        .filter(|l| l.name.contains("hub") || l.name.contains("->node"))
-        .max_by(|a, b| a.utilization.total_cmp(&b.utilization));
-    if let Some(l) = busiest {
-        println!(
-            "  busiest link    {} at {:.1}% ({} bytes)",
-            l.name,
-            100.0 * l.utilization,
-            l.bytes_sent
-        );
-    }
+    println!("  busiest link    {}", busiest_link(r));
     print!("{}", energy_lines(r));
     if !s.timeline.is_empty() {
         println!(
@@ -89,15 +118,15 @@ pub fn print_summary(r: &Report) {
     if !placed.is_empty() {
         println!("  CODA placement  {}", placed.join("; "));
     }
-    if s.apps.len() > 1 {
+    if multi || s.apps.len() > 1 {
         for a in &s.apps {
             println!(
-                "  app {:<12} SMs {}..{} finished at {} cycles ({} kernels)",
+                "  app {:<12} SMs {}..{} finished at {} cycles ({})",
                 a.name,
                 a.first_sm,
                 a.first_sm + a.sms,
                 a.finish_cycles,
-                a.kernels
+                count(a.kernels as usize, "kernel")
             );
         }
     }

@@ -195,3 +195,270 @@ fn repro_coda_quick_writes_report_csv_and_figures_and_resumes() {
     assert!(one.exists());
     assert_eq!(std::fs::read_dir(out.join("runs")).unwrap().count(), runs);
 }
+
+/// Physically absurd values are refused before the run (exit 2, the key named), one case
+/// per class: each of these used to run for more than ten minutes or forever (issue 7).
+#[test]
+fn absurd_physical_values_are_refused_before_the_run_naming_the_key() {
+    let cases: &[(&str, &str)] = &[
+        // bandwidth: zero, vanishing, beyond any machine
+        ("interconnect.link_gbps=0", "interconnect.link_gbps"),
+        ("interconnect.link_gbps=1e-9", "interconnect.link_gbps"),
+        ("noc.channel_port_gbps=1e9", "noc.channel_port_gbps"),
+        ("l2.slice_gbps=-5", "l2.slice_gbps"),
+        // clocks: SM and DRAM
+        ("system.sm_clock_ghz=1e-6", "system.sm_clock_ghz"),
+        ("system.sm_clock_ghz=1000", "system.sm_clock_ghz"),
+        ("dram.tck_ps=1", "dram.tck_ps"),
+        // latencies in cycles and DRAM timings in ns
+        ("interconnect.latency=4000000000", "interconnect.latency"),
+        ("tlb.walk_latency=2000000", "tlb.walk_latency"),
+        ("dram.tcl_ns=1e8", "dram.tcl_ns"),
+        // refresh so frequent it would be every event of the run
+        ("dram.trefi_ns=1", "dram.trefi_ns"),
+        // per-cycle widths and packet sizes
+        ("sm.issue_width=100000", "sm.issue_width"),
+        (
+            "interconnect.header_bytes=1000000",
+            "interconnect.header_bytes",
+        ),
+    ];
+    for (set, key) in cases {
+        let (code, out, err) = locus(&["run", "-w", "vectoradd", "-q", "--set", set]);
+        assert_eq!(code, 2, "--set {set}: {err}");
+        assert!(
+            err.contains(key),
+            "--set {set}: `{err}` should name `{key}`"
+        );
+        assert!(out.is_empty(), "--set {set}: refused before running: {out}");
+    }
+}
+
+/// `--apps` with one application runs it (alone on node 0); the summary says "1 kernel",
+/// not "1 kernels", and "no inter-node traffic" instead of "0.0% (0 bytes)".
+#[test]
+fn one_application_runs_and_the_summary_reads_well() {
+    let (code, out, err) = locus(&[
+        "run",
+        "--apps",
+        "vectoradd",
+        "--set",
+        "placement.policy=first-touch",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("locus: vectoradd on coda-4gpu (placement.policy=first-touch), 1 kernel\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("app vectoradd") && out.contains("(1 kernel)"),
+        "{out}"
+    );
+    assert!(out.contains("no inter-node traffic"), "{out}");
+    assert!(
+        !out.contains("(0 bytes)") && !out.contains("1 kernels"),
+        "{out}"
+    );
+}
+
+/// The header echoes every override in force: --set keys and workload parameters.
+#[test]
+fn run_header_echoes_the_overrides() {
+    let (code, out, err) = locus(&[
+        "run",
+        "-w",
+        "vectoradd",
+        "--param",
+        "n=64k",
+        "--set",
+        "placement.policy=first-touch",
+        "--set",
+        "interconnect.link_gbps = 32",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let first = out.lines().next().unwrap_or("");
+    assert_eq!(
+        first,
+        "locus: vectoradd on coda-4gpu (placement.policy=first-touch, interconnect.link_gbps=32, --param n=64k), 1 kernel"
+    );
+}
+
+/// Mistakes found by a new user (issue 14) are refused at once with exit 2 and words that
+/// say what to do; none of them runs a simulation first (stdout stays empty).
+#[test]
+fn new_user_mistakes_exit_2_before_running() {
+    let d = tmp("mistakes");
+    let file = d.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let under_file = file.join("out");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["analyze", "sharing", "--apps", "km,bfs"], "not --apps"),
+        (
+            vec!["run", "-w", "pr", "--param", "cv=abc"],
+            "cv=abc does not apply",
+        ),
+        (
+            vec![
+                "run",
+                "-w",
+                "pr",
+                "--param",
+                "graph=regular",
+                "--param",
+                "cv=abc",
+            ],
+            "not a number",
+        ),
+        (
+            vec!["run", "-w", "pr", "--param", "dampng=0.5"],
+            "did you mean `damping`",
+        ),
+        (
+            vec!["run", "--stats-json", "/nonexistent/x.json"],
+            "/nonexistent",
+        ),
+        (
+            vec!["run", "--stats-csv", "/nonexistent/x.csv"],
+            "/nonexistent",
+        ),
+        (
+            vec![
+                "repro",
+                "coda",
+                "--quick",
+                "-o",
+                under_file.to_str().unwrap(),
+            ],
+            "cannot create the output folder",
+        ),
+        (
+            vec!["run", "--set", "system.nodes=abc"],
+            "system.nodes = abc: expected a whole number",
+        ),
+        (
+            vec!["run", "--set", "placement.policy=nearest"],
+            "expected one of fgp, cgp",
+        ),
+        (vec!["run", "--apps", "bfs,km,nn,hs3d,sad"], "give 1 to 4"),
+    ];
+    for (args, needle) in &cases {
+        let (code, out, err) = locus(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains(needle),
+            "{args:?}: `{err}` should say `{needle}`"
+        );
+        assert!(
+            !err.contains("invalid type"),
+            "{args:?}: serde wording: {err}"
+        );
+        assert!(out.is_empty(), "{args:?} ran before refusing: {out}");
+    }
+}
+
+/// `presets --show NAME` prints every section (defaults included) and feeding it back with
+/// `--config` over any other preset gives exactly the preset's configuration.
+#[test]
+fn presets_show_round_trips_to_the_same_config() {
+    let d = tmp("show");
+    let sections: Vec<String> = match toml::Value::try_from(locus_sim::Config::default()).unwrap() {
+        toml::Value::Table(t) => t.keys().cloned().collect(),
+        _ => unreachable!(),
+    };
+    for p in locus_sim::preset::PRESETS {
+        let (code, out, err) = locus(&["presets", "--show", p.name]);
+        assert_eq!(code, 0, "{err}");
+        for s in &sections {
+            assert!(
+                out.contains(&format!("[{s}]")),
+                "{}: section [{s}] missing",
+                p.name
+            );
+        }
+        let f = d.join(format!("{}.toml", p.name));
+        std::fs::write(&f, &out).unwrap();
+        let want = locus_sim::preset::load(Some(p.name), None, &[]).unwrap();
+        let other = if p.name == "single-gpu" {
+            "coda-4gpu"
+        } else {
+            "single-gpu"
+        };
+        let got =
+            locus_sim::preset::load(Some(other), Some((f.to_str().unwrap(), &out)), &[]).unwrap();
+        assert_eq!(
+            serde_json::to_value(&got).unwrap(),
+            serde_json::to_value(&want).unwrap(),
+            "{}",
+            p.name
+        );
+    }
+}
+
+/// `run --help` points to `presets --keys`, which lists each policy's accepted values;
+/// `validate dram --help` says it needs the dramsim3 feature, cmake and a C++ compiler.
+#[test]
+fn help_points_to_policy_values_and_feature_needs() {
+    let (_, out, _) = locus(&["run", "--help"]);
+    assert!(out.contains("locus presets --keys"), "{out}");
+    let (code, keys, err) = locus(&["presets", "--keys"]);
+    assert_eq!(code, 0, "{err}");
+    for (key, value) in [
+        ("placement.policy", "first-touch"),
+        ("scheduling.policy", "affinity"),
+        ("interconnect.topology", "all-to-all"),
+        ("sm.warp_scheduler", "lrr"),
+    ] {
+        let line = keys
+            .lines()
+            .find(|l| l.starts_with(&format!("{key} =")))
+            .unwrap_or_else(|| panic!("{key} missing: {keys}"));
+        assert!(line.contains("one of:") && line.contains(value), "{line}");
+    }
+    let (_, out, _) = locus(&["validate", "dram", "--help"]);
+    assert!(
+        out.contains("dramsim3") && out.contains("cmake") && out.contains("C++"),
+        "{out}"
+    );
+}
+
+/// `workloads -v`: every parameter's help starts in the same column.
+#[test]
+fn workloads_verbose_columns_are_aligned() {
+    let (code, out, err) = locus(&["workloads", "-v"]);
+    assert_eq!(code, 0, "{err}");
+    let cols: Vec<usize> = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with("--param "))
+        .map(|l| {
+            let indent = l.len() - l.trim_start().len();
+            let after = &l[indent + "--param ".len()..];
+            let value_end = after.find(' ').unwrap();
+            let rest = &after[value_end..];
+            indent + "--param ".len() + value_end + (rest.len() - rest.trim_start().len())
+        })
+        .collect();
+    assert!(cols.len() > 30, "{out}");
+    assert!(cols.iter().all(|c| *c == cols[0]), "help columns {cols:?}");
+}
+
+/// README's preset list (`locus presets  # machines: ...`) names exactly the built-in presets.
+#[test]
+fn readme_preset_list_matches_the_presets() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with("locus presets ") && l.contains("# machines:"))
+        .expect("README has the `locus presets  # machines: ...` line");
+    let mut listed: Vec<&str> = line
+        .split("# machines:")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .map(str::trim)
+        .collect();
+    let mut real: Vec<&str> = locus_sim::preset::PRESETS.iter().map(|p| p.name).collect();
+    listed.sort_unstable();
+    real.sort_unstable();
+    assert_eq!(listed, real);
+}

@@ -196,8 +196,13 @@ impl DramConfig {
             }
             Ok(())
         }
-        if self.tck_ps == 0 {
-            return Err("tck_ps must be > 0".into());
+        // 10 ps (100 GHz) ..= 100 000 ps (10 MHz): outside, the channel ticks absurdly often
+        // per SM cycle or a run's simulated time explodes
+        if !(10..=100_000).contains(&self.tck_ps) {
+            return Err(format!(
+                "tck_ps must be in 10..=100000 ps, i.e. 0.01 to 100 GHz (got {}; HBM2: 1000)",
+                self.tck_ps
+            ));
         }
         pow2("bus_bytes", self.bus_bytes.into())?;
         if self.burst_length < 2 || !self.burst_length.is_power_of_two() {
@@ -253,9 +258,10 @@ impl DramConfig {
             ("trefi_ns", self.trefi_ns),
         ];
         for (name, v) in times {
-            if !v.is_finite() || !(0.0..=1e9).contains(&v) {
+            // 1 ms is a thousand times any JEDEC timing (tREFI is 3.9 us)
+            if !v.is_finite() || !(0.0..=1e6).contains(&v) {
                 return Err(format!(
-                    "{name} must be a finite time in [0, 1e9] ns (got {v})"
+                    "{name} must be a finite time in [0, 1e6] ns (got {v})"
                 ));
             }
         }
@@ -264,6 +270,15 @@ impl DramConfig {
                 "tras_ns ({}) must not exceed trc_ns ({})",
                 self.tras_ns, self.trc_ns
             ));
+        }
+        for (name, v) in [
+            ("tccd_s_ck", self.tccd_s_ck),
+            ("tccd_l_ck", self.tccd_l_ck),
+            ("trtrs_ck", self.trtrs_ck),
+        ] {
+            if v > 10_000 {
+                return Err(format!("{name} must be at most 10000 cycles (got {v})"));
+            }
         }
         if self.tccd_s_ck == 0 {
             return Err("tccd_s_ck must be >= 1".into());
@@ -281,8 +296,12 @@ impl DramConfig {
             ));
         }
         if self.refresh {
-            if self.trefi_ns <= 0.0 {
-                return Err("trefi_ns must be > 0 when refresh is on".into());
+            // a refresh every few ns would be nearly all the events of a run
+            if self.trefi_ns < 100.0 {
+                return Err(format!(
+                    "trefi_ns must be at least 100 ns when refresh is on (got {}; HBM2: 3900)",
+                    self.trefi_ns
+                ));
             }
             if self.trfc_ns >= self.trefi_ns {
                 return Err(format!(
@@ -336,6 +355,24 @@ mod tests {
             ..d()
         })
         .contains("trfc_ns"));
+        // absurd clocks and refresh intervals (hours of host time) are refused
+        assert!(err(DramConfig { tck_ps: 1, ..d() }).contains("tck_ps"));
+        assert!(err(DramConfig {
+            tck_ps: 1_000_000,
+            ..d()
+        })
+        .contains("tck_ps"));
+        assert!(err(DramConfig {
+            trefi_ns: 1.0,
+            trfc_ns: 0.0,
+            ..d()
+        })
+        .contains("trefi_ns"));
+        assert!(err(DramConfig {
+            trcd_ns: 1e7,
+            ..d()
+        })
+        .contains("trcd_ns"));
         let c = DramConfig {
             tcl_ns: f64::NAN,
             ..d()

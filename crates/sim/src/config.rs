@@ -617,12 +617,13 @@ impl Config {
                 s.sms_per_node
             ));
         }
-        if !(s.sm_clock_ghz > 0.0 && s.sm_clock_ghz <= 100.0) {
-            return Err(format!(
-                "system.sm_clock_ghz = {}: must be in (0, 100]",
-                s.sm_clock_ghz
-            ));
-        }
+        check_range(
+            "system.sm_clock_ghz",
+            s.sm_clock_ghz,
+            CLOCK_GHZ,
+            "GHz",
+            "e.g. 2 (CODA Table 1)",
+        )?;
         if !p2(s.page_bytes) || s.page_bytes < 4096 {
             return Err(format!(
                 "system.page_bytes = {}: must be a power of two >= 4096",
@@ -752,6 +753,7 @@ impl Config {
         }
         // the network must connect every node (checked by building it)
         crate::topology::build(self)?;
+        self.check_physical_bounds()?;
         if self.tlb.enabled && (self.tlb.l1_entries == 0 || self.tlb.l2_entries == 0) {
             return Err(
                 "tlb.l1_entries and tlb.l2_entries must be at least 1 when tlb.enabled".into(),
@@ -769,7 +771,8 @@ impl Config {
         if self.placement.samples == 0 {
             return Err("placement.samples must be at least 1".into());
         }
-        self.dram.validate().map_err(|e| format!("dram: {e}"))?;
+        // DRAM messages start with the field name: prefix the section to give the full key
+        self.dram.validate().map_err(|e| format!("dram.{e}"))?;
         for (k, v) in self.energy.fields() {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(format!(
@@ -787,15 +790,112 @@ impl Config {
     }
 }
 
-/// A bandwidth in GB/s must be finite and within [0.01, 1e6]: below, a packet would take
-/// seconds of simulated time per byte; above, serialisation rounds to nothing.
-pub fn check_gbps(key: &str, v: f64) -> Result<(), String> {
-    if !(v.is_finite() && (0.01..=1e6).contains(&v)) {
-        return Err(format!(
-            "{key} = {v}: must be a bandwidth in GB/s from 0.01 to 1e6"
-        ));
+/// Accepted SM clock, GHz: 10 MHz to 100 GHz. Outside it the picosecond clock degenerates
+/// (a 1e-6 GHz clock makes each SM cycle a millisecond of DRAM ticks: hours of host time).
+pub const CLOCK_GHZ: (f64, f64) = (0.01, 100.0);
+/// Accepted bandwidth of every port and link, GB/s: 10 MB/s to 1 PB/s. A zero or near-zero
+/// bandwidth never drains a queue (the run hangs); the upper end is beyond any machine.
+pub const BANDWIDTH_GBPS: (f64, f64) = (0.01, 1e6);
+/// Largest latency in SM cycles (a million cycles: 0.5 ms at 2 GHz, far above any real
+/// cache, network or page walk) for every `*_latency` key.
+pub const MAX_LATENCY_CYCLES: u32 = 1_000_000;
+
+/// `key = v` must be a finite number in `[lo, hi]` (`unit` and `example` go into the message).
+fn check_range(
+    key: &str,
+    v: f64,
+    (lo, hi): (f64, f64),
+    unit: &str,
+    example: &str,
+) -> Result<(), String> {
+    if v.is_finite() && (lo..=hi).contains(&v) {
+        return Ok(());
     }
-    Ok(())
+    Err(format!(
+        "{key} = {v}: must be between {lo} and {hi} {unit}, {example}; a value outside makes the run hang or meaningless"
+    ))
+}
+
+impl Config {
+    /// Physical sanity bounds on latencies and per-cycle widths (issue 7 "bad input"): a
+    /// value outside them would make a run hang, take hours, or exhaust host memory.
+    fn check_physical_bounds(&self) -> Result<(), String> {
+        let (sm, l1, l2, noc, ic, tlb) = (
+            &self.sm,
+            &self.l1,
+            &self.l2,
+            &self.noc,
+            &self.interconnect,
+            &self.tlb,
+        );
+        for (k, v) in [
+            ("sm.int_latency", sm.int_latency),
+            ("sm.fp_latency", sm.fp_latency),
+            ("sm.sfu_latency", sm.sfu_latency),
+            ("sm.branch_latency", sm.branch_latency),
+            ("sm.smem_latency", sm.smem_latency),
+            ("l1.hit_latency", l1.hit_latency),
+            ("l2.hit_latency", l2.hit_latency),
+            ("noc.sm_l2_latency", noc.sm_l2_latency),
+            ("noc.xbar_latency", noc.xbar_latency),
+            ("interconnect.latency", ic.latency),
+            ("tlb.l1_latency", tlb.l1_latency),
+            ("tlb.l2_latency", tlb.l2_latency),
+            ("tlb.walk_latency", tlb.walk_latency),
+            (
+                "placement.migration_cycles",
+                self.placement.migration_cycles,
+            ),
+        ] {
+            if v > MAX_LATENCY_CYCLES {
+                return Err(format!(
+                    "{k} = {v}: at most {MAX_LATENCY_CYCLES} SM cycles (a latency beyond any real machine)"
+                ));
+            }
+        }
+        for (k, v, max) in [
+            ("sm.issue_width", sm.issue_width as u64, 64),
+            ("sm.lsu_lines_per_cycle", sm.lsu_lines_per_cycle as u64, 64),
+            (
+                "sm.max_outstanding_writes",
+                sm.max_outstanding_writes as u64,
+                1 << 16,
+            ),
+            ("sm.max_threads", sm.max_threads as u64, 1 << 16),
+            ("sm.registers", sm.registers as u64, 1 << 24),
+            ("sm.smem_bytes", sm.smem_bytes as u64, 1 << 30),
+            ("interconnect.header_bytes", ic.header_bytes as u64, 4096),
+            ("placement.samples", self.placement.samples as u64, 1 << 16),
+            ("system.page_bytes", self.system.page_bytes, 1 << 30),
+            ("memory.bytes_per_node", self.memory.bytes_per_node, 1 << 44),
+            (
+                "memory.channel_interleave_bytes",
+                self.memory.channel_interleave_bytes,
+                1 << 30,
+            ),
+            (
+                "memory.stack_interleave_bytes",
+                self.memory.stack_interleave_bytes,
+                1 << 30,
+            ),
+            (
+                "mapping.fgp_stripe_bytes",
+                self.mapping.fgp_stripe_bytes,
+                1 << 30,
+            ),
+        ] {
+            if v > max {
+                return Err(format!("{k} = {v}: at most {max}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A bandwidth in GB/s must be finite and within [`BANDWIDTH_GBPS`]: below, a packet would
+/// take seconds of simulated time per byte; above, serialisation rounds to nothing.
+pub fn check_gbps(key: &str, v: f64) -> Result<(), String> {
+    check_range(key, v, BANDWIDTH_GBPS, "GB/s", "e.g. 16 or 32")
 }
 
 fn check_cache(name: &str, bytes: u64, ways: u32, line: u32, slices: u32) -> Result<(), String> {

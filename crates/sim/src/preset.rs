@@ -65,6 +65,7 @@ pub fn load(
 ) -> Result<Config, SimError> {
     let mut v = Value::try_from(Config::default())
         .map_err(|e| SimError::Config(format!("internal: default config: {e}")))?;
+    let defaults = v.clone();
     if let Some(name) = preset {
         let p = find(name)?;
         let layer: Value =
@@ -80,10 +81,74 @@ pub fn load(
         set(&mut v, s)?;
     }
     let cfg: Config = v
+        .clone()
         .try_into()
-        .map_err(|e: toml::de::Error| SimError::Config(format!("configuration: {e}")))?;
+        .map_err(|e: toml::de::Error| SimError::Config(value_error(&e, &v, &defaults)))?;
     cfg.validate().map_err(SimError::Config)?;
     Ok(cfg)
+}
+
+/// The value at dotted `key` of a TOML tree.
+fn lookup<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
+    key.split('.').try_fold(v, |cur, k| cur.get(k))
+}
+
+/// A value as a user types it after `--set key=` (strings without quotes).
+fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The project's own wording for a value of the right key but the wrong kind, which serde
+/// reports as e.g. "invalid type: string "abc", expected u32": the key, the value given,
+/// what is expected and an example (the default), e.g.
+/// ``system.nodes = abc: expected a whole number from 0 to 4294967295, e.g. --set system.nodes=4``.
+fn value_error(e: &toml::de::Error, given: &Value, defaults: &Value) -> String {
+    let text = e.to_string();
+    let msg = e.message();
+    let key = text
+        .rsplit_once("in `")
+        .and_then(|(_, k)| k.split_once('`'))
+        .map(|(k, _)| k.to_string());
+    let Some(key) = key else {
+        return format!("configuration: {msg}");
+    };
+    let val = lookup(given, &key).map(plain).unwrap_or_default();
+    let default = lookup(defaults, &key);
+    let width = ["u8", "u16", "u32", "u64", "usize"]
+        .into_iter()
+        .find(|t| msg.ends_with(&format!("expected {t}")));
+    // serde: "unknown variant `x`, expected one of `a`, `b`, `c`" or "... expected `a` or `b`"
+    let variants = msg
+        .strip_prefix("unknown variant ")
+        .and_then(|m| m.split_once("expected "))
+        .map(|(_, c)| c.trim_start_matches("one of ").replace("` or `", "`, `"));
+    let what = if let Some(choices) = variants {
+        format!("one of {}", choices.replace('`', ""))
+    } else {
+        match (default, width) {
+            (_, Some(t)) => {
+                let max = match t {
+                    "u8" => u8::MAX as u64,
+                    "u16" => u16::MAX as u64,
+                    "u32" => u32::MAX as u64,
+                    _ => u64::MAX,
+                };
+                format!("a whole number from 0 to {max}")
+            }
+            (Some(Value::Integer(_)), None) => "a whole number".to_string(),
+            (Some(Value::Float(_)), None) => "a number".to_string(),
+            (Some(Value::Boolean(_)), None) => "true or false".to_string(),
+            (Some(Value::String(_)), None) => "a word".to_string(),
+            _ => msg.to_string(),
+        }
+    };
+    let example = default
+        .map(|d| format!(", e.g. --set {key}={}", plain(d)))
+        .unwrap_or_default();
+    format!("{key} = {val}: expected {what}{example}")
 }
 
 fn keys_of(t: &toml::map::Map<String, Value>) -> Vec<&str> {
@@ -233,6 +298,49 @@ mod tests {
             e.to_string().contains("my.toml") && e.to_string().contains("l2.bites_per_node"),
             "{e}"
         );
+    }
+
+    /// serde's wording ("invalid type: string \"abc\", expected u32") is replaced by the key,
+    /// the value, what is expected and an example.
+    #[test]
+    fn wrong_kinds_of_value_are_explained_in_our_words() {
+        let msg = |set: &str| {
+            load(None, None, &[set.to_string()])
+                .unwrap_err()
+                .to_string()
+        };
+        let m = msg("system.nodes=abc");
+        assert!(
+            m.contains("system.nodes = abc: expected a whole number from 0 to 4294967295")
+                && m.contains("e.g. --set system.nodes=4"),
+            "{m}"
+        );
+        let m = msg("system.nodes=-1");
+        assert!(
+            m.contains("system.nodes = -1: expected a whole number"),
+            "{m}"
+        );
+        let m = msg("interconnect.link_gbps=fast");
+        assert!(
+            m.contains("interconnect.link_gbps = fast: expected a number, e.g. --set interconnect.link_gbps=16"),
+            "{m}"
+        );
+        let m = msg("placement.policy=foo");
+        assert!(
+            m.contains("placement.policy = foo: expected one of fgp, cgp, first-touch")
+                && m.contains("--set placement.policy=fgp"),
+            "{m}"
+        );
+        let m = msg("sm.warp_scheduler=fifo");
+        assert!(
+            m.contains("sm.warp_scheduler = fifo: expected one of gto, lrr"),
+            "two variants: {m}"
+        );
+        let m = msg("l1.enabled=7");
+        assert!(m.contains("l1.enabled = 7: expected true or false"), "{m}");
+        for m in [msg("system.nodes=abc"), msg("placement.policy=foo")] {
+            assert!(!m.contains("invalid type") && !m.contains("variant"), "{m}");
+        }
     }
 
     #[test]

@@ -3,7 +3,8 @@
 
 use crate::model::ModelWorkload;
 use crate::program::WorkloadError;
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One tunable parameter of a benchmark.
 #[derive(Clone, Copy, Debug)]
@@ -30,10 +31,15 @@ pub struct BenchSpec {
 pub const MAX_PARAM: u64 = 1 << 28;
 
 /// Parameter values given to a benchmark builder: defaults overridden by the user.
+///
+/// Every lookup is recorded, so that [`build`] can refuse a user-given parameter the
+/// builder never read: one that does not apply to the chosen input (`-w pr --param cv=0.3`
+/// with the default R-MAT graph, where only `graph=regular` reads `cv`).
 #[derive(Clone, Debug)]
 pub struct Params {
     pub seed: u64,
     values: BTreeMap<String, String>,
+    read: RefCell<BTreeSet<String>>,
 }
 
 impl Params {
@@ -52,8 +58,11 @@ impl Params {
         for (k, v) in overrides {
             if !values.contains_key(k) {
                 let names: Vec<&str> = spec.params.iter().map(|p| p.name).collect();
+                let hint = crate::nearest(k, &names)
+                    .map(|n| format!(" (did you mean `{n}`?)"))
+                    .unwrap_or_default();
                 return Err(WorkloadError::Msg(format!(
-                    "workload `{}` has no parameter `{k}`; its parameters are: {}",
+                    "workload `{}` has no parameter `{k}`{hint}; its parameters are: {}",
                     spec.name,
                     if names.is_empty() {
                         "(none)".to_string()
@@ -64,7 +73,11 @@ impl Params {
             }
             values.insert(k.clone(), v.clone());
         }
-        Ok(Params { seed, values })
+        Ok(Params {
+            seed,
+            values,
+            read: RefCell::default(),
+        })
     }
 
     /// Parameters with no spec (tests): every lookup falls back to its default.
@@ -72,11 +85,18 @@ impl Params {
         Params {
             seed,
             values: BTreeMap::new(),
+            read: RefCell::default(),
         }
     }
 
     fn raw(&self, name: &str) -> Option<&str> {
+        self.read.borrow_mut().insert(name.to_string());
         self.values.get(name).map(|s| s.as_str())
+    }
+
+    /// Whether the builder looked parameter `name` up.
+    pub fn was_read(&self, name: &str) -> bool {
+        self.read.borrow().contains(name)
     }
 
     /// An unsigned integer parameter (accepts `_` separators and k/M/G suffixes). Values
@@ -159,7 +179,42 @@ pub fn build(
         ))
     })?;
     let p = Params::resolve(spec, overrides, seed)?;
-    (spec.build)(&p)
+    let w = (spec.build)(&p)?;
+    check_all_applied(spec, &p, overrides)?;
+    Ok(w)
+}
+
+/// Refuse a user-given parameter the builder never read: it does not apply to the input
+/// the other parameters select (and its value would otherwise go unchecked).
+fn check_all_applied(
+    spec: &BenchSpec,
+    p: &Params,
+    overrides: &BTreeMap<String, String>,
+) -> Result<(), WorkloadError> {
+    let Some((k, v)) = overrides.iter().find(|(k, _)| !p.was_read(k)) else {
+        return Ok(());
+    };
+    let help = spec
+        .params
+        .iter()
+        .find(|s| s.name == k)
+        .map(|s| s.help)
+        .unwrap_or("");
+    // helps of input-specific parameters start with the input kind: "regular: vertex count"
+    let kind = help
+        .split_once(':')
+        .map(|(w, _)| w.trim())
+        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric()));
+    let fix = match kind {
+        Some(kind) if spec.params.iter().any(|s| s.name == "graph") => {
+            format!("it applies with --param graph={kind}; remove it or add that")
+        }
+        _ => "remove it".to_string(),
+    };
+    Err(WorkloadError::Msg(format!(
+        "--param {k}={v} does not apply to `{}` with these parameters ({k}: {help}): {fix}",
+        spec.name
+    )))
 }
 
 #[cfg(test)]
@@ -171,5 +226,66 @@ mod tests {
         assert_eq!(parse_u64("1_000"), Some(1000));
         assert_eq!(parse_u64("x"), None);
         assert_eq!(parse_u64("-1"), None);
+    }
+
+    /// Every parameter of every workload that is not specific to one input kind (its help
+    /// does not start with `kind:`) is read by the builder with default inputs: setting it
+    /// explicitly to its default is accepted. Fails if a builder ignores a listed parameter.
+    #[test]
+    fn every_general_parameter_is_read_by_its_builder() {
+        for spec in all() {
+            let p = Params::resolve(spec, &BTreeMap::new(), 1).unwrap();
+            (spec.build)(&p).unwrap_or_else(|e| panic!("{}: {e}", spec.name));
+            for ps in spec.params {
+                let input_specific = ps
+                    .help
+                    .split_once(':')
+                    .is_some_and(|(w, _)| w.chars().all(|c| c.is_ascii_alphanumeric()));
+                assert!(
+                    input_specific || p.was_read(ps.name),
+                    "{}: parameter `{}` is never read",
+                    spec.name,
+                    ps.name
+                );
+            }
+        }
+    }
+
+    /// `-w pr --param cv=abc` used to exit 0: `cv` belongs to the regular graph, and pr's
+    /// default input is R-MAT. Refused as not applying; with graph=regular the value itself
+    /// is checked; a typo gets the nearest name.
+    #[test]
+    fn parameters_that_do_not_apply_or_do_not_parse_are_refused() {
+        let kv = |v: &[(&str, &str)]| -> BTreeMap<String, String> {
+            v.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let err = |v: &[(&str, &str)]| match build("pr", &kv(v), 1) {
+            Ok(_) => panic!("{v:?} accepted"),
+            Err(e) => e.to_string(),
+        };
+        let e = err(&[("cv", "abc")]);
+        assert!(
+            e.contains("does not apply") && e.contains("graph=regular"),
+            "{e}"
+        );
+        let e = err(&[("cv", "0.3"), ("graph", "rmat"), ("scale", "8")]);
+        assert!(e.contains("cv=0.3 does not apply"), "{e}");
+        let e = err(&[("graph", "regular"), ("n", "4096"), ("cv", "abc")]);
+        assert!(e.contains("`cv`") && e.contains("not a number"), "{e}");
+        let e = err(&[("dampng", "0.5")]);
+        assert!(e.contains("did you mean `damping`"), "{e}");
+        build(
+            "pr",
+            &kv(&[
+                ("graph", "regular"),
+                ("n", "4096"),
+                ("cv", "0.3"),
+                ("iters", "1"),
+            ]),
+            1,
+        )
+        .unwrap();
     }
 }

@@ -268,6 +268,23 @@ mod tests {
         env!("CARGO_MANIFEST_DIR"),
         "/../../../shared/traces/vectoradd"
     );
+    const BACKPROP: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/traces/backprop-h100"
+    );
+
+    /// Whether the example trace `dir` (under `../shared/traces`) is present; when absent
+    /// (a clone without `shared/` beside it) prints why `test` is skipped. CI has them.
+    fn have_trace(dir: &str, test: &str) -> bool {
+        let ok = Path::new(dir).is_dir();
+        if !ok {
+            eprintln!(
+                "skipped {test}: the example trace {dir} is missing \
+                 (the repository is used with shared/ beside it)"
+            );
+        }
+        ok
+    }
 
     /// Lines of 128 B touched by each LDG of the vectoradd trace, counted by scanning text.
     fn expected_load_lines(block_x: u64) -> (u64, u64) {
@@ -303,6 +320,9 @@ mod tests {
 
     #[test]
     fn vectoradd_blocks_and_load_lines() {
+        if !have_trace(VECTORADD, "vectoradd_blocks_and_load_lines") {
+            return;
+        }
         let mut w = TraceWorkload::open(Path::new(VECTORADD)).unwrap();
         assert_eq!(w.objects().len(), 2);
         assert_eq!(w.objects()[0].name, "obj0");
@@ -364,11 +384,10 @@ mod tests {
 
     #[test]
     fn backprop_all_kernels_lower() {
-        let mut w = TraceWorkload::open(Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/traces/backprop-h100"
-        )))
-        .unwrap();
+        if !have_trace(BACKPROP, "backprop_all_kernels_lower") {
+            return;
+        }
+        let mut w = TraceWorkload::open(Path::new(BACKPROP)).unwrap();
         assert_eq!(w.num_kernels(), 33);
         assert_eq!(w.objects().len(), 5);
         let mut bp = BlockProgram::default();
@@ -382,22 +401,19 @@ mod tests {
             }
         }
         assert_eq!(kernels, 33);
-        let text_insts: usize = std::fs::read_dir(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/traces/backprop-h100"
-        ))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "traceg"))
-        .map(|p| {
-            std::fs::read_to_string(p)
-                .unwrap()
-                .lines()
-                .filter_map(|l| l.strip_prefix("insts = "))
-                .map(|n| n.trim().parse::<usize>().unwrap())
-                .sum::<usize>()
-        })
-        .sum();
+        let text_insts: usize = std::fs::read_dir(BACKPROP)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "traceg"))
+            .map(|p| {
+                std::fs::read_to_string(p)
+                    .unwrap()
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("insts = "))
+                    .map(|n| n.trim().parse::<usize>().unwrap())
+                    .sum::<usize>()
+            })
+            .sum();
         assert_eq!(
             insts, text_insts,
             "every trace warp ends in EXIT: no extra insts"
@@ -416,7 +432,10 @@ mod tests {
             flips in proptest::collection::vec((0usize..60_000, proptest::prelude::any::<u8>()), 1..8),
             cut in 1000usize..60_000,
         ) {
-            let mut t = std::fs::read(format!("{VECTORADD}/kernel-1.traceg")).unwrap();
+            let Ok(mut t) = std::fs::read(format!("{VECTORADD}/kernel-1.traceg")) else {
+                have_trace(VECTORADD, "mutated_trace_never_panics");
+                return Ok(());
+            };
             t.truncate(cut);
             for (i, b) in flips {
                 if let Some(x) = t.get_mut(i) {

@@ -38,6 +38,12 @@ pub fn run(c: AnalyzeCmd) -> Result<()> {
 }
 
 fn sharing(a: SharingArgs) -> Result<()> {
+    if !a.workload.apps.is_empty() {
+        anyhow::bail!(
+            "analyze sharing takes one workload (-w NAME or --trace PATH), not --apps; analyse each application in turn, e.g. -w {}",
+            a.workload.apps[0].trim()
+        );
+    }
     let cfg = a.machine.config()?;
     let mut w = a.workload.build()?;
     let sys = locus_sim::System::new(&cfg);

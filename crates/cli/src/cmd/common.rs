@@ -5,7 +5,7 @@ use clap::Args;
 use locus_sim::Config;
 use locus_workload::Workload;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Which machine to simulate.
 #[derive(Args, Clone, Debug)]
@@ -17,12 +17,29 @@ pub struct MachineArgs {
     #[arg(long, short = 'c')]
     pub config: Option<PathBuf>,
     /// Override one configuration key, e.g. `--set interconnect.link_gbps=32`
-    /// or `--set placement.policy=coda`. Repeatable.
+    /// or `--set placement.policy=coda`. Repeatable. `locus presets --keys` lists every
+    /// key with its value and, for each policy (placement.policy, scheduling.policy,
+    /// interconnect.topology, ...), the values it accepts.
     #[arg(long = "set", short = 's', value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
 }
 
 impl MachineArgs {
+    /// The overrides in force, as the run header echoes them: the `--config` file, then
+    /// each `--set` as `key=value`.
+    pub fn overrides(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .config
+            .iter()
+            .map(|p| format!("config {}", p.display()))
+            .collect();
+        out.extend(self.sets.iter().map(|s| match s.split_once('=') {
+            Some((k, v)) => format!("{}={}", k.trim(), v.trim()),
+            None => s.trim().to_string(),
+        }));
+        out
+    }
+
     /// The resolved configuration.
     pub fn config(&self) -> Result<Config> {
         let text;
@@ -55,12 +72,40 @@ pub struct WorkloadArgs {
     #[arg(long, short = 't')]
     pub trace: Option<PathBuf>,
     /// Several built-in workloads run at once, the i-th alone on node i (multiprogrammed,
-    /// CODA Fig. 13), e.g. `--apps bfs,km,nn,hs3d`; each with its default parameters.
-    #[arg(long, value_delimiter = ',', conflicts_with_all = ["workload", "trace"])]
+    /// CODA Fig. 13), e.g. `--apps bfs,km,nn,hs3d`; each with its default parameters. From
+    /// one application (alone on node 0, the other nodes idle) to one per node.
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["workload", "trace", "params"])]
     pub apps: Vec<String>,
     /// Seed of the workload's input generator.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+}
+
+/// Refuse an output file whose folder does not exist or that is a folder, before any
+/// simulation runs (so a typo costs nothing). `flag` names the option in the message.
+pub fn check_output_file(p: &Path, flag: &str) -> Result<()> {
+    if p.is_dir() {
+        bail!("{flag} {}: is a folder; give a file name", p.display());
+    }
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        bail!(
+            "{flag} {}: folder {} does not exist; create it first or choose another path",
+            p.display(),
+            dir.display()
+        );
+    }
+    if std::fs::metadata(dir).is_ok_and(|m| m.permissions().readonly()) {
+        bail!(
+            "{flag} {}: folder {} is read-only",
+            p.display(),
+            dir.display()
+        );
+    }
+    Ok(())
 }
 
 /// Default workload of `locus run`.

@@ -30,6 +30,16 @@ pub struct ReproArgs {
 pub fn run(c: ReproCmd) -> Result<()> {
     match c {
         ReproCmd::Coda(a) => {
+            // an unusable output folder is reported before any simulation runs
+            std::fs::create_dir_all(&a.out).map_err(|e| {
+                anyhow::anyhow!(
+                    "-o {}: cannot create the output folder: {e}",
+                    a.out.display()
+                )
+            })?;
+            if a.jobs == Some(0) {
+                anyhow::bail!("--jobs 0: give at least 1 (default: all cores)");
+            }
             let jobs = a.jobs.unwrap_or_else(|| {
                 std::thread::available_parallelism()
                     .map(|n| n.get())

@@ -1,6 +1,6 @@
 //! `locus run`: simulate one workload on one machine, print a summary, write statistics.
 
-use super::common::{MachineArgs, WorkloadArgs};
+use super::common::{check_output_file, MachineArgs, WorkloadArgs};
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -29,6 +29,12 @@ pub struct RunArgs {
 }
 
 pub fn run(a: RunArgs) -> Result<()> {
+    if let Some(p) = &a.stats_json {
+        check_output_file(p, "--stats-json")?;
+    }
+    if let Some(p) = &a.stats_csv {
+        check_output_file(p, "--stats-csv")?;
+    }
     let cfg = a.machine.config()?;
     let mut apps = a.workload.build_apps()?;
     let mut w = if apps.is_empty() {
@@ -77,7 +83,14 @@ pub fn run(a: RunArgs) -> Result<()> {
         b.finish_and_clear();
     }
     if !a.quiet {
-        crate::report::print_summary(&report);
+        let mut overrides = a.machine.overrides();
+        overrides.extend(
+            a.workload
+                .params
+                .iter()
+                .map(|p| format!("--param {}", p.trim())),
+        );
+        crate::report::print_summary(&report, &overrides, !a.workload.apps.is_empty());
     }
     if a.no_host {
         report.host = None;

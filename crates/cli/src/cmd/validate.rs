@@ -7,6 +7,10 @@ use clap::{Args, Subcommand};
 #[derive(Subcommand)]
 pub enum ValidateCmd {
     /// Streaming and random reads through one HBM2 channel in Locus and in DRAMsim3.
+    ///
+    /// Needs a locus built with the `dramsim3` cargo feature, which compiles DRAMsim3 (C++)
+    /// and so needs cmake and a C++ compiler:
+    /// `cargo run --release -p locus-cli --features dramsim3 -- validate dram`.
     Dram(DramArgs),
 }
 

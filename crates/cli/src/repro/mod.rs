@@ -148,9 +148,7 @@ fn run_one(s: &RunSpec) -> Result<RunResult> {
             .sim
             .links
             .iter()
-            .filter(|l| {
-                l.name.contains("hub") || (l.name.contains("->node") && !l.name.contains('.'))
-            })
+            .filter(|l| l.kind == "inter-node")
             .map(|l| l.utilization)
             .fold(0.0, f64::max),
         mem_insts: c.mem_insts,

@@ -333,7 +333,8 @@ impl System {
 
     /// Run several applications at once, application `i` alone on node `i` (CODA Fig. 13's
     /// multiprogrammed mixes). Each application moves from kernel to kernel on its own; the
-    /// report's `apps` section gives each one's finishing time.
+    /// report's `apps` section gives each one's finishing time. A single application runs
+    /// alone on node 0 (the other nodes idle; its pages may still live anywhere).
     pub fn run_multi(
         &mut self,
         ws: &mut [&mut dyn Workload],
@@ -362,6 +363,27 @@ impl System {
             self.next_app_launch(a, &mut **w)?;
         }
         self.event_loop(ws, progress)?;
+        // One application alone (`--apps bfs`): it owns node 0's SMs, the other nodes stay
+        // idle. `app_block_done` moves an application on only when several share the
+        // machine (a single workload's launches are driven by `run`), so here each launch
+        // of the lone application drains, then the next one starts.
+        while ws.len() == 1
+            && self.stopped_at.is_none()
+            && !self.apps[0].done
+            && self.apps[0].live_blocks == 0
+            && self.apps[0]
+                .sched
+                .as_ref()
+                .is_some_and(|s| s.remaining() == 0)
+        {
+            self.finish_launch(0);
+            let (first, count) = (self.apps[0].first_sm, self.apps[0].sms);
+            for sm in &mut self.sms[first..first + count] {
+                sm.l1.clear();
+            }
+            self.next_app_launch(0, &mut *ws[0])?;
+            self.event_loop(ws, progress)?;
+        }
         if self.stopped_at.is_some() {
             // a run limit: the launches in progress end at the stop, partial
             for a in 0..self.apps.len() {

@@ -13,6 +13,20 @@ pub const BACKPROP: &str = concat!(
     "/../../../shared/traces/backprop-h100"
 );
 
+/// Whether the example traces of `../shared/traces` (beside the repository) are present.
+/// When absent (a clone without `shared/`), prints why the calling test is skipped and
+/// returns `false`; the test then returns without checking anything. CI always has them.
+pub fn have_traces(test: &str) -> bool {
+    let ok = Path::new(VECTORADD).is_dir() && Path::new(BACKPROP).is_dir();
+    if !ok {
+        eprintln!(
+            "skipped {test}: the example traces ../shared/traces/{{vectoradd,backprop-h100}} \
+             are missing (the repository is used with shared/ beside it)"
+        );
+    }
+    ok
+}
+
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// A fresh, unique, empty directory under the system temp dir (removed on drop).

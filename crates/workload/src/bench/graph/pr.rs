@@ -199,13 +199,13 @@ mod tests {
     #[test]
     fn ranks_match_host_power_iteration() {
         for kind in ["rmat", "grid", "regular"] {
-            let kv = [
-                ("graph", kind),
-                ("scale", "10"),
-                ("side", "30"),
-                ("n", "2000"),
-                ("iters", "4"),
-            ];
+            // each input kind takes only its own size parameter
+            let size = match kind {
+                "rmat" => ("scale", "10"),
+                "grid" => ("side", "30"),
+                _ => ("n", "2000"),
+            };
+            let kv = [("graph", kind), size, ("iters", "4")];
             let mut w = build("pr", &kv, 7);
             let st = run(&mut w);
             assert_eq!(st.launches.len(), 8);
