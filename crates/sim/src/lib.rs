@@ -5,6 +5,7 @@
 //! workload; [`stats`] is the report it produces.
 
 pub mod cache;
+pub mod coherence;
 pub mod config;
 pub mod error;
 pub mod mapping;
