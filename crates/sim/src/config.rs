@@ -673,6 +673,15 @@ impl Config {
         if self.placement.samples == 0 {
             return Err("placement.samples must be at least 1".into());
         }
+        if self.coherence.protocol == Protocol::Directory
+            && self.l2.write_policy_remote == WritePolicy::WriteBack
+            && self.l2.cache_remote
+            && self.l2.organisation != L2Organisation::HomeSide
+        {
+            return Err(
+                "coherence.protocol = \"directory\" needs l2.write_policy_remote = \"write-through\" (REC §2.2): the directory has no owner state, so a dirty remote copy would hide its writes from the other nodes; or use l2.organisation = \"home-side\"".into(),
+            );
+        }
         let inv = self.coherence.inv_bytes;
         if inv == 0 || inv > 4096 {
             return Err(format!(

@@ -221,7 +221,20 @@ impl System {
             }
             WritePolicy::WriteThrough => {
                 // update a present copy (it stays clean); no allocation
-                if self.slices[s].cache.access(r.line) {
+                let hit = self.slices[s].cache.access(r.line);
+                if !local {
+                    // checker: the copy holds this write before the home performs it;
+                    // label it with the version the write is expected to get (L1 fills
+                    // from it meanwhile carry the new data)
+                    let cid = self.l2_cache_id(s);
+                    if let Some(c) = &mut self.chk {
+                        let v = c.write_issued(r.line);
+                        if hit {
+                            c.install(cid, r.line, v);
+                        }
+                    }
+                }
+                if hit {
                     self.c.l2_hits += 1;
                 } else {
                     self.c.l2_misses += 1;
@@ -622,13 +635,15 @@ impl System {
         }
     }
 
-    /// Invalidate `line` in the L1 of every SM of `node` but `except` (a global SM id, or
-    /// `u32::MAX`), and mark their fills in flight so they are not installed.
+    /// Invalidate `line` in the L1 of every SM of `node` but `except` (the writer, whose
+    /// copy holds its own write; a global SM id, or `u32::MAX`), and mark every fill in
+    /// flight, the writer's too (its data predates the write), so it is not installed.
     pub(crate) fn inval_l1s(&mut self, node: u32, line: u64, except: u32) {
         let spn = self.cfg.system.sms_per_node as usize;
         let first = node as usize * spn;
         for sm in first..first + spn {
             if sm as u32 == except {
+                self.sms[sm].mshr.poison(line);
                 continue;
             }
             if self.sms[sm].l1.invalidate(line).is_some() {
@@ -660,6 +675,10 @@ impl System {
     /// over the network. Nothing happens with neither the checker nor a directory.
     pub(crate) fn home_write(&mut self, r: &Req, writer: Option<u32>, writer_sm: u32) {
         let (line, home) = (r.line, r.home);
+        let passed_writer_copy = r.kind == Kind::Write
+            && r.src != home
+            && self.cfg.l2.write_policy_remote == WritePolicy::WriteThrough
+            && self.cacheable(r, r.src);
         let ver = if self.chk.is_some() {
             // the copies that hold the written data take the new version
             let hs = self.l2_cache_id(self.slice_of(home, line, home, r.chan));
@@ -671,16 +690,32 @@ impl System {
             let home_has = self.slices[hs as usize - self.sms.len()]
                 .cache
                 .contains(line);
-            let wl1 = (writer_sm != u32::MAX
-                && self.sms[writer_sm as usize].l1.contains(line))
-            .then_some(writer_sm);
+            // the writer's L1 copies: its own (updated by the store), and, for a remote
+            // write, those its node refilled from its updated L2 copy meanwhile
+            let spn = self.cfg.system.sms_per_node as usize;
+            let wnode = r.src as usize;
+            let mut l1s = 0u64;
+            for sm in wnode * spn..(wnode + 1) * spn {
+                let refilled = r.src != home && r.kind == Kind::Write;
+                if (sm as u32 == writer_sm || refilled) && self.sms[sm].l1.contains(line) {
+                    l1s |= 1u64 << (sm - wnode * spn);
+                }
+            }
             let c = self.chk.as_mut().expect("checked");
+            if passed_writer_copy {
+                c.write_arrived(line);
+            }
             let v = c.perform_write(line);
             if home_has {
                 c.install(hs, line, v);
             }
-            for id in ws.into_iter().chain(wl1) {
+            if let Some(id) = ws {
                 c.install(id, line, v);
+            }
+            while l1s != 0 {
+                let i = l1s.trailing_zeros() as usize;
+                l1s &= l1s - 1;
+                c.install((wnode * spn + i) as u32, line, v);
             }
             v
         } else {
