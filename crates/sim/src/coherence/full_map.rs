@@ -79,7 +79,10 @@ mod tests {
         assert_eq!(d.sharers(5), 0b1000, "the writer stays a sharer");
         out.clear();
         d.write(5, None, &mut out);
-        assert_eq!(out[0].sharers, 0b1000, "an atomic invalidates even the issuer");
+        assert_eq!(
+            out[0].sharers, 0b1000,
+            "an atomic invalidates even the issuer"
+        );
         assert_eq!(d.sharers(5), 0);
         out.clear();
         d.write(7, None, &mut out);

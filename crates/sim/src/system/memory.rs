@@ -35,13 +35,12 @@ impl System {
     #[inline]
     fn cacheable(&self, r: &Req, at: u32) -> bool {
         r.home == at
-            || (self.cfg.l2.cache_remote
-                && self.cfg.l2.organisation != L2Organisation::HomeSide)
+            || (self.cfg.l2.cache_remote && self.cfg.l2.organisation != L2Organisation::HomeSide)
     }
 
     /// Checker id of slice `s`'s cache (L1s are `0..sms`).
     #[inline]
-    fn l2_cache_id(&self, s: usize) -> u32 {
+    pub(crate) fn l2_cache_id(&self, s: usize) -> u32 {
         (self.sms.len() + s) as u32
     }
 
@@ -621,7 +620,8 @@ impl System {
             let node = (s / spn) as u32;
             let map = self.map.clone();
             let shift = self.line_shift;
-            let remote = |line: u64, meta: u8| map.locate(line << shift, meta_mode(meta)).node != node;
+            let remote =
+                |line: u64, meta: u8| map.locate(line << shift, meta_mode(meta)).node != node;
             let dirty = if action == KernelBoundary::FlushRemote {
                 self.slices[s]
                     .cache

@@ -564,3 +564,6 @@ impl System {
         (remote, dirty)
     }
 }
+
+#[cfg(test)]
+mod tests;
