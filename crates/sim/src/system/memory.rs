@@ -674,52 +674,46 @@ impl System {
     /// the directory invalidates the home's other L1 copies on chip and every other sharer
     /// over the network. Nothing happens with neither the checker nor a directory.
     pub(crate) fn home_write(&mut self, r: &Req, writer: Option<u32>, writer_sm: u32) {
+        if self.chk.is_none() && !self.directory_on() {
+            return;
+        }
         let (line, home) = (r.line, r.home);
         let passed_writer_copy = r.kind == Kind::Write
             && r.src != home
             && self.cfg.l2.write_policy_remote == WritePolicy::WriteThrough
             && self.cacheable(r, r.src);
-        let ver = if self.chk.is_some() {
-            // the copies that hold the written data take the new version
-            let hs = self.l2_cache_id(self.slice_of(home, line, home, r.chan));
-            let ws = writer
-                .filter(|&w| w != home)
-                .map(|w| self.slice_of(w, line, home, r.chan));
-            let ws = ws.filter(|&s| self.slices[s].cache.contains(line));
-            let ws = ws.map(|s| self.l2_cache_id(s));
-            let home_has = self.slices[hs as usize - self.sms.len()]
-                .cache
-                .contains(line);
-            // the writer's L1 copies: its own (updated by the store), and, for a remote
-            // write, those its node refilled from its updated L2 copy meanwhile
-            let spn = self.cfg.system.sms_per_node as usize;
-            let wnode = r.src as usize;
-            let mut l1s = 0u64;
-            for sm in wnode * spn..(wnode + 1) * spn {
-                let refilled = r.src != home && r.kind == Kind::Write;
-                if (sm as u32 == writer_sm || refilled) && self.sms[sm].l1.contains(line) {
-                    l1s |= 1u64 << (sm - wnode * spn);
+        let ver = match self.chk.take() {
+            Some(mut c) => {
+                if passed_writer_copy {
+                    c.write_arrived(line);
                 }
+                let v = c.perform_write(line);
+                // the copies that hold the written data take the new version: the home
+                // slice's, the writer's L2 copy, the writer SM's L1 copy (updated by the
+                // store) and, for a remote write, the L1 copies its node refilled from its
+                // updated L2 copy meanwhile
+                let hs = self.slice_of(home, line, home, r.chan);
+                if self.slices[hs].cache.contains(line) {
+                    c.install(self.l2_cache_id(hs), line, v);
+                }
+                if let Some(w) = writer.filter(|&w| w != home) {
+                    let ws = self.slice_of(w, line, home, r.chan);
+                    if self.slices[ws].cache.contains(line) {
+                        c.install(self.l2_cache_id(ws), line, v);
+                    }
+                }
+                let spn = self.cfg.system.sms_per_node as usize;
+                let wnode = r.src as usize;
+                let refilled = r.src != home && r.kind == Kind::Write;
+                for sm in wnode * spn..(wnode + 1) * spn {
+                    if (sm as u32 == writer_sm || refilled) && self.sms[sm].l1.contains(line) {
+                        c.install(sm as u32, line, v);
+                    }
+                }
+                self.chk = Some(c);
+                v
             }
-            let c = self.chk.as_mut().expect("checked");
-            if passed_writer_copy {
-                c.write_arrived(line);
-            }
-            let v = c.perform_write(line);
-            if home_has {
-                c.install(hs, line, v);
-            }
-            if let Some(id) = ws {
-                c.install(id, line, v);
-            }
-            while l1s != 0 {
-                let i = l1s.trailing_zeros() as usize;
-                l1s &= l1s - 1;
-                c.install((wnode * spn + i) as u32, line, v);
-            }
-            v
-        } else {
-            0
+            None => 0,
         };
         let mut sent = 0;
         if self.directory_on() {
