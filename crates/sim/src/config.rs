@@ -26,6 +26,7 @@ pub struct Config {
     pub scheduling: SchedulingCfg,
     pub run: RunCfg,
     pub energy: EnergyCfg,
+    pub coherence: CoherenceCfg,
 }
 
 /// Nodes and clocks. A node is a GPU, a partition of a GPU, or a memory stack.
@@ -128,6 +129,9 @@ pub struct L1Cfg {
     pub ways: u32,
     pub hit_latency: u32,
     pub mshrs: u32,
+    /// Cache lines whose home is another node (off: remote data bypasses the L1, which
+    /// then needs no invalidation; issue 7 §2).
+    pub cache_remote: bool,
 }
 
 impl Default for L1Cfg {
@@ -138,8 +142,51 @@ impl Default for L1Cfg {
             ways: 8,
             hit_latency: 4,
             mshrs: 64,
+            cache_remote: true,
         }
     }
+}
+
+/// Where remote data is cached (issue 7 §2).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum L2Organisation {
+    /// The requesting node's L2 caches lines of any home; a miss goes to the home's memory
+    /// directly (CODA spec A7; REC §2.2).
+    RequesterSide,
+    /// A node's L2 caches only its own memory: remote requests cross to the home node and
+    /// are served by the home slice (memory-side / home-side LLC).
+    HomeSide,
+    /// Both levels: the requester's L2 caches remote lines and its misses are served by the
+    /// home slice, which misses to the home's memory.
+    Both,
+}
+
+/// Write policy of one class of lines in an L2.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum WritePolicy {
+    /// Absorb the write (write-validate allocation, the line becomes dirty); memory sees it
+    /// at eviction or at the kernel boundary.
+    WriteBack,
+    /// Update a present copy (it stays clean, no allocation) and forward the write to the
+    /// next level (REC §2.2: remote writes update the requester's L2 and write through).
+    WriteThrough,
+}
+
+/// What the L2s do with remote lines at a kernel boundary (the L1s are always invalidated:
+/// acquire, REC §2.4).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum KernelBoundary {
+    /// Write back dirty remote lines and drop every remote line (software coherence, CODA
+    /// spec A7).
+    FlushRemote,
+    /// Write back dirty remote lines and keep them, clean (release of a hardware-coherent
+    /// L2, REC §2.4).
+    KeepCleanRemote,
+    /// Nothing.
+    None,
 }
 
 /// The L2 / last-level cache of a node, made of slices. Requester-side: it caches lines of
@@ -156,9 +203,15 @@ pub struct L2Cfg {
     pub slice_gbps: f64,
     /// Cache lines whose home is another node (off: remote data bypasses the L2).
     pub cache_remote: bool,
-    /// At each kernel boundary write back dirty remote lines and invalidate remote lines
-    /// (software coherence, CODA spec A7).
-    pub flush_remote_at_kernel_end: bool,
+    /// Where remote data is cached: requester-side, home-side or both levels.
+    pub organisation: L2Organisation,
+    /// Write policy of lines homed at this node.
+    pub write_policy_local: WritePolicy,
+    /// Write policy of lines homed at another node.
+    pub write_policy_remote: WritePolicy,
+    /// Action on remote lines at each kernel boundary (replaces the former
+    /// `flush_remote_at_kernel_end`: true = "flush-remote", false = "none").
+    pub kernel_boundary: KernelBoundary,
     /// Slices sit beside the memory stacks: a local line is cached in a slice of its own
     /// stack's group (the centralized GPU of CODA Fig. 14, spec A19), so the stack
     /// interleave decides which slices and slice ports carry the traffic.
@@ -175,7 +228,10 @@ impl Default for L2Cfg {
             mshrs_per_slice: 64,
             slice_gbps: 128.0,
             cache_remote: true,
-            flush_remote_at_kernel_end: true,
+            organisation: L2Organisation::RequesterSide,
+            write_policy_local: WritePolicy::WriteBack,
+            write_policy_remote: WritePolicy::WriteBack,
+            kernel_boundary: KernelBoundary::FlushRemote,
             memory_side: false,
         }
     }
@@ -600,6 +656,51 @@ impl EnergyCfg {
     }
 }
 
+/// Hardware coherence protocol of the L2s (issue 7 §2).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Protocol {
+    /// Software coherence only: the kernel-boundary action (`l2.kernel_boundary`).
+    None,
+    /// A home-side sharer directory (REC §2.3-§2.4): a remote read records the requester as
+    /// a sharer at the home; a write reaching the home invalidates every other sharer's L2
+    /// and L1 copies.
+    Directory,
+}
+
+/// Organisation of the home-side directory (`crate::coherence`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum DirectoryKind {
+    /// Exact, unbounded per-line sharer sets: the ideal directory (REC §2.8), no
+    /// evict-initiated invalidations.
+    FullMap,
+}
+
+/// Coherence of cached remote data.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CoherenceCfg {
+    pub protocol: Protocol,
+    /// Directory organisation when `protocol = "directory"`.
+    pub directory: DirectoryKind,
+    /// Size of an invalidation packet, bytes (a header: the line address).
+    pub inv_bytes: u32,
+    /// Run the coherence checker (shadow versions; costs time and memory, for tests).
+    pub check: bool,
+}
+
+impl Default for CoherenceCfg {
+    fn default() -> Self {
+        CoherenceCfg {
+            protocol: Protocol::None,
+            directory: DirectoryKind::FullMap,
+            inv_bytes: 16,
+            check: false,
+        }
+    }
+}
+
 impl Config {
     /// Check every value for consistency; the message names the key and the fix.
     pub fn validate(&self) -> Result<(), String> {
@@ -770,6 +871,21 @@ impl Config {
         }
         if self.placement.samples == 0 {
             return Err("placement.samples must be at least 1".into());
+        }
+        if self.coherence.protocol == Protocol::Directory
+            && self.l2.write_policy_remote == WritePolicy::WriteBack
+            && self.l2.cache_remote
+            && self.l2.organisation != L2Organisation::HomeSide
+        {
+            return Err(
+                "coherence.protocol = \"directory\" needs l2.write_policy_remote = \"write-through\" (REC §2.2): the directory has no owner state, so a dirty remote copy would hide its writes from the other nodes; or use l2.organisation = \"home-side\"".into(),
+            );
+        }
+        let inv = self.coherence.inv_bytes;
+        if inv == 0 || inv > 4096 {
+            return Err(format!(
+                "coherence.inv_bytes = {inv}: must be 1..=4096 (an invalidation is a header-sized packet, 16 B by default)"
+            ));
         }
         // DRAM messages start with the field name: prefix the section to give the full key
         self.dram.validate().map_err(|e| format!("dram.{e}"))?;

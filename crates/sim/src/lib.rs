@@ -6,6 +6,7 @@
 //! the report it produces.
 
 pub mod cache;
+pub mod coherence;
 pub mod config;
 pub mod energy;
 pub mod error;

@@ -161,6 +161,11 @@ fn unknown(path: &str, key: &str, t: &toml::map::Map<String, Value>, origin: &st
     } else {
         format!("{path}.{key}")
     };
+    if full == "l2.flush_remote_at_kernel_end" {
+        return SimError::Config(format!(
+            "{origin}: `l2.flush_remote_at_kernel_end` was replaced by `l2.kernel_boundary`: write l2.kernel_boundary = \"flush-remote\" for true, \"none\" for false (or \"keep-clean-remote\")"
+        ));
+    }
     let hint = locus_workload::nearest(key, &keys_of(t))
         .map(|n| {
             format!(

@@ -330,6 +330,10 @@ pub struct SimStats {
     /// off, so default reports are unchanged).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<Sample>,
+    /// Coherence traffic and the checker (only with `coherence.protocol = "directory"` or
+    /// `coherence.check = true`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coherence: Option<CoherenceStats>,
 }
 
 /// One time-series sample: cumulative counters at `cycle` (an epoch of the sampling timer,
@@ -345,6 +349,41 @@ pub struct Sample {
     pub dram_writes: u64,
     /// Bytes sent on inter-node links (all of them) so far.
     pub inter_node_bytes: u64,
+}
+
+/// Coherence of cached remote data (issue 7 §2).
+#[derive(Clone, Debug, Serialize)]
+pub struct CoherenceStats {
+    /// "none" or "directory".
+    pub protocol: String,
+    /// Invalidation packets sent by homes and received by sharers (equal once drained).
+    pub invalidations_sent: u64,
+    pub invalidations_received: u64,
+    /// Invalidations that found the line in the sharer's L2, and of those the dirty ones
+    /// (written back).
+    pub invalidation_hits: u64,
+    pub invalidation_hits_dirty: u64,
+    /// L1 copies dropped by invalidations (sharers, and on chip at the home and writer).
+    pub l1_invalidation_hits: u64,
+    /// Fills not installed because an invalidation crossed them in flight (L2 and L1).
+    pub fills_dropped: u64,
+    /// Directory entries in use at the end, and capacity evictions.
+    pub directory_entries: u64,
+    pub directory_evictions: u64,
+    /// The checker's verdict (`coherence.check = true`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checker: Option<CheckerStats>,
+}
+
+/// The coherence checker's verdict.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckerStats {
+    /// Loads checked (L1 hits and data deliveries).
+    pub checks: u64,
+    /// Loads that got data older than a write completed before they issued.
+    pub violations: u64,
+    /// The first few violations.
+    pub examples: Vec<crate::coherence::checker::Violation>,
 }
 
 /// Host-side figures (vary run to run).

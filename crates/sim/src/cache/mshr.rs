@@ -12,6 +12,9 @@ pub struct Mshrs {
     free_entries: Vec<u32>,
     heads: Vec<u32>,
     tails: Vec<u32>,
+    /// Per entry: an invalidation crossed the fill in flight, so the fill must not be
+    /// installed (issue 7 §2, the fill/invalidation race).
+    poisoned: Vec<bool>,
     pool_tok: Vec<u64>,
     pool_next: Vec<u32>,
     free_pool: u32,
@@ -30,6 +33,7 @@ impl Mshrs {
             free_entries: (0..cap as u32).rev().collect(),
             heads: vec![NIL; cap],
             tails: vec![NIL; cap],
+            poisoned: vec![false; cap],
             pool_tok: Vec::new(),
             pool_next: Vec::new(),
             free_pool: NIL,
@@ -83,12 +87,33 @@ impl Mshrs {
         self.index.contains_key(&line)
     }
 
+    /// Mark the outstanding miss on `line` (if any) so its fill is not installed; returns
+    /// whether there was one.
+    pub fn poison(&mut self, line: u64) -> bool {
+        match self.index.get(&line) {
+            Some(&e) => {
+                self.poisoned[e as usize] = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Is the outstanding miss on `line` poisoned (its data predates an invalidation)?
+    pub fn is_poisoned(&self, line: u64) -> bool {
+        self.index
+            .get(&line)
+            .is_some_and(|&e| self.poisoned[e as usize])
+    }
+
     /// Release the entry of `line`, appending its waiters to `out` in arrival order.
+    /// Returns true when the entry was poisoned (the fill must not be installed).
     #[inline]
-    pub fn complete(&mut self, line: u64, out: &mut Vec<u64>) {
+    pub fn complete(&mut self, line: u64, out: &mut Vec<u64>) -> bool {
         let Some(e) = self.index.remove(&line) else {
-            return;
+            return false;
         };
+        let poisoned = std::mem::take(&mut self.poisoned[e as usize]);
         let mut n = self.heads[e as usize];
         while n != NIL {
             out.push(self.pool_tok[n as usize]);
@@ -100,6 +125,7 @@ impl Mshrs {
         self.heads[e as usize] = NIL;
         self.tails[e as usize] = NIL;
         self.free_entries.push(e);
+        poisoned
     }
 }
 
@@ -128,5 +154,23 @@ mod tests {
         m.complete(20, &mut out);
         assert_eq!(out, vec![3, 5]);
         assert_eq!(m.merges, 2);
+    }
+
+    #[test]
+    fn poison_marks_only_the_outstanding_entry_and_is_cleared() {
+        let mut m = Mshrs::new(2);
+        assert!(!m.poison(7), "nothing outstanding");
+        m.add(7, 1);
+        m.add(8, 2);
+        assert!(m.poison(7));
+        assert!(m.is_poisoned(7) && !m.is_poisoned(8));
+        let mut out = Vec::new();
+        assert!(m.complete(7, &mut out));
+        assert!(!m.complete(8, &mut out));
+        // the entry is reused clean
+        m.add(9, 3);
+        m.add(10, 4);
+        assert!(!m.is_poisoned(9) && !m.is_poisoned(10));
+        assert!(!m.complete(9, &mut out) && !m.complete(10, &mut out));
     }
 }

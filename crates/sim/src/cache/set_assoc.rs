@@ -129,6 +129,49 @@ impl SetAssoc {
         out
     }
 
+    /// Remove `line` if present, returning it (with its dirty flag and metadata) so a dirty
+    /// copy can be written back or dropped by the caller. Looks up only the line's set
+    /// (a coherence invalidation, issue 7 §2), never scans the cache.
+    pub fn invalidate(&mut self, line: u64) -> Option<Evicted> {
+        let i = self.find(line)?;
+        let out = Evicted {
+            line,
+            dirty: self.dirty[i],
+            meta: self.meta[i],
+        };
+        self.tags[i] = 0;
+        self.dirty[i] = false;
+        Some(out)
+    }
+
+    /// Clean the dirty lines for which `f(line, meta)` is true, keeping them valid; returns
+    /// them (write back and keep clean at a release, REC §2.4).
+    pub fn clean_where(&mut self, mut f: impl FnMut(u64, u8) -> bool) -> Vec<Evicted> {
+        let mut out = Vec::new();
+        for i in 0..self.tags.len() {
+            if self.tags[i] != 0 && self.dirty[i] && f(self.tags[i] - 1, self.meta[i]) {
+                out.push(Evicted {
+                    line: self.tags[i] - 1,
+                    dirty: true,
+                    meta: self.meta[i],
+                });
+                self.dirty[i] = false;
+            }
+        }
+        out
+    }
+
+    /// Every valid line with its dirty flag and metadata (debug queries and tests; a scan).
+    pub fn lines(&self) -> impl Iterator<Item = Evicted> + '_ {
+        (0..self.tags.len())
+            .filter(|&i| self.tags[i] != 0)
+            .map(|i| Evicted {
+                line: self.tags[i] - 1,
+                dirty: self.dirty[i],
+                meta: self.meta[i],
+            })
+    }
+
     /// Remove lines for which `f(line, dirty, meta)` is true; returns the removed dirty ones.
     pub fn invalidate_where(&mut self, mut f: impl FnMut(u64, bool, u8) -> bool) -> Vec<Evicted> {
         let mut out = Vec::new();
@@ -192,6 +235,57 @@ mod tests {
             }
         );
         assert!(c.insert(1, false, 0).is_none(), "odd set is separate");
+    }
+
+    #[test]
+    fn invalidate_one_line_keeps_the_rest_of_its_set() {
+        // 2 sets x 4 ways: even lines share set 0
+        let mut c = SetAssoc::new(2, 4, 0);
+        for l in [0u64, 2, 4, 6] {
+            c.insert(l, l == 4, l as u8);
+        }
+        c.insert(1, true, 9);
+        assert_eq!(
+            c.invalidate(4),
+            Some(Evicted {
+                line: 4,
+                dirty: true,
+                meta: 4
+            }),
+            "the dirty flag and meta come back"
+        );
+        assert_eq!(
+            c.invalidate(2),
+            Some(Evicted {
+                line: 2,
+                dirty: false,
+                meta: 2
+            })
+        );
+        assert_eq!(c.invalidate(4), None, "already gone");
+        assert_eq!(c.invalidate(8), None, "never present (same set)");
+        assert!(c.contains(0) && c.contains(6) && c.contains(1));
+        assert!(!c.contains(2) && !c.contains(4));
+        assert_eq!(c.occupancy(), 3);
+        // the freed ways are reused before any victim is chosen
+        assert_eq!(c.insert(10, false, 0), None);
+        assert_eq!(c.insert(12, false, 0), None);
+        assert!(c.insert(14, false, 0).is_some(), "set full again");
+        // the other set kept its dirty line
+        assert_eq!(c.lines().filter(|e| e.dirty).count(), 1);
+    }
+
+    #[test]
+    fn clean_where_keeps_lines_valid() {
+        let mut c = SetAssoc::new(4, 2, 0);
+        for l in 0..8 {
+            c.insert(l, true, (l % 2) as u8);
+        }
+        let w = c.clean_where(|_, m| m == 1);
+        assert_eq!(w.len(), 4);
+        assert_eq!(c.occupancy(), 8, "cleaned lines stay");
+        assert_eq!(c.lines().filter(|e| e.dirty).count(), 4);
+        assert!(c.clean_where(|_, m| m == 1).is_empty());
     }
 
     #[test]

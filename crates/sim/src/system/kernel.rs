@@ -116,6 +116,7 @@ impl System {
                 Ev::AtomicResp(id) => self.atomic_resp(id),
                 Ev::WriteAck(id) => self.write_ack(id),
                 Ev::Epoch(t) => self.epoch(t),
+                Ev::Inval(id) => self.inval_arrive(id),
             }
             n += 1;
             if n & 0xFFFF == 0 {
@@ -406,6 +407,30 @@ impl System {
         Ok(self.report(&name, warnings, t_host))
     }
 
+    /// The coherence section: present when a directory or the checker is on.
+    fn coherence_stats(&self) -> Option<crate::stats::CoherenceStats> {
+        if self.dirs.is_empty() && self.chk.is_none() {
+            return None;
+        }
+        let k = &self.coh;
+        Some(crate::stats::CoherenceStats {
+            protocol: format!("{:?}", self.cfg.coherence.protocol).to_lowercase(),
+            invalidations_sent: k.inv_sent,
+            invalidations_received: k.inv_received,
+            invalidation_hits: k.inv_hits,
+            invalidation_hits_dirty: k.inv_hits_dirty,
+            l1_invalidation_hits: k.l1_inv_hits,
+            fills_dropped: k.fills_dropped,
+            directory_entries: self.dirs.iter().map(|d| d.entries()).sum(),
+            directory_evictions: self.dirs.iter().map(|d| d.evictions()).sum(),
+            checker: self.chk.as_ref().map(|c| crate::stats::CheckerStats {
+                checks: c.checks,
+                violations: c.violations,
+                examples: c.examples.clone(),
+            }),
+        })
+    }
+
     fn sim_stats(&self, warnings: Vec<String>) -> SimStats {
         let end = self.stopped_at.unwrap_or(self.q.now()).max(1);
         let total = Summary::new(&self.c, end, self.clk.period);
@@ -562,10 +587,11 @@ impl System {
                 .iter()
                 .copied()
                 .zip(self.ev_counts)
-                // epochs exist only with timers; leave the key out otherwise so default
-                // reports keep their layout
-                .filter(|&(name, n)| n > 0 || name != "epoch")
+                .enumerate()
+                .filter(|(i, (_, n))| *i < super::Ev::ALWAYS_LISTED || *n > 0)
+                .map(|(_, kv)| kv)
                 .collect(),
+            coherence: self.coherence_stats(),
             warnings,
             energy: crate::energy::energy(
                 &self.cfg.energy,

@@ -1,9 +1,11 @@
-//! The memory side of the request path: L2 slices (requester-side, write-back,
-//! write-allocate, MSHR merging), the trip to the home node's memory channel (local
-//! crossbar, or inter-node network then the home crossbar), DRAM, and the responses back
-//! to the L2 and the SM.
+//! The memory side of the request path: L2 slices (organised requester-side, home-side or
+//! both; write-back or write-through per line class; MSHR merging), the trip to the home
+//! node's memory channel (local crossbar, or inter-node network then the home crossbar),
+//! DRAM, the responses back to the L2 and the SM, and the coherence station (home-side
+//! directory, invalidations, the fill/invalidation race; issue 7 §2, `crate::coherence`).
 
 use super::{Ev, Kind, Req, System};
+use crate::config::{KernelBoundary, L2Organisation, WritePolicy};
 use crate::noc::{Msg, Receipts};
 use locus_engine::Ps;
 
@@ -11,23 +13,42 @@ impl System {
     /// Index (over all nodes) of the L2 slice of `node` that holds `r`'s line.
     #[inline]
     pub(crate) fn slice_id(&self, node: u32, r: &Req) -> usize {
+        self.slice_of(node, r.line, r.home, r.chan)
+    }
+
+    /// The slice of node `node` that caches `line` (homed at `home`, channel `chan`).
+    #[inline]
+    pub(crate) fn slice_of(&self, node: u32, line: u64, home: u32, chan: u32) -> usize {
         let spn = self.cfg.l2.slices_per_node as usize;
-        let s = if self.cfg.l2.memory_side && r.home == node {
+        let s = if self.cfg.l2.memory_side && home == node {
             // memory-side slices belong to a stack: the line's stack picks the slice group
             let stacks = self.cfg.memory.stacks_per_node as usize;
             let per_stack_ch = self.cfg.memory.channels_per_node as usize / stacks;
             let group = spn / stacks;
-            let stack = r.chan as usize / per_stack_ch.max(1);
-            stack * group + (self.map.slice(r.line << self.line_shift) as usize % group.max(1))
+            let stack = chan as usize / per_stack_ch.max(1);
+            stack * group + (self.map.slice(line << self.line_shift) as usize % group.max(1))
         } else {
-            self.map.slice(r.line << self.line_shift) as usize
+            self.map.slice(line << self.line_shift) as usize
         };
         node as usize * spn + s
     }
 
     #[inline]
     fn cacheable(&self, r: &Req, at: u32) -> bool {
-        self.cfg.l2.cache_remote || r.home == at
+        r.home == at
+            || (self.cfg.l2.cache_remote && self.cfg.l2.organisation != L2Organisation::HomeSide)
+    }
+
+    /// Checker id of slice `s`'s cache (L1s are `0..sms`).
+    #[inline]
+    pub(crate) fn l2_cache_id(&self, s: usize) -> u32 {
+        (self.sms.len() + s) as u32
+    }
+
+    /// Is the directory protocol on?
+    #[inline]
+    pub(crate) fn directory_on(&self) -> bool {
+        !self.dirs.is_empty()
     }
 
     /// Request `id` arrives at its L2 slice: redeem its receipts; return it, the node whose
@@ -36,7 +57,7 @@ impl System {
         let mut r = self.reqs[id as usize];
         self.net.arrive(&mut r.rx);
         self.reqs[id as usize].rx = r.rx;
-        let at = if r.kind == Kind::Atomic {
+        let at = if r.kind == Kind::Atomic || r.at_home {
             r.home
         } else {
             r.src
@@ -45,11 +66,52 @@ impl System {
         (r, at, s)
     }
 
+    /// Send request `id` from node `at` to the home node's L2 slice (home-side or two-level
+    /// organisation), leaving at `t`.
+    fn forward_to_home(&mut self, id: u32, at: u32, t: Ps, with_data: bool) {
+        let mut r = self.reqs[id as usize];
+        let h = self.net.header_bytes;
+        let (bytes, msg) = if with_data {
+            (h + r.bytes, Msg::Write)
+        } else {
+            (h, Msg::Read)
+        };
+        let t = self.net.remote(t, at, r.home, bytes, msg, &mut r.rx);
+        r.at_home = true;
+        self.reqs[id as usize] = r;
+        self.q.push(t, Ev::L2Access(id));
+    }
+
+    /// A remote node's write was absorbed by the home slice: acknowledge it.
+    fn ack_from_home(&mut self, id: u32, t: Ps) {
+        let mut r = self.reqs[id as usize];
+        let h = self.net.header_bytes;
+        let t = self.net.remote(t, r.home, r.src, h, Msg::Ack, &mut r.rx);
+        self.reqs[id as usize] = r;
+        self.q.push(t, Ev::WriteAck(id));
+    }
+
     /// A request reaches an L2 slice.
     #[inline(never)]
     pub(crate) fn l2_access(&mut self, id: u32) {
         let now = self.q.now();
         let (r, at, s) = self.arrive_at_slice(id);
+        let org = self.cfg.l2.organisation;
+        let dir = self.directory_on();
+        if r.kind == Kind::Write && !r.at_home && dir {
+            // the write passes its node's L2: the other L1 copies there go
+            self.inval_l1s(at, r.line, r.sm);
+        }
+        if org == L2Organisation::HomeSide
+            && !r.at_home
+            && r.home != at
+            && matches!(r.kind, Kind::Read | Kind::Write)
+        {
+            // home-side L2: a remote line is served by its home's slice only
+            self.count_access(r.src, r.home, r.bytes as u64, r.obj);
+            self.forward_to_home(id, at, now, r.kind == Kind::Write);
+            return;
+        }
         let l2_lat = self.clk.cycles(self.cfg.l2.hit_latency as u64);
         self.c.l2_accesses += 1;
         match r.kind {
@@ -60,20 +122,42 @@ impl System {
                     self.slices[s].hits += 1;
                     if r.kind == Kind::Atomic {
                         self.slices[s].cache.set_dirty(r.line);
+                        self.home_write(&r, None, u32::MAX);
+                    } else if let Some(c) = &self.chk {
+                        self.reqs[id as usize].ver = c.copy(self.l2_cache_id(s), r.line);
                     }
                     self.respond_from_l2(id, at, s, now + l2_lat);
+                    return;
+                }
+                if dir && self.slices[s].mshr.is_poisoned(r.line) {
+                    // merging onto a fill that an invalidation crossed would return stale
+                    // data: wait for it to complete, then miss afresh
+                    self.c.l2_accesses -= 1;
+                    self.slices[s].stalled.push_back(id);
                     return;
                 }
                 self.c.l2_misses += 1;
                 self.slices[s].misses += 1;
                 match self.slices[s].mshr.add(r.line, id as u64) {
                     Some(true) => {
-                        if r.kind == Kind::Read {
+                        if r.kind == Kind::Read && !r.at_home {
                             self.count_access(r.src, r.home, r.bytes as u64, r.obj);
                         }
-                        self.send_to_memory(id, at, now + l2_lat, false);
+                        if r.kind == Kind::Atomic {
+                            self.home_write(&r, None, u32::MAX);
+                        }
+                        if org == L2Organisation::Both && r.home != at {
+                            self.forward_to_home(id, at, now + l2_lat, false);
+                        } else {
+                            self.send_to_memory(id, at, now + l2_lat, false);
+                        }
                     }
-                    Some(false) => self.c.l2_mshr_merges += 1,
+                    Some(false) => {
+                        self.c.l2_mshr_merges += 1;
+                        if r.kind == Kind::Atomic {
+                            self.home_write(&r, None, u32::MAX);
+                        }
+                    }
                     None => {
                         // MSHRs full: retry when one frees
                         self.c.l2_misses -= 1;
@@ -83,28 +167,89 @@ impl System {
                     }
                 }
             }
-            Kind::Write => {
-                if self.cacheable(&r, at) {
-                    if self.slices[s].cache.set_dirty(r.line) {
-                        self.c.l2_hits += 1;
-                    } else {
-                        self.c.l2_misses += 1;
-                        // write-validate allocation: no fetch, the line becomes dirty
-                        let meta = mode_meta(r.mode);
-                        if let Some(v) = self.slices[s].cache.insert(r.line, true, meta) {
-                            if v.dirty {
-                                self.writeback(at, v.line, v.meta, now + l2_lat);
-                            }
-                        }
-                    }
-                    self.retire(id);
+            Kind::Write => self.l2_write(id, &r, at, s, now + l2_lat),
+            Kind::Writeback | Kind::Invalidation => {
+                unreachable!("write-backs go straight to memory, invalidations to inval_arrive")
+            }
+        }
+    }
+
+    /// A store reaches the L2 slice `s` of node `at`; the slice is ready at `t`.
+    fn l2_write(&mut self, id: u32, r: &Req, at: u32, s: usize, t: Ps) {
+        let local = r.home == at;
+        let forward = |sys: &mut System| {
+            // on to the home: its slice (two-level L2) or its memory
+            if sys.cfg.l2.organisation == L2Organisation::Both && !local {
+                sys.forward_to_home(id, at, t, true);
+            } else {
+                sys.send_to_memory(id, at, t, true);
+            }
+        };
+        if !self.cacheable(r, at) {
+            self.c.l2_misses += 1;
+            self.count_access(r.src, r.home, r.bytes as u64, r.obj);
+            forward(self);
+            return;
+        }
+        let policy = if local {
+            self.cfg.l2.write_policy_local
+        } else {
+            self.cfg.l2.write_policy_remote
+        };
+        match policy {
+            WritePolicy::WriteBack => {
+                if self.slices[s].cache.set_dirty(r.line) {
+                    self.c.l2_hits += 1;
                 } else {
                     self.c.l2_misses += 1;
-                    self.count_access(r.src, r.home, r.bytes as u64, r.obj);
-                    self.send_to_memory(id, at, now + l2_lat, true);
+                    // write-validate allocation: no fetch, the line becomes dirty
+                    let meta = mode_meta(r.mode);
+                    if let Some(v) = self.slices[s].cache.insert(r.line, true, meta) {
+                        if v.dirty {
+                            self.writeback(at, v.line, v.meta, t);
+                        }
+                    }
+                }
+                if local {
+                    self.home_write(r, Some(r.src), r.sm);
+                }
+                if r.at_home {
+                    self.ack_from_home(id, t);
+                } else {
+                    self.retire(id);
                 }
             }
-            Kind::Writeback => unreachable!("write-backs go straight to memory"),
+            WritePolicy::WriteThrough => {
+                // update a present copy (it stays clean); no allocation
+                let hit = self.slices[s].cache.access(r.line);
+                if !local {
+                    // checker: the copy holds this write before the home performs it;
+                    // label it with the version the write is expected to get (L1 fills
+                    // from it meanwhile carry the new data)
+                    let cid = self.l2_cache_id(s);
+                    if let Some(c) = &mut self.chk {
+                        let v = c.write_issued(r.line);
+                        if hit {
+                            c.install(cid, r.line, v);
+                        }
+                    }
+                }
+                if hit {
+                    self.c.l2_hits += 1;
+                } else {
+                    self.c.l2_misses += 1;
+                    if self.directory_on() {
+                        // a fill in flight predates this write: do not install it
+                        self.slices[s].mshr.poison(r.line);
+                    }
+                }
+                if local {
+                    self.home_write(r, Some(r.src), r.sm);
+                } else {
+                    self.count_access(r.src, r.home, r.bytes as u64, r.obj);
+                }
+                forward(self);
+            }
         }
     }
 
@@ -145,6 +290,9 @@ impl System {
             obj: locus_workload::NO_OBJ,
             token: u64::MAX,
             direct: false,
+            at_home: false,
+            ver: 0,
+            issue_ver: 0,
             rx: Receipts::default(),
         });
         self.send_to_memory(id, node, t, true);
@@ -163,6 +311,15 @@ impl System {
         self.net.arrive(&mut rx);
         self.reqs[id as usize].rx = rx;
         let r = self.reqs[id as usize];
+        if matches!(r.kind, Kind::Write | Kind::Writeback)
+            && r.src != r.home
+            && !r.at_home
+            && (self.chk.is_some() || self.directory_on())
+        {
+            // a remote write (write-through, uncached or a write-back) performed at the
+            // home without passing its L2: the home slice's copy, if any, takes it in place
+            self.home_write(&r, Some(r.src), r.sm);
+        }
         let c = self.chan_id(r.home, r.chan);
         if self.chans[c].ch.can_accept() && self.chans[c].overflow.is_empty() {
             let write = matches!(r.kind, Kind::Write | Kind::Writeback);
@@ -227,12 +384,20 @@ impl System {
         match r.kind {
             Kind::Read | Kind::Atomic => {
                 self.c.dram_reads += 1;
-                // the slice that missed: requester's for reads, home's for atomics
-                let at = if r.kind == Kind::Atomic {
+                // the slice that missed: requester's for reads, home's for atomics and for
+                // requests served by the home slice
+                let at = if r.kind == Kind::Atomic || r.at_home {
                     r.home
                 } else {
                     r.src
                 };
+                if let Some(c) = &self.chk {
+                    r.ver = c.performed(r.line);
+                }
+                if at != r.home {
+                    // the home's memory served a remote node: a sharer
+                    self.home_read(r.line, r.home, at);
+                }
                 let h = self.net.header_bytes;
                 let mut t = self.net.from_channel(
                     now,
@@ -250,6 +415,7 @@ impl System {
                 self.reqs[id as usize] = r;
                 self.q.push(t, Ev::L2Fill(id));
             }
+            Kind::Invalidation => unreachable!("invalidations never reach memory"),
             Kind::Write | Kind::Writeback => {
                 self.c.dram_writes += 1;
                 if r.src != r.home {
@@ -277,7 +443,13 @@ impl System {
     pub(crate) fn l2_fill(&mut self, id: u32) {
         let now = self.q.now();
         let (r, at, s) = self.arrive_at_slice(id);
-        if self.cacheable(&r, at) {
+        let dropped = self.directory_on() && self.slices[s].mshr.is_poisoned(r.line);
+        if dropped {
+            // an invalidation crossed this fill: deliver, do not install
+            self.coh.fills_dropped += 1;
+        }
+        let present = self.chk.is_some() && self.slices[s].cache.contains(r.line);
+        if self.cacheable(&r, at) && !dropped {
             let dirty = r.kind == Kind::Atomic;
             if let Some(v) = self.slices[s]
                 .cache
@@ -288,11 +460,24 @@ impl System {
                 }
             }
         }
+        // the version delivered: a copy written meanwhile merges with the fill
+        let cid = self.l2_cache_id(s);
+        let ver = match &mut self.chk {
+            Some(c) if present => c.copy(cid, r.line),
+            Some(c) => {
+                if self.slices[s].cache.contains(r.line) {
+                    c.install(cid, r.line, r.ver);
+                }
+                r.ver
+            }
+            None => 0,
+        };
         let mut waiters = std::mem::take(&mut self.scratch_tok);
         waiters.clear();
         self.slices[s].mshr.complete(r.line, &mut waiters);
         for &w in &waiters {
             let wid = w as u32;
+            self.reqs[wid as usize].ver = ver;
             if self.reqs[wid as usize].kind == Kind::Atomic && wid != id {
                 // a merged atomic: it modifies the freshly filled line
                 self.slices[s].cache.set_dirty(r.line);
@@ -315,6 +500,24 @@ impl System {
         let spn = self.cfg.l2.slices_per_node as usize;
         let slice = (s % spn) as u32;
         match r.kind {
+            Kind::Read if r.at_home => {
+                // served by the home slice for remote node `src`: a sharer; the data crosses
+                // back to the requester's L2 (two-level) or straight to its SM (home-side)
+                self.home_read(r.line, at, r.src);
+                let h = self.net.header_bytes;
+                let b = r_line(self);
+                let mut t = self
+                    .net
+                    .remote(t, at, r.src, h + b, Msg::Response, &mut r.rx);
+                r.at_home = false;
+                self.reqs[id as usize] = r;
+                if self.cfg.l2.organisation == L2Organisation::Both {
+                    self.q.push(t, Ev::L2Fill(id));
+                } else {
+                    t += self.clk.cycles(self.cfg.noc.sm_l2_latency as u64);
+                    self.q.push(t, Ev::L1Fill(id));
+                }
+            }
             Kind::Read => {
                 let b = r_line(self);
                 let t = self.net.slice_to_sm(t, at, slice, b, &mut r.rx);
@@ -345,8 +548,23 @@ impl System {
         self.net.arrive(&mut r.rx);
         self.reqs[id as usize].rx = r.rx;
         let sm = r.sm as usize;
-        if self.cfg.l1.enabled {
+        // a fill an invalidation crossed (or one with no MSHR to mark) is not installed
+        let dropped = self.directory_on() && (r.direct || self.sms[sm].mshr.is_poisoned(r.line));
+        if dropped && !r.direct {
+            self.coh.fills_dropped += 1;
+        }
+        if self.cfg.l1.enabled
+            && (self.cfg.l1.cache_remote || r.home == self.sms[sm].node)
+            && !dropped
+        {
             self.sms[sm].l1.insert(r.line, false, 0);
+            if let Some(c) = &mut self.chk {
+                c.install(sm as u32, r.line, r.ver);
+            }
+        }
+        if let Some(c) = &mut self.chk {
+            let now = self.q.now();
+            c.check("delivered", sm as u32, r.line, r.ver, r.issue_ver, now);
         }
         let mut toks = std::mem::take(&mut self.scratch_tok);
         toks.clear();
@@ -386,14 +604,16 @@ impl System {
         self.retire(id);
     }
 
-    /// Kernel boundary (spec A7): write back dirty remote lines and drop remote lines from
-    /// every L2; invalidate every L1.
+    /// Kernel boundary: invalidate every L1 (acquire); then, by `l2.kernel_boundary`, write
+    /// back dirty remote lines and drop remote lines from every L2 (software coherence,
+    /// spec A7), write them back and keep them clean (release, REC §2.4), or nothing.
     pub(crate) fn kernel_boundary(&mut self) {
         let now = self.q.now();
         for sm in &mut self.sms {
             sm.l1.clear();
         }
-        if !self.cfg.l2.flush_remote_at_kernel_end || self.cfg.system.nodes == 1 {
+        let action = self.cfg.l2.kernel_boundary;
+        if action == KernelBoundary::None || self.cfg.system.nodes == 1 {
             return;
         }
         let spn = self.cfg.l2.slices_per_node as usize;
@@ -401,13 +621,181 @@ impl System {
             let node = (s / spn) as u32;
             let map = self.map.clone();
             let shift = self.line_shift;
-            let dirty = self.slices[s].cache.invalidate_where(|line, _, meta| {
-                map.locate(line << shift, meta_mode(meta)).node != node
-            });
+            let remote =
+                |line: u64, meta: u8| map.locate(line << shift, meta_mode(meta)).node != node;
+            let dirty = if action == KernelBoundary::FlushRemote {
+                self.slices[s]
+                    .cache
+                    .invalidate_where(|line, _, meta| remote(line, meta))
+            } else {
+                self.slices[s].cache.clean_where(remote)
+            };
             for v in dirty {
                 self.writeback(node, v.line, v.meta, now);
             }
         }
+    }
+
+    /// Invalidate `line` in the L1 of every SM of `node` but `except` (the writer, whose
+    /// copy holds its own write; a global SM id, or `u32::MAX`), and mark every fill in
+    /// flight, the writer's too (its data predates the write), so it is not installed.
+    pub(crate) fn inval_l1s(&mut self, node: u32, line: u64, except: u32) {
+        let spn = self.cfg.system.sms_per_node as usize;
+        let first = node as usize * spn;
+        for sm in first..first + spn {
+            if sm as u32 == except {
+                self.sms[sm].mshr.poison(line);
+                continue;
+            }
+            if self.sms[sm].l1.invalidate(line).is_some() {
+                self.coh.l1_inv_hits += 1;
+            }
+            self.sms[sm].mshr.poison(line);
+        }
+    }
+
+    /// The home `home` served `line` to remote node `node`: the directory records a sharer
+    /// (and may evict, sending invalidations).
+    fn home_read(&mut self, line: u64, home: u32, node: u32) {
+        if !self.directory_on() {
+            return;
+        }
+        let mut buf = std::mem::take(&mut self.inval_buf);
+        buf.clear();
+        self.dirs[home as usize].read(line, node, &mut buf);
+        for inv in &buf {
+            self.send_invals(home, inv.line, inv.sharers, 0);
+        }
+        self.inval_buf = buf;
+    }
+
+    /// A write of request `r` (store, write-back or atomic) is performed at its home.
+    /// `writer` is the node that keeps an up-to-date copy (`None` for atomics), `writer_sm`
+    /// the SM whose L1 copy was updated (`u32::MAX`: none). The checker gets a new version;
+    /// the directory invalidates the home's other L1 copies on chip and every other sharer
+    /// over the network. Nothing happens with neither the checker nor a directory.
+    pub(crate) fn home_write(&mut self, r: &Req, writer: Option<u32>, writer_sm: u32) {
+        if self.chk.is_none() && !self.directory_on() {
+            return;
+        }
+        let (line, home) = (r.line, r.home);
+        let passed_writer_copy = r.kind == Kind::Write
+            && r.src != home
+            && self.cfg.l2.write_policy_remote == WritePolicy::WriteThrough
+            && self.cacheable(r, r.src);
+        let ver = match self.chk.take() {
+            Some(mut c) => {
+                if passed_writer_copy {
+                    c.write_arrived(line);
+                }
+                let v = c.perform_write(line);
+                // the copies that hold the written data take the new version: the home
+                // slice's, the writer's L2 copy, the writer SM's L1 copy (updated by the
+                // store) and, for a remote write, the L1 copies its node refilled from its
+                // updated L2 copy meanwhile
+                let hs = self.slice_of(home, line, home, r.chan);
+                if self.slices[hs].cache.contains(line) {
+                    c.install(self.l2_cache_id(hs), line, v);
+                }
+                if let Some(w) = writer.filter(|&w| w != home) {
+                    let ws = self.slice_of(w, line, home, r.chan);
+                    if self.slices[ws].cache.contains(line) {
+                        c.install(self.l2_cache_id(ws), line, v);
+                    }
+                }
+                let spn = self.cfg.system.sms_per_node as usize;
+                let wnode = r.src as usize;
+                let refilled = r.src != home && r.kind == Kind::Write;
+                for sm in wnode * spn..(wnode + 1) * spn {
+                    if (sm as u32 == writer_sm || refilled) && self.sms[sm].l1.contains(line) {
+                        c.install(sm as u32, line, v);
+                    }
+                }
+                self.chk = Some(c);
+                v
+            }
+            None => 0,
+        };
+        let mut sent = 0;
+        if self.directory_on() {
+            self.inval_l1s(home, line, writer_sm);
+            let mut buf = std::mem::take(&mut self.inval_buf);
+            buf.clear();
+            self.dirs[home as usize].write(line, writer.filter(|&w| w != home), &mut buf);
+            for inv in &buf {
+                sent += self.send_invals(home, inv.line, inv.sharers, ver);
+            }
+            self.inval_buf = buf;
+        }
+        if let Some(c) = &mut self.chk {
+            c.complete_after(line, ver, sent);
+        }
+    }
+
+    /// Send an invalidation of `line` from `home` to every node in `mask`; returns how many.
+    fn send_invals(&mut self, home: u32, line: u64, mask: u64, ver: u32) -> u32 {
+        let now = self.q.now();
+        let bytes = self.cfg.coherence.inv_bytes;
+        let mut n = 0;
+        let mut m = mask;
+        while m != 0 {
+            let target = m.trailing_zeros();
+            m &= m - 1;
+            let mut rx = Receipts::default();
+            let t = self
+                .net
+                .remote(now, home, target, bytes, Msg::Invalidation, &mut rx);
+            let id = self.new_req(Req {
+                kind: Kind::Invalidation,
+                mode: crate::mapping::Mode::Fgp,
+                sm: u32::MAX,
+                src: target,
+                home,
+                chan: 0,
+                chan_addr: 0,
+                line,
+                bytes,
+                obj: locus_workload::NO_OBJ,
+                token: u64::MAX,
+                direct: false,
+                at_home: false,
+                ver,
+                issue_ver: 0,
+                rx,
+            });
+            self.q.push(t, Ev::Inval(id));
+            self.coh.inv_sent += 1;
+            n += 1;
+        }
+        n
+    }
+
+    /// An invalidation reaches its target node: drop the line from the node's L2 slice
+    /// (writing a dirty copy back) and L1s, and mark fills in flight so they are not
+    /// installed (the race of issue 7 §2: their data predates the write).
+    pub(crate) fn inval_arrive(&mut self, id: u32) {
+        let now = self.q.now();
+        let mut r = self.reqs[id as usize];
+        self.net.arrive(&mut r.rx);
+        self.reqs[id as usize].rx = r.rx;
+        let node = r.src;
+        self.coh.inv_received += 1;
+        let s = self.slice_of(node, r.line, r.home, r.chan);
+        if let Some(v) = self.slices[s].cache.invalidate(r.line) {
+            self.coh.inv_hits += 1;
+            if v.dirty {
+                // a dirty remote copy (write-back remote policy) holds other bytes of the
+                // line: write them back rather than lose them
+                self.coh.inv_hits_dirty += 1;
+                self.writeback(node, v.line, v.meta, now);
+            }
+        }
+        self.slices[s].mshr.poison(r.line);
+        self.inval_l1s(node, r.line, u32::MAX);
+        if let Some(c) = &mut self.chk {
+            c.inval_delivered(r.line, r.ver);
+        }
+        self.retire(id);
     }
 }
 
@@ -425,7 +813,7 @@ fn mode_meta(m: crate::mapping::Mode) -> u8 {
 }
 
 #[inline]
-fn meta_mode(m: u8) -> crate::mapping::Mode {
+pub(crate) fn meta_mode(m: u8) -> crate::mapping::Mode {
     if m == 1 {
         crate::mapping::Mode::Cgp
     } else {

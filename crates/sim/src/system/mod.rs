@@ -13,7 +13,8 @@ mod memory;
 mod sm;
 
 use crate::cache::{Mshrs, SetAssoc};
-use crate::config::Config;
+use crate::coherence::{Checker, Directory, Inval};
+use crate::config::{Config, Protocol};
 use crate::mapping::{AddressMap, Mode};
 use crate::noc::{Network, Receipts};
 use crate::placement::Placement;
@@ -49,6 +50,9 @@ pub(crate) enum Ev {
     WriteAck(u32),
     /// A periodic timer's epoch (payload: timer id into `System::timers`).
     Epoch(u32),
+    /// A coherence invalidation reaches its target node (payload: a request of kind
+    /// `Kind::Invalidation`).
+    Inval(u32),
 }
 
 impl Ev {
@@ -65,10 +69,16 @@ impl Ev {
             Ev::AtomicResp(_) => 7,
             Ev::WriteAck(_) => 8,
             Ev::Epoch(_) => 9,
+            Ev::Inval(_) => 10,
         }
     }
+    /// Number of variants.
+    pub(crate) const COUNT: usize = 11;
+    /// Variants that existed before coherence: always listed in the statistics; later
+    /// ones only when they occurred, so runs without them report exactly as before.
+    pub(crate) const ALWAYS_LISTED: usize = 9;
     /// Names of the variants, by [`Ev::index`].
-    pub(crate) const NAMES: [&'static str; 10] = [
+    pub(crate) const NAMES: [&'static str; Ev::COUNT] = [
         "sm_tick",
         "l2_access",
         "dram_arrive",
@@ -79,6 +89,7 @@ impl Ev {
         "atomic_resp",
         "write_ack",
         "epoch",
+        "invalidation",
     ];
 }
 
@@ -88,6 +99,9 @@ pub(crate) enum Kind {
     Write,
     Atomic,
     Writeback,
+    /// A coherence invalidation from a home to a sharer (`src` is the target node, `ver`
+    /// the checker version of the write that caused it).
+    Invalidation,
 }
 
 /// A memory request in flight (slab entry).
@@ -110,6 +124,13 @@ pub(crate) struct Req {
     pub token: u64,
     /// The token is not held by an L1 MSHR: the fill completes it directly.
     pub direct: bool,
+    /// Being served by the home node's L2 slice on behalf of remote node `src` (home-side
+    /// or two-level L2 organisation).
+    pub at_home: bool,
+    /// Checker: version of the data carried (reads) or of the write (invalidations).
+    pub ver: u32,
+    /// Checker: version of the line completed when the load issued.
+    pub issue_ver: u32,
     pub rx: Receipts,
 }
 
@@ -141,6 +162,9 @@ impl Req {
             obj,
             token,
             direct: false,
+            at_home: false,
+            ver: 0,
+            issue_ver: 0,
             rx: Receipts::default(),
         }
     }
@@ -302,7 +326,7 @@ pub struct System {
     pub(crate) dispatch_buf: Vec<(u64, usize)>,
     pub(crate) objects: Vec<locus_workload::DataObject>,
     pub(crate) decisions: Vec<crate::placement::coda::Decision>,
-    pub(crate) ev_counts: [u64; 10],
+    pub(crate) ev_counts: [u64; Ev::COUNT],
     /// Pages being migrated and when they become usable.
     pub(crate) migrating: rustc_hash::FxHashMap<u64, Ps>,
     /// When a run limit (`run.max_warp_insts`, `run.max_cycles`) stopped issue.
@@ -313,6 +337,13 @@ pub struct System {
     pub(crate) timers_armed: usize,
     /// Samples of the `run.sample_cycles` timer.
     pub(crate) timeline: Vec<crate::stats::Sample>,
+    /// Home-side directories, one per node (empty unless `coherence.protocol = "directory"`).
+    pub(crate) dirs: Vec<Directory>,
+    /// The coherence checker (`coherence.check`).
+    pub(crate) chk: Option<Checker>,
+    /// Coherence counters.
+    pub(crate) coh: CohCounters,
+    pub(crate) inval_buf: Vec<Inval>,
 }
 
 /// The policy a periodic timer belongs to; an epoch dispatches on it by `match` (no `dyn`).
@@ -340,6 +371,21 @@ pub(crate) struct Timer {
     pub armed: bool,
     /// Epochs fired so far.
     pub fired: u64,
+}
+
+/// Coherence traffic and its effects (issue 7 §2).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CohCounters {
+    pub inv_sent: u64,
+    pub inv_received: u64,
+    /// Invalidations that found the line in the target's L2.
+    pub inv_hits: u64,
+    /// ... and found it dirty (written back).
+    pub inv_hits_dirty: u64,
+    /// L1 copies dropped by invalidations (home, writer and sharer nodes).
+    pub l1_inv_hits: u64,
+    /// Fills not installed because an invalidation crossed them (L2 and L1).
+    pub fills_dropped: u64,
 }
 
 impl System {
@@ -427,12 +473,21 @@ impl System {
             dispatch_buf: Vec::new(),
             objects: Vec::new(),
             decisions: Vec::new(),
-            ev_counts: [0; 10],
+            ev_counts: [0; Ev::COUNT],
             migrating: Default::default(),
             stopped_at: None,
             timers: Vec::new(),
             timers_armed: 0,
             timeline: Vec::new(),
+            dirs: match cfg.coherence.protocol {
+                Protocol::None => Vec::new(),
+                Protocol::Directory => (0..cfg.system.nodes)
+                    .map(|h| Directory::new(cfg, h))
+                    .collect(),
+            },
+            chk: cfg.coherence.check.then(Checker::default),
+            coh: CohCounters::default(),
+            inval_buf: Vec::new(),
             cfg: cfg.clone(),
         };
         if cfg.run.sample_cycles > 0 {
@@ -614,4 +669,28 @@ impl System {
     pub fn now(&self) -> Ps {
         self.q.now()
     }
+
+    /// Lines held now by the L2 slices whose home is another node, and how many of them are
+    /// dirty (a debug query for tests: a scan of every slice).
+    pub fn l2_remote_lines(&self) -> (u64, u64) {
+        let spn = self.cfg.l2.slices_per_node as usize;
+        let (mut remote, mut dirty) = (0, 0);
+        for (s, sl) in self.slices.iter().enumerate() {
+            let node = (s / spn) as u32;
+            for e in sl.cache.lines() {
+                let home = self
+                    .map
+                    .locate(e.line << self.line_shift, memory::meta_mode(e.meta))
+                    .node;
+                if home != node {
+                    remote += 1;
+                    dirty += e.dirty as u64;
+                }
+            }
+        }
+        (remote, dirty)
+    }
 }
+
+#[cfg(test)]
+mod tests;

@@ -505,7 +505,20 @@ impl System {
             let loc = self.map.locate(line << self.line_shift, mode);
             match inst.class {
                 InstClass::Load => {
-                    let hit = self.cfg.l1.enabled && self.sms[sm].l1.access(line);
+                    let hit = self.cfg.l1.enabled
+                        && (self.cfg.l1.cache_remote || loc.node == node)
+                        && self.sms[sm].l1.access(line);
+                    let issue_ver = match &mut self.chk {
+                        Some(c) => {
+                            let need = c.completed(line);
+                            if hit {
+                                let have = c.copy(sm as u32, line);
+                                c.check("l1-hit", sm as u32, line, have, need, now);
+                            }
+                            need
+                        }
+                        None => 0,
+                    };
                     if hit {
                         self.c.l1_hits += 1;
                         self.sms[sm].l1_hits += 1;
@@ -522,7 +535,15 @@ impl System {
                     if let Some(s) = slot {
                         self.pend[s].remaining += 1;
                     }
-                    match self.sms[sm].mshr.add(line, tok) {
+                    // a fill an invalidation crossed must not serve a later load: such a
+                    // load goes on its own (directory protocol only)
+                    let poisoned = !self.dirs.is_empty() && self.sms[sm].mshr.is_poisoned(line);
+                    let added = if poisoned {
+                        None
+                    } else {
+                        self.sms[sm].mshr.add(line, tok)
+                    };
+                    match added {
                         Some(false) => {
                             self.c.l1_mshr_merges += 1;
                         }
@@ -541,6 +562,7 @@ impl System {
                             // no MSHR left (an instruction wider than the MSHR file): the
                             // request carries its waiter itself
                             r.direct = added.is_none();
+                            r.issue_ver = issue_ver;
                             let t = self.sm_to_l2(ti + l1_lat, node, &mut r, Msg::Read);
                             let id = self.new_req(r);
                             self.q.push(t, Ev::L2Access(id));

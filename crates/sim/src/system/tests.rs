@@ -1,0 +1,184 @@
+//! System-level scenarios driven event by event (no workload): the race between an
+//! invalidation and a fill in flight (issue 7 §2).
+
+use super::{Ev, Kind, Req, System};
+use crate::mapping::Mode;
+use crate::preset;
+
+fn directory_system() -> System {
+    let sets: Vec<String> = [
+        "coherence.protocol=directory",
+        "l2.write_policy_remote=write-through",
+        "coherence.check=true",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    System::new(&preset::load(Some("coda-4gpu"), None, &sets).unwrap())
+}
+
+fn step(s: &mut System, ev: Ev) {
+    match ev {
+        Ev::SmTick(_) => {} // no warps
+        Ev::L2Access(i) => s.l2_access(i),
+        Ev::DramArrive(i) => s.dram_arrive(i),
+        Ev::DramTick(c) => s.dram_tick_event(c as usize),
+        Ev::DramDone(i) => s.dram_done(i),
+        Ev::L2Fill(i) => s.l2_fill(i),
+        Ev::L1Fill(i) => s.l1_fill(i),
+        Ev::AtomicResp(i) => s.atomic_resp(i),
+        Ev::WriteAck(i) => s.write_ack(i),
+        Ev::Inval(i) => s.inval_arrive(i),
+        Ev::Epoch(t) => s.epoch(t),
+    }
+}
+
+/// A line homed at node 0 and its location.
+fn line_at_node0(s: &System) -> (u64, crate::mapping::Location) {
+    let shift = s.line_shift;
+    let line = (1u64..)
+        .find(|&l| s.map.locate(l << shift, Mode::Fgp).node == 0)
+        .unwrap();
+    (line, s.map.locate(line << shift, Mode::Fgp))
+}
+
+/// SM `sm` issues a read (L1 MSHR allocated) or a write of `line` now; returns the request.
+fn issue(s: &mut System, kind: Kind, sm: usize, line: u64, loc: &crate::mapping::Location) -> u32 {
+    let node = s.sms[sm].node;
+    if kind == Kind::Read {
+        assert_eq!(s.sms[sm].mshr.add(line, u64::MAX), Some(true));
+    } else {
+        s.sms[sm].writes_inflight += 1;
+    }
+    let id = s.new_req(Req::from_sm(
+        kind,
+        sm,
+        node,
+        loc,
+        line,
+        Mode::Fgp,
+        128,
+        locus_workload::NO_OBJ,
+        u64::MAX,
+    ));
+    let now = s.q.now();
+    s.q.push(now, Ev::L2Access(id));
+    id
+}
+
+/// Run events until `stop(event)` was handled (or the queue is empty).
+fn run_until(s: &mut System, mut stop: impl FnMut(&Ev) -> bool) {
+    while let Some((_, ev)) = s.q.pop() {
+        let last = stop(&ev);
+        step(s, ev);
+        if last {
+            return;
+        }
+    }
+}
+
+/// Node 1 (SM 4) already shares a line homed at node 0 and has dropped its copies (as
+/// evictions would); it misses on the line again while SM 0 writes it at the home. The
+/// invalidation reaches node 1 while its new fill is in flight.
+#[test]
+fn an_invalidation_that_crosses_a_fill_prevents_its_install() {
+    let mut s = directory_system();
+    let (line, loc) = line_at_node0(&s);
+    issue(&mut s, Kind::Read, 4, line, &loc);
+    run_until(&mut s, |_| false);
+    let slice = s.slice_of(1, line, 0, loc.channel);
+    assert!(s.slices[slice].cache.contains(line) && s.sms[4].l1.contains(line));
+    s.slices[slice].cache.invalidate(line);
+    s.sms[4].l1.invalidate(line);
+    // the second miss and the write start together; the write is performed at the home's
+    // L2 at once, its invalidation overtakes the miss's round trip
+    issue(&mut s, Kind::Read, 4, line, &loc);
+    issue(&mut s, Kind::Write, 0, line, &loc);
+    run_until(&mut s, |_| false);
+    assert_eq!(s.coh.inv_sent, 1, "node 1 was a recorded sharer");
+    assert_eq!(s.coh.inv_received, 1);
+    assert_eq!(s.coh.inv_hits, 0, "nothing installed when it arrived");
+    assert_eq!(
+        s.coh.fills_dropped, 2,
+        "neither the L2 nor the L1 fill installed"
+    );
+    assert!(!s.slices[slice].cache.contains(line));
+    assert!(!s.sms[4].l1.contains(line));
+    assert!(
+        !s.sms[4].mshr.contains(line),
+        "the waiter still got its data"
+    );
+    assert_eq!(s.live_requests(), 0);
+    let c = s.chk.as_ref().unwrap();
+    assert_eq!(c.violations, 0);
+    assert_eq!(
+        c.completed(line),
+        1,
+        "the write completed when its invalidation landed"
+    );
+}
+
+/// On chip, at the home: SM 1 hits the home L2 (old data on its way to the L1) just before
+/// SM 0's write reaches the same slice. The L1 fill in flight must not be installed.
+#[test]
+fn a_write_at_the_home_stops_an_l1_fill_of_old_data() {
+    let mut s = directory_system();
+    let (line, loc) = line_at_node0(&s);
+    issue(&mut s, Kind::Read, 1, line, &loc);
+    run_until(&mut s, |_| false);
+    s.sms[1].l1.invalidate(line);
+    let rid = issue(&mut s, Kind::Read, 1, line, &loc);
+    run_until(&mut s, |e| matches!(e, Ev::L2Access(i) if *i == rid));
+    let c = s.chk.as_ref().unwrap();
+    assert_eq!(s.reqs[rid as usize].ver, 0, "an L2 hit on the old data");
+    assert_eq!(c.performed(line), 0);
+    issue(&mut s, Kind::Write, 0, line, &loc);
+    run_until(&mut s, |_| false);
+    assert_eq!(s.coh.fills_dropped, 1);
+    assert!(
+        !s.sms[1].l1.contains(line),
+        "the old data was not installed"
+    );
+    assert_eq!(s.chk.as_ref().unwrap().performed(line), 1);
+    assert_eq!(s.live_requests(), 0);
+}
+
+/// SM 4 (node 1) reads a line homed at node 0; SM 0 (node 0) writes the line before the
+/// home serves the read (`Some(false)`), or never.
+fn scenario(write_before_read_served: bool) -> (System, u64, usize) {
+    let mut s = directory_system();
+    let (line, loc) = line_at_node0(&s);
+    let rid = issue(&mut s, Kind::Read, 4, line, &loc);
+    if write_before_read_served {
+        run_until(&mut s, |e| matches!(e, Ev::DramArrive(i) if *i == rid));
+        issue(&mut s, Kind::Write, 0, line, &loc);
+    }
+    run_until(&mut s, |_| false);
+    let slice = s.slice_of(1, line, 0, loc.channel);
+    (s, line, slice)
+}
+
+#[test]
+fn without_a_crossing_write_the_fill_is_installed() {
+    let (s, line, slice) = scenario(false);
+    assert_eq!((s.coh.inv_sent, s.coh.fills_dropped), (0, 0));
+    assert!(s.slices[slice].cache.contains(line));
+    assert!(s.sms[4].l1.contains(line));
+    assert_eq!(s.live_requests(), 0);
+}
+
+#[test]
+fn a_write_before_the_read_is_served_is_seen_by_the_read() {
+    // performed at the home before the read was served: the read returns the new data,
+    // node 1 was no sharer yet, nothing to invalidate
+    let (s, line, slice) = scenario(true);
+    assert_eq!((s.coh.inv_sent, s.coh.fills_dropped), (0, 0));
+    assert!(s.slices[slice].cache.contains(line));
+    let c = s.chk.as_ref().unwrap();
+    assert_eq!(
+        c.copy(s.l2_cache_id(slice), line),
+        1,
+        "filled with the new version"
+    );
+    assert_eq!(s.live_requests(), 0);
+}
