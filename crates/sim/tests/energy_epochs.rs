@@ -1,22 +1,10 @@
 //! The energy model on whole runs (issue 7 §5) and the epoch timers with their first
 //! consumer, time-series sampling (issue 7 §4).
 
+mod common;
+use common::{cfg, run};
+
 use locus_sim::{preset, Config, Report};
-use std::collections::BTreeMap;
-
-fn cfg(preset_name: &str, sets: &[&str]) -> Config {
-    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    preset::load(Some(preset_name), None, &sets).unwrap()
-}
-
-fn run(c: &Config, workload: &str, params: &[(&str, &str)]) -> Report {
-    let p: BTreeMap<String, String> = params
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let mut w = locus_workload::registry::build(workload, &p, 7).unwrap();
-    locus_sim::simulate(c, &mut w).unwrap()
-}
 
 fn rel(a: f64, b: f64) -> f64 {
     (a - b).abs() / a.abs().max(b.abs()).max(f64::MIN_POSITIVE)
@@ -136,7 +124,7 @@ fn bad_energy_parameters_are_rejected_with_their_key() {
 fn samples_run_counted(period: u64) -> (Report, u64) {
     let s = format!("run.sample_cycles={period}");
     let c = cfg("coda-4gpu", &[s.as_str()]);
-    let p: BTreeMap<String, String> = [("scale", "10"), ("edge_factor", "8")]
+    let p: std::collections::BTreeMap<String, String> = [("scale", "10"), ("edge_factor", "8")]
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();

@@ -2,42 +2,15 @@
 //! on every topology, runs on every topology, TOML link lists, and bandwidth-limited
 //! SM -> L2 requests.
 
-use locus_dram::Channel;
+mod common;
+use common::{dram_read, run};
+
 use locus_engine::{Clock, Port};
 use locus_sim::{preset, Config, Report};
-use std::collections::BTreeMap;
 
 fn cfg(sets: &[&str]) -> Config {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     preset::load(Some("coda-4gpu"), None, &sets).unwrap()
-}
-
-fn run(c: &Config, workload: &str, params: &[(&str, &str)]) -> Report {
-    let p: BTreeMap<String, String> = params
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let mut w = locus_workload::registry::build(workload, &p, 7).unwrap();
-    locus_sim::simulate(c, &mut w).unwrap()
-}
-
-/// DRAM latency of one read arriving at `t` at a fresh channel.
-fn dram_read(c: &Config, t: u64) -> u64 {
-    let mut ch = Channel::new(&c.dram);
-    ch.push(t, 0, 0, c.system.line_bytes, false);
-    let mut done = Vec::new();
-    let mut now = t;
-    loop {
-        if let Some(d) = done.first() {
-            let d: &locus_dram::Completion = d;
-            return d.time_ps - t;
-        }
-        match ch.tick(now, &mut done) {
-            Some(n) => now = n,
-            None if done.is_empty() => panic!("read never completed"),
-            None => {}
-        }
-    }
 }
 
 /// An unloaded remote load over a route of `hops` equal links (each `interconnect.latency`
