@@ -171,6 +171,13 @@ const _: () = assert!(
     "WarpInst stays compact"
 );
 
+impl Default for WarpInst {
+    /// A one-lane `EXIT` (what a warp past its last instruction executes).
+    fn default() -> Self {
+        WarpInst::alu(InstClass::Exit, 1)
+    }
+}
+
 impl WarpInst {
     /// A non-memory instruction.
     pub fn alu(class: InstClass, lanes: u8) -> Self {

@@ -182,6 +182,9 @@ pub(crate) struct Warp {
     pub at_barrier: bool,
     pub alu: [(Reg, Ps); 4],
     pub alu_i: u8,
+    /// The instruction at `pc`, cached so the scheduler's scan does not chase the block
+    /// program's pointers for every warp it looks at (refreshed on issue and dispatch).
+    pub next: locus_workload::WarpInst,
 }
 
 /// A scoreboard entry: one outstanding load instruction of a warp.

@@ -57,6 +57,7 @@ impl System {
                 ready_at: now,
                 ..Warp::default()
             };
+            self.warps[base + w].next = self.inst(sm, base + w);
             for p in &mut self.pend[(base + w) * self.maxp..(base + w + 1) * self.maxp] {
                 *p = Pend::default();
             }
@@ -190,7 +191,7 @@ impl System {
                     next = next.min(warp.ready_at);
                     continue;
                 }
-                let inst = self.inst(sm, wg);
+                let inst = self.warps[wg].next;
                 match self.stall(wg, &inst, now) {
                     Some(Stall::Mem) => {
                         self.park(wg);
@@ -297,6 +298,7 @@ impl System {
         self.c.warp_insts_by_class[inst.class as usize] += 1;
         self.sms[sm].warp_insts += 1;
         self.warps[wg].pc += 1;
+        self.warps[wg].next = self.inst(sm, wg);
         self.warps[wg].ready_at = now + cyc;
         match inst.class {
             // an EXIT that some lanes take while others go on (traces: predicated or
