@@ -706,9 +706,9 @@ impl Config {
     pub fn validate(&self) -> Result<(), String> {
         let s = &self.system;
         let p2 = |v: u64| v.is_power_of_two();
-        if s.nodes == 0 || !p2(s.nodes as u64) || s.nodes > 64 {
+        if s.nodes == 0 || !p2(s.nodes as u64) || s.nodes > 256 {
             return Err(format!(
-                "system.nodes = {}: must be a power of two from 1 to 64",
+                "system.nodes = {}: must be a power of two from 1 to 256",
                 s.nodes
             ));
         }
@@ -738,9 +738,9 @@ impl Config {
             ));
         }
         let f = self.mapping.fgp_stripe_bytes;
-        if !p2(f) || f < s.line_bytes as u64 || f * s.nodes as u64 > s.page_bytes {
+        if !p2(f) || f < s.line_bytes as u64 || f > s.page_bytes {
             return Err(format!(
-                "mapping.fgp_stripe_bytes = {f}: must be a power of two, >= system.line_bytes ({}) and with stripe x nodes <= page_bytes ({}) (CODA spec A1)",
+                "mapping.fgp_stripe_bytes = {f}: must be a power of two from system.line_bytes ({}) to system.page_bytes ({}) (CODA spec A1)",
                 s.line_bytes, s.page_bytes
             ));
         }
@@ -871,6 +871,12 @@ impl Config {
         }
         if self.placement.samples == 0 {
             return Err("placement.samples must be at least 1".into());
+        }
+        if self.coherence.protocol == Protocol::Directory && s.nodes > 64 {
+            return Err(format!(
+                "coherence.protocol = \"directory\" with system.nodes = {}: the full-map directory tracks at most 64 sharers (a 64-bit mask); use 64 nodes or fewer",
+                s.nodes
+            ));
         }
         if self.coherence.protocol == Protocol::Directory
             && self.l2.write_policy_remote == WritePolicy::WriteBack

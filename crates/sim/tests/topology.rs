@@ -227,3 +227,32 @@ fn sm_to_l2_requests_are_bandwidth_limited() {
     assert_eq!(writes % (h + 128), 0);
     assert!(writes > 0);
 }
+
+/// 64 or more nodes (issue 7 §4; NUBA's MCM has 128 partitions): a 128-node machine of
+/// one SM each on a two-level network runs a kernel to completion, every byte sent is
+/// received, and its data spread over all 128 nodes' memories.
+#[test]
+fn a_128_node_machine_runs() {
+    let c = common::cfg(
+        "coda-4gpu",
+        &[
+            "system.nodes=128",
+            "system.sms_per_node=1",
+            "interconnect.topology=two-level",
+            "memory.bytes_per_node=268435456",
+        ],
+    );
+    let r = run(&c, "vectoradd", &[("n", "64k")]);
+    let k = &r.sim.total.counters;
+    assert_eq!(k.reqs_created, k.reqs_retired);
+    assert!(
+        k.remote_accesses > k.local_accesses,
+        "most data is remote on 128 nodes"
+    );
+    for l in &r.sim.links {
+        assert_eq!(l.bytes_sent, l.bytes_received, "{}", l.name);
+    }
+    let with_dram = r.sim.nodes.iter().filter(|n| n.dram.reads > 0).count();
+    assert_eq!(r.sim.nodes.len(), 128);
+    assert_eq!(with_dram, 128, "FGP pages stripe over every node");
+}

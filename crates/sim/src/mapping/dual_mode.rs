@@ -5,6 +5,10 @@
 //! - CGP (coarse-grained page, G = 1): node = PA[p+n-1:p] (the low PPN bits); the whole page
 //!   lives on one node, and consecutive CGP frames lie on consecutive nodes.
 //!
+//! With more nodes than stripes in a page (f + n > p: 64 nodes x 128 B > 4 KB, NUBA's MCM
+//! and 8-16 GPU systems), FGP still selects the node from PA[f+n-1:f]: each page is striped
+//! over P/F nodes and a page-group over all N, and everything below still holds.
+//!
 //! The node-local address deletes the node-select bits, so in both modes the page-group
 //! `PA >> (p+n)` (N adjacent frames) maps onto the same local range `[Gp·P, (Gp+1)·P)` of
 //! every node: each mode is a bijection on the group and groups never collide. That is why
@@ -28,7 +32,7 @@ pub struct DualModeMap {
 }
 
 impl DualModeMap {
-    /// `nodes` and `page` and `stripe` must be powers of two with stripe·nodes <= page.
+    /// `nodes`, `page` and `stripe` must be powers of two with stripe <= page.
     pub fn new(nodes: u32, page: u64, stripe: u64) -> Self {
         DualModeMap {
             n: nodes.trailing_zeros(),
@@ -124,6 +128,37 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// More nodes than stripes per page (128 nodes x 128 B = 16 KB > 4 KB): a page-group of
+    /// 128 frames still maps one-to-one onto the same local page of every node in both
+    /// modes, and FGP spreads the group's lines evenly over all 128 nodes.
+    #[test]
+    fn many_nodes_keep_the_group_bijection() {
+        let (n, page, stripe) = (128u64, 4096u64, 128u64);
+        let m = DualModeMap::new(n as u32, page, stripe);
+        let group = n * page;
+        for gp in [0u64, 3] {
+            for mode in [Mode::Fgp, Mode::Cgp] {
+                let mut seen = vec![false; (n * page / stripe) as usize];
+                let mut per_node = vec![0u32; n as usize];
+                for off in (0..group).step_by(stripe as usize) {
+                    let (node, local) = m.route(gp * group + off, mode);
+                    assert!(local >= gp * page && local < (gp + 1) * page, "{mode:?}");
+                    let slot = node as u64 * (page / stripe) + (local - gp * page) / stripe;
+                    assert!(!seen[slot as usize], "collision");
+                    seen[slot as usize] = true;
+                    per_node[node as usize] += 1;
+                }
+                assert!(per_node.iter().all(|&c| c == (page / stripe) as u32));
+            }
+        }
+        // one FGP page covers page/stripe = 32 consecutive nodes
+        let nodes: std::collections::BTreeSet<u32> = (0..page)
+            .step_by(stripe as usize)
+            .map(|o| m.route(o, Mode::Fgp).0)
+            .collect();
+        assert_eq!(nodes.len(), (page / stripe) as usize);
     }
 
     /// Fig. 8: FGP page k's 1 KB sub-block s sits on GPU s mod 4; converting the group

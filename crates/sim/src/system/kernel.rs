@@ -343,10 +343,11 @@ impl System {
     ) -> Result<Report, SimError> {
         let t_host = Instant::now();
         let n = self.cfg.system.nodes as usize;
-        if ws.is_empty() || ws.len() > n {
+        if ws.is_empty() || ws.len() > n.min(u8::MAX as usize) {
             return Err(SimError::Config(format!(
-                "{} applications for {n} nodes: give 1 to {n}",
-                ws.len()
+                "{} applications for {n} nodes: give 1 to {}",
+                ws.len(),
+                n.min(u8::MAX as usize)
             )));
         }
         let mut objs = Vec::new();
