@@ -6,12 +6,16 @@ use crate::config::Config;
 use crate::error::SimError;
 use toml::Value;
 
-/// A built-in preset: name, one-line description, TOML text.
+/// A built-in preset: name, one-line description, TOML text, and the preset it extends.
 #[derive(Debug)]
 pub struct Preset {
     pub name: &'static str,
     pub about: &'static str,
     pub toml: &'static str,
+    /// Applied first: a preset that only changes policies extends the machine preset, so
+    /// the compared configurations of a paper cannot drift apart (coda-4gpu-coda once
+    /// lacked coda-4gpu's instruction latencies).
+    pub base: Option<&'static str>,
 }
 
 /// The built-in presets (files under `presets/`).
@@ -20,26 +24,31 @@ pub const PRESETS: &[Preset] = &[
         name: "coda-4gpu",
         about: "CODA Table 1: 4 GPUs x 4 SMs, 16 GB/s hub links, FGP-Only + fair round-robin (baseline)",
         toml: include_str!("../../../presets/coda-4gpu.toml"),
+        base: None,
     },
     Preset {
         name: "coda-4gpu-coda",
         about: "coda-4gpu with CODA placement (Eqs. 2-3) and affinity scheduling (Eq. 1)",
         toml: include_str!("../../../presets/coda-4gpu-coda.toml"),
+        base: Some("coda-4gpu"),
     },
     Preset {
         name: "coda-centralized",
         about: "CODA Fig. 14: one 16-SM GPU, 4 local HBM stacks, memory-side 4 x 1 MB L2, 128 B stack interleave",
         toml: include_str!("../../../presets/coda-centralized.toml"),
+        base: None,
     },
     Preset {
         name: "single-gpu",
         about: "one uniform 16-SM GPU with 4 MB L2 and 32 HBM channels, recent-generation instruction latencies",
         toml: include_str!("../../../presets/single-gpu.toml"),
+        base: None,
     },
     Preset {
         name: "h100",
         about: "NVIDIA H100 SXM5 from public specifications: 132 SMs at 1.98 GHz, 256 KB L1, 50 MB L2, 3.35 TB/s HBM3",
         toml: include_str!("../../../presets/h100.toml"),
+        base: None,
     },
 ];
 
@@ -68,9 +77,11 @@ pub fn load(
     let defaults = v.clone();
     if let Some(name) = preset {
         let p = find(name)?;
-        let layer: Value =
-            toml::from_str(p.toml).map_err(|e| SimError::Config(format!("preset {name}: {e}")))?;
-        merge(&mut v, &layer, "", &format!("preset {name}"))?;
+        for q in p.base.map(find).transpose()?.into_iter().chain([p]) {
+            let layer: Value = toml::from_str(q.toml)
+                .map_err(|e| SimError::Config(format!("preset {}: {e}", q.name)))?;
+            merge(&mut v, &layer, "", &format!("preset {}", q.name))?;
+        }
     }
     if let Some((path, text)) = file {
         let layer: Value =
@@ -273,6 +284,25 @@ mod tests {
         for p in PRESETS {
             load(Some(p.name), None, &[]).unwrap_or_else(|e| panic!("{}: {e}", p.name));
         }
+    }
+
+    /// CODA's compared configurations are one machine: `coda-4gpu-coda` differs from
+    /// `coda-4gpu` only in its name and its placement and scheduling policies (before
+    /// presets had a base, it silently lacked the Fermi-class instruction latencies, which
+    /// inflated every CODA speedup once kernels computed).
+    #[test]
+    fn coda_preset_is_the_baseline_machine_with_codas_policies() {
+        let base = load(Some("coda-4gpu"), None, &[]).unwrap();
+        let mut coda = load(Some("coda-4gpu-coda"), None, &[]).unwrap();
+        assert_eq!(coda.placement.policy, crate::config::PlacementPolicy::Coda);
+        assert_eq!(coda.scheduling.policy, crate::config::SchedPolicy::Affinity);
+        coda.system.name = base.system.name.clone();
+        coda.placement.policy = base.placement.policy;
+        coda.scheduling.policy = base.scheduling.policy;
+        assert_eq!(
+            toml::to_string(&coda).unwrap(),
+            toml::to_string(&base).unwrap()
+        );
     }
 
     #[test]
