@@ -185,6 +185,13 @@ pub(crate) struct Warp {
     /// The instruction at `pc`, cached so the scheduler's scan does not chase the block
     /// program's pointers for every warp it looks at (refreshed on issue and dispatch).
     pub next: locus_workload::WarpInst,
+    /// Scoreboard slots of this warp still waiting for memory (`Pend::remaining > 0`).
+    pub mem_wait: u16,
+    /// Latest `Pend::ready_at` ever given to a slot of this warp: a slot is reused only
+    /// once it is no longer busy, so while this lies in the future it is exactly when the
+    /// last outstanding load becomes usable. Together with `mem_wait` it answers "wait for
+    /// every outstanding load" (`REG_ALL`) without scanning the slots.
+    pub ready_max: Ps,
 }
 
 /// A scoreboard entry: one outstanding load instruction of a warp.

@@ -97,6 +97,15 @@ impl System {
             if s == 0 {
                 continue;
             }
+            if s == REG_ALL {
+                let w = &self.warps[wg];
+                if w.mem_wait > 0 {
+                    mem = true;
+                } else if w.ready_max > now {
+                    until = until.max(w.ready_max);
+                }
+                continue;
+            }
             for p in pend
                 .iter()
                 .filter(|p| p.busy(now) && (s == REG_ALL || p.reg == s))
@@ -471,7 +480,7 @@ impl System {
         if inst.space == Space::Shared {
             if inst.class == InstClass::Load && inst.dst != 0 {
                 let lat = self.clk.cycles(self.cfg.sm.smem_latency as u64);
-                self.alloc_pend(wg, inst.dst, now, now + lat, 0);
+                self.alloc_pend(wg, inst.dst, now, now + lat);
                 self.c.loads_completed += 1;
                 self.c.load_latency_ps += lat;
             }
@@ -491,7 +500,7 @@ impl System {
         let l1_lat = self.clk.cycles(self.cfg.l1.hit_latency as u64);
         let node = self.sms[sm].node;
         let slot = if inst.class == InstClass::Load && inst.dst != 0 {
-            Some(self.alloc_pend(wg, inst.dst, now, now, 0))
+            Some(self.alloc_pend(wg, inst.dst, now, now))
         } else {
             None
         };
@@ -527,6 +536,8 @@ impl System {
                         if let Some(s) = slot {
                             let p = &mut self.pend[s];
                             p.ready_at = p.ready_at.max(ti + l1_lat);
+                            let w = &mut self.warps[wg];
+                            w.ready_max = w.ready_max.max(ti + l1_lat);
                         }
                         continue;
                     }
@@ -535,7 +546,7 @@ impl System {
                     self.count_l1_miss(node, loc.node);
                     let tok = slot.map(|s| s as u64).unwrap_or(u64::MAX);
                     if let Some(s) = slot {
-                        self.pend[s].remaining += 1;
+                        self.pend_wait_one_more(s);
                     }
                     // a fill an invalidation crossed must not serve a later load: such a
                     // load goes on its own (directory protocol only)
@@ -593,7 +604,7 @@ impl System {
                     // atomic: performed at the home node's L2 (spec A7)
                     let tok = slot.map(|s| s as u64).unwrap_or(u64::MAX);
                     if let Some(s) = slot {
-                        self.pend[s].remaining += 1;
+                        self.pend_wait_one_more(s);
                     }
                     self.count_access(node, loc.node, lr.bytes as u64, lr.obj);
                     self.sms[sm].writes_inflight += 1;
@@ -645,20 +656,40 @@ impl System {
         self.net.sm_to_slice(t, at, slice, bytes, msg, &mut r.rx)
     }
 
-    /// Allocate a scoreboard slot; returns its index in `pend`.
-    fn alloc_pend(&mut self, wg: usize, reg: u16, now: Ps, ready: Ps, remaining: u16) -> usize {
+    /// Allocate a scoreboard slot (no response outstanding yet); returns its index in
+    /// `pend`.
+    fn alloc_pend(&mut self, wg: usize, reg: u16, now: Ps, ready: Ps) -> usize {
         self.c.load_insts += 1;
         let base = wg * self.maxp;
         let i = (0..self.maxp)
             .find(|&i| !self.pend[base + i].busy(now))
             .unwrap_or(0);
+        debug_assert!(
+            !self.pend[base + i].busy(now),
+            "the scoreboard had a free slot"
+        );
+        if self.pend[base + i].remaining > 0 {
+            self.warps[wg].mem_wait -= 1;
+        }
         self.pend[base + i] = Pend {
             reg,
-            remaining,
+            remaining: 0,
             ready_at: ready,
             t0: now,
         };
+        let w = &mut self.warps[wg];
+        w.ready_max = w.ready_max.max(ready);
         base + i
+    }
+
+    /// Scoreboard slot `slot` waits for one more memory response.
+    #[inline]
+    fn pend_wait_one_more(&mut self, slot: usize) {
+        let p = &mut self.pend[slot];
+        if p.remaining == 0 {
+            self.warps[slot / self.maxp].mem_wait += 1;
+        }
+        p.remaining += 1;
     }
 
     /// A response for scoreboard slot `slot` arrived at `now`.
@@ -670,10 +701,15 @@ impl System {
         }
         p.remaining -= 1;
         p.ready_at = p.ready_at.max(now);
-        if p.remaining == 0 {
+        let (ready, done) = (p.ready_at, p.remaining == 0);
+        let wg = slot / self.maxp;
+        let w = &mut self.warps[wg];
+        w.ready_max = w.ready_max.max(ready);
+        if done {
+            w.mem_wait -= 1;
+            let p = &self.pend[slot];
             self.c.loads_completed += 1;
             self.c.load_latency_ps += p.ready_at - p.t0;
-            let wg = slot / self.maxp;
             self.unpark(wg);
             let sm = wg / self.max_warps;
             let t = self.pend[slot].ready_at;
