@@ -211,6 +211,9 @@ pub struct KernelStats {
     pub start_ns: f64,
     #[serde(flatten)]
     pub summary: Summary,
+    /// Data objects this kernel wrote (stores, atomics); every other object was read-only
+    /// in it (the per-kernel read-only bit, issue 7 §4).
+    pub written_objects: Vec<String>,
 }
 
 /// DRAM totals of a node.

@@ -315,3 +315,50 @@ fn first_touch_fault_adds_its_cost_once() {
     assert_eq!(b.sim.total.counters.page_faults, 1);
     assert_eq!(a.sim.total.counters.page_faults, 0);
 }
+
+/// The per-kernel read-only bit (issue 7 §4): each kernel's statistics name exactly the
+/// objects it stored to or updated atomically; in a multiprogrammed run an application's
+/// kernels never report another application's objects.
+#[test]
+fn kernels_report_the_objects_they_write() {
+    let c = cfg("coda-4gpu", &[]);
+    let r = run(&c, "km", &[("npoints", "4k"), ("iterations", "2")]);
+    let w: Vec<(&str, Vec<&str>)> = r
+        .sim
+        .kernels
+        .iter()
+        .map(|k| {
+            (
+                k.name.as_str(),
+                k.written_objects.iter().map(|s| s.as_str()).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        w,
+        [
+            ("invert_mapping", vec!["feature_d"]),
+            ("kmeansPoint", vec!["membership_d"]),
+            ("kmeansPoint", vec!["membership_d"]),
+        ]
+    );
+    let p = |w: &str| -> Box<dyn locus_workload::Workload> {
+        Box::new(locus_workload::registry::build(w, &Default::default(), 1).unwrap())
+    };
+    let mut a = locus_workload::offset::Offset::new(p("vectoradd"), 0, 0);
+    let n = locus_workload::Workload::objects(&a).len() as u16;
+    let mut b = locus_workload::offset::Offset::new(p("nn"), 1, n);
+    let mut ws: Vec<&mut dyn locus_workload::Workload> = vec![&mut a, &mut b];
+    let r = locus_sim::System::new(&c)
+        .run_multi(&mut ws, &mut |_| {})
+        .unwrap();
+    for k in &r.sim.kernels {
+        let app = k.name.split(':').next().unwrap();
+        assert_eq!(k.written_objects.len(), 1, "{}", k.name);
+        assert!(
+            k.written_objects[0].starts_with(app),
+            "{k:?}",
+            k = k.written_objects
+        );
+    }
+}

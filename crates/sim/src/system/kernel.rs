@@ -212,6 +212,13 @@ impl System {
         } else {
             info.name.clone()
         };
+        let mut written_objects = Vec::new();
+        for (o, w) in self.obj_written.iter_mut().enumerate() {
+            if *w && self.obj_app.get(o).copied().unwrap_or(0) as usize == a {
+                *w = false;
+                written_objects.push(self.objects[o].name.clone());
+            }
+        }
         let app = &self.apps[a];
         self.kernels.push(KernelStats {
             index: app.index - 1,
@@ -221,6 +228,7 @@ impl System {
             blocks_per_sm: app.bps,
             start_ns: app.start as f64 / 1000.0,
             summary: Summary::new(&diff, end - app.start, self.clk.period),
+            written_objects,
         });
     }
 
@@ -274,6 +282,8 @@ impl System {
         self.objects.sort_by_key(|o| o.base);
         self.placement.set_objects(&self.objects);
         self.obj = vec![ObjCounters::default(); self.objects.len()];
+        self.obj_written = vec![false; self.objects.len()];
+        self.obj_app = vec![0; self.objects.len()];
     }
 
     fn check_end(&self) -> Result<(), SimError> {
@@ -351,10 +361,13 @@ impl System {
             )));
         }
         let mut objs = Vec::new();
-        for w in ws.iter() {
+        let mut owner = Vec::new();
+        for (a, w) in ws.iter().enumerate() {
             objs.extend_from_slice(w.objects());
+            owner.extend(std::iter::repeat_n(a as u8, w.objects().len()));
         }
         self.set_objects(objs);
+        self.obj_app = owner;
         let spn = self.cfg.system.sms_per_node as usize;
         self.apps = (0..ws.len()).map(|i| App::new(i * spn, spn, 1)).collect();
         self.app_names = ws.iter().map(|w| w.name().to_string()).collect();

@@ -339,6 +339,12 @@ pub struct System {
     pub(crate) ev_counts: [u64; Ev::COUNT],
     /// Pages being migrated and when they become usable.
     pub(crate) migrating: rustc_hash::FxHashMap<u64, Ps>,
+    /// Per data object: written (store or atomic issued) by its application's current
+    /// kernel; the per-kernel read-only bit is its negation (issue 7 §4, NUBA's
+    /// `ld.global.ro`). Cleared when the kernel's statistics are recorded.
+    pub(crate) obj_written: Vec<bool>,
+    /// Per data object: the application it belongs to (multiprogrammed runs).
+    pub(crate) obj_app: Vec<u8>,
     /// When a run limit (`run.max_warp_insts`, `run.max_cycles`) stopped issue.
     pub(crate) stopped_at: Option<Ps>,
     /// Periodic timers of run-time policies ([`Timer`]).
@@ -485,6 +491,8 @@ impl System {
             decisions: Vec::new(),
             ev_counts: [0; Ev::COUNT],
             migrating: Default::default(),
+            obj_written: Vec::new(),
+            obj_app: Vec::new(),
             stopped_at: None,
             timers: Vec::new(),
             timers_armed: 0,
@@ -668,6 +676,14 @@ impl System {
     /// Counters so far.
     pub fn counters(&self) -> &Counters {
         &self.c
+    }
+
+    /// Whether data object `obj` has been written (a store or atomic issued) by the
+    /// current kernel of its application so far: a policy may treat an object as
+    /// read-only in this kernel while this is false (the kernel's final answer is its
+    /// statistics' `written_objects`).
+    pub fn object_written_in_kernel(&self, obj: locus_workload::ObjId) -> bool {
+        self.obj_written.get(obj as usize).copied().unwrap_or(false)
     }
 
     /// Whether a run limit stopped the run (its last launch is partial).

@@ -506,6 +506,11 @@ impl System {
         };
         for (i, lr) in lines.iter().enumerate() {
             let ti = t0 + (i as u64 / lpc) * cyc;
+            if inst.class != InstClass::Load {
+                if let Some(w) = self.obj_written.get_mut(lr.obj as usize) {
+                    *w = true;
+                }
+            }
             self.c.l1_requests += 1;
             if let Some(o) = self.obj_counter(lr.obj) {
                 o.l1_requests += 1;
