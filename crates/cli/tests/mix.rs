@@ -2,51 +2,48 @@
 
 use std::process::Command;
 
-#[test]
-fn mix_json_equals_the_timing_runs_counts() {
-    let exe = env!("CARGO_BIN_EXE_locus");
-    let out = Command::new(exe)
-        .args([
-            "analyze",
-            "mix",
-            "-w",
-            "vectoradd",
-            "--param",
-            "n=50000",
-            "--json",
-        ])
+/// Run `locus ARGS`, require success, return its standard output.
+fn locus(args: &[&str]) -> Vec<u8> {
+    let out = Command::new(env!("CARGO_BIN_EXE_locus"))
+        .args(args)
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "{}",
+        "locus {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    out.stdout
+}
+
+#[test]
+fn mix_json_equals_the_timing_runs_counts() {
+    let mix = locus(&[
+        "analyze",
+        "mix",
+        "-w",
+        "vectoradd",
+        "--param",
+        "n=50000",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&mix).unwrap();
     let total = &v[0]["total"];
     let dir = std::env::temp_dir().join(format!("locus-mix-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let stats = dir.join("s.json");
-    let run = Command::new(exe)
-        .args([
-            "run",
-            "-q",
-            "-p",
-            "single-gpu",
-            "-w",
-            "vectoradd",
-            "--param",
-            "n=50000",
-        ])
-        .arg("--stats-json")
-        .arg(&stats)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    locus(&[
+        "run",
+        "-q",
+        "-p",
+        "single-gpu",
+        "-w",
+        "vectoradd",
+        "--param",
+        "n=50000",
+        "--stats-json",
+        stats.to_str().unwrap(),
+    ]);
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
     let c = &s["sim"]["total"]["counters"];
@@ -64,16 +61,7 @@ fn docs_workloads_table_is_current() {
     )
     .unwrap();
     for w in ["vectoradd", "nn", "spmv-csr", "kmeans-transpose"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_locus"))
-            .args(["analyze", "mix", "-w", w, "--markdown"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8(out.stdout).unwrap();
+        let text = String::from_utf8(locus(&["analyze", "mix", "-w", w, "--markdown"])).unwrap();
         let row = text
             .lines()
             .find(|l| l.starts_with(&format!("| {w} |")))
