@@ -10,6 +10,7 @@ pub mod model;
 pub mod offset;
 pub mod program;
 pub mod registry;
+pub mod scale;
 pub mod sharing;
 pub mod trace_source;
 
