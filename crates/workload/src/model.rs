@@ -507,29 +507,39 @@ fn merge_warp(
     regs: &mut Regs,
     wp: &mut WarpProgram,
 ) {
+    debug_assert!(lanes.len() <= 32);
     let maxlen = lanes.iter().map(|l| l.len()).max().unwrap_or(0);
-    let mut done: u32;
+    // lanes by length, so each position starts from the mask of lanes still running
+    // without looking at the lanes that ended (a hub thread of a graph kernel runs for
+    // thousands of positions after its 31 neighbours finished)
+    let mut by_len = [(0usize, 0u32); 32];
+    for (li, l) in lanes.iter().enumerate() {
+        by_len[li] = (l.len(), li as u32);
+    }
+    let by_len = &mut by_len[..lanes.len()];
+    by_len.sort_unstable();
+    let mut running: u32 = by_len.iter().fold(0, |m, &(_, li)| m | (1 << li));
+    let mut ended = 0;
     for pos in 0..maxlen {
-        // lanes that have an op at this position and are not yet emitted
-        done = 0;
-        for (li, l) in lanes.iter().enumerate() {
-            if pos >= l.len() {
-                done |= 1 << li;
-            }
+        while ended < by_len.len() && by_len[ended].0 <= pos {
+            running &= !(1 << by_len[ended].1);
+            ended += 1;
         }
-        while done != u32::MAX {
-            let first = (!done).trailing_zeros() as usize;
+        // lanes that have an op at this position and are not yet emitted
+        let mut todo = running;
+        while todo != 0 {
+            let first = todo.trailing_zeros() as usize;
             let lead = lanes[first][pos];
             let mut n = 0u8;
             addrs.clear();
             let mut obj = lead.obj;
-            for (li, l) in lanes.iter().enumerate().skip(first) {
-                if done & (1 << li) != 0 {
-                    continue;
-                }
-                let op = l[pos];
+            let mut rest = todo;
+            while rest != 0 {
+                let li = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let op = lanes[li][pos];
                 if op.site == lead.site && op.class == lead.class && op.space == lead.space {
-                    done |= 1 << li;
+                    todo &= !(1 << li);
                     n += 1;
                     if op.class.is_mem() {
                         addrs.push((op.addr, op.bytes as u32));

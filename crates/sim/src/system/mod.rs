@@ -177,7 +177,6 @@ pub(crate) struct Warp {
     pub block_slot: u16,
     pub wib: u16,
     pub pc: u32,
-    pub ready_at: Ps,
     pub wait_mem: bool,
     pub at_barrier: bool,
     pub alu: [(Reg, Ps); 4],
@@ -313,6 +312,9 @@ pub struct System {
     pub(crate) net: Network,
     pub(crate) sms: Vec<Sm>,
     pub(crate) warps: Vec<Warp>,
+    /// Earliest time each warp (by global warp index) may issue, kept apart from [`Warp`]
+    /// so the scheduler's scan reads one compact array.
+    pub(crate) wready: Vec<Ps>,
     pub(crate) pend: Vec<Pend>,
     pub(crate) slices: Vec<Slice>,
     pub(crate) chans: Vec<Chan>,
@@ -466,6 +468,7 @@ impl System {
             net: Network::new(cfg, clk),
             sms,
             warps: vec![Warp::default(); nsm * max_warps],
+            wready: vec![0; nsm * max_warps],
             pend: vec![Pend::default(); nsm * max_warps * maxp],
             slices,
             chans,

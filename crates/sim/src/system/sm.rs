@@ -54,9 +54,9 @@ impl System {
                 block_slot: slot as u16,
                 wib: wib as u16,
                 pc: 0,
-                ready_at: now,
                 ..Warp::default()
             };
+            self.wready[base + w] = now;
             self.warps[base + w].next = self.inst(sm, base + w);
             for p in &mut self.pend[(base + w) * self.maxp..(base + w + 1) * self.maxp] {
                 *p = Pend::default();
@@ -83,7 +83,15 @@ impl System {
     /// Check the scoreboard for `inst` of warp `wg`.
     #[inline(never)]
     fn stall(&self, wg: usize, inst: &WarpInst, now: Ps) -> Option<Stall> {
-        let pend = &self.pend[wg * self.maxp..(wg + 1) * self.maxp];
+        let w = &self.warps[wg];
+        // no outstanding load at all (nothing waits for memory, every slot's ready time has
+        // passed): only the ALU results can hold the instruction back
+        let loads_idle = w.mem_wait == 0 && w.ready_max <= now;
+        let pend: &[Pend] = if loads_idle {
+            &[]
+        } else {
+            &self.pend[wg * self.maxp..(wg + 1) * self.maxp]
+        };
         let mut until = 0;
         let mut mem = false;
         let note = |p: &Pend, until: &mut Ps, mem: &mut bool| {
@@ -124,7 +132,7 @@ impl System {
             for p in pend.iter().filter(|p| p.reg == inst.dst && p.busy(now)) {
                 note(p, &mut until, &mut mem);
             }
-            if !pend.iter().any(|p| !p.busy(now)) {
+            if !loads_idle && !pend.iter().any(|p| !p.busy(now)) {
                 // every slot busy: wait for the earliest one that only waits on time
                 match pend
                     .iter()
@@ -163,9 +171,12 @@ impl System {
         }
         let base = sm * self.max_warps;
         let mut issued = 0;
-        let mut next = Ps::MAX;
         let width = self.cfg.sm.issue_width;
         let mut tried_mshr_stall = false;
+        // Candidates as a mask over positions in `order` (oldest first): eligible warps
+        // whose ready time has come. One pass over the compact ready times; `next` is the
+        // earliest time a not-yet-ready eligible warp becomes ready.
+        let (mut cand, mut next) = self.ready_positions(sm, now);
         for _ in 0..width {
             let n = self.sms[sm].order.len();
             if n == 0 || self.stopped_at.is_some() {
@@ -176,30 +187,24 @@ impl System {
                 WarpSched::Lrr => (self.sms[sm].last + 1) % n,
             };
             let mut chosen = None;
-            for k in 0..n {
-                // GTO: the greedy warp first, then the others oldest first
+            while cand != 0 {
+                // GTO: the greedy warp first, then the others oldest first;
+                // LRR: round robin from `start`
                 let i = match self.cfg.sm.warp_scheduler {
-                    WarpSched::Gto => {
-                        if k == 0 {
-                            start
-                        } else if k <= start {
-                            k - 1
+                    WarpSched::Gto if cand & (1u64 << start) != 0 => start,
+                    WarpSched::Gto => cand.trailing_zeros() as usize,
+                    WarpSched::Lrr => {
+                        let hi = cand >> start;
+                        if hi != 0 {
+                            start + hi.trailing_zeros() as usize
                         } else {
-                            k
+                            cand.trailing_zeros() as usize
                         }
                     }
-                    WarpSched::Lrr => (start + k) % n,
                 };
+                cand &= !(1u64 << i);
                 let w = self.sms[sm].order[i] as usize;
-                if self.sms[sm].eligible & (1u64 << w) == 0 {
-                    continue;
-                }
                 let wg = base + w;
-                let warp = &self.warps[wg];
-                if warp.ready_at > now {
-                    next = next.min(warp.ready_at);
-                    continue;
-                }
                 let inst = self.warps[wg].next;
                 match self.stall(wg, &inst, now) {
                     Some(Stall::Mem) => {
@@ -208,7 +213,7 @@ impl System {
                     }
                     Some(Stall::Until(t)) => {
                         // nothing can change before t: later scans skip the warp cheaply
-                        self.warps[wg].ready_at = t;
+                        self.wready[wg] = t;
                         next = next.min(t);
                         continue;
                     }
@@ -247,8 +252,13 @@ impl System {
             }
             let Some((i, wg, inst)) = chosen else { break };
             self.sms[sm].last = i;
+            let exit = inst.class == InstClass::Exit;
             self.issue(sm, wg, inst, ws)?;
             issued += 1;
+            if exit {
+                // an exit reorders `order` (and may dispatch a new block): positions moved
+                (cand, _) = self.ready_positions(sm, now);
+            }
         }
         let cyc = self.clk.period;
         // a warp stalled on full L1 MSHRs is woken by the next L1 fill, not by polling
@@ -259,6 +269,28 @@ impl System {
             self.wake_sm(sm, next);
         }
         Ok(())
+    }
+
+    /// The positions in `order` of the eligible warps of SM `sm` that are ready at `now`
+    /// (a bit per position), and the earliest ready time of the eligible warps that are not.
+    #[inline]
+    fn ready_positions(&self, sm: usize, now: Ps) -> (u64, Ps) {
+        let base = sm * self.max_warps;
+        let el = self.sms[sm].eligible;
+        let ready = &self.wready[base..base + self.max_warps];
+        let (mut mask, mut next) = (0u64, Ps::MAX);
+        for (i, &w) in self.sms[sm].order.iter().enumerate() {
+            if el & (1u64 << w) == 0 {
+                continue;
+            }
+            let r = ready[w as usize];
+            if r <= now {
+                mask |= 1u64 << i;
+            } else {
+                next = next.min(r);
+            }
+        }
+        (mask, next)
     }
 
     #[inline]
@@ -308,7 +340,7 @@ impl System {
         self.sms[sm].warp_insts += 1;
         self.warps[wg].pc += 1;
         self.warps[wg].next = self.inst(sm, wg);
-        self.warps[wg].ready_at = now + cyc;
+        self.wready[wg] = now + cyc;
         match inst.class {
             // an EXIT that some lanes take while others go on (traces: predicated or
             // partial exits) ends only those lanes; the warp ends at its last instruction
@@ -345,7 +377,7 @@ impl System {
                 let warp = &mut self.warps[base + w as usize];
                 if warp.live && warp.at_barrier {
                     warp.at_barrier = false;
-                    warp.ready_at = now;
+                    self.wready[base + w as usize] = now;
                     if !warp.wait_mem {
                         self.sms[sm].eligible |= 1u64 << w;
                     }
