@@ -220,7 +220,12 @@ fn bad_node_kinds_are_refused_with_the_key() {
     let m = err(&["node_kinds=[{name=\"a\",sms=5000}]"]);
     assert!(m.contains("node_kinds[0].sms = 5000"), "{m}");
     let m = err(&["node_kinds=[{name=\"a\",smz=1}]"]);
-    assert!(m.contains("smz"), "{m}");
+    assert!(
+        m.contains("smz") && m.contains("each kind is a table"),
+        "{m}"
+    );
+    let m = err(&["system.node_kinds=gpu"]);
+    assert!(m.contains("expected a list of kind names"), "{m}");
 }
 
 /// Multiprogrammed runs put application i on the i-th node with SMs.
