@@ -321,10 +321,11 @@ impl System {
 
     fn check_end(&self) -> Result<(), SimError> {
         if let Some(v) = self.ro_violations.first() {
-            return Err(SimError::Config(format!(
+            // a wrong declaration is a bug of the workload model
+            return Err(SimError::Workload(WorkloadError::Msg(format!(
                 "{v} ({} such write(s) in all)",
                 self.ro_violations.len()
-            )));
+            ))));
         }
         if self.live_reqs != 0 {
             return Err(SimError::Config(format!(
