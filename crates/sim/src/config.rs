@@ -27,6 +27,9 @@ pub struct Config {
     pub run: RunCfg,
     pub energy: EnergyCfg,
     pub coherence: CoherenceCfg,
+    /// Kinds of node of a heterogeneous machine (issue 7 §4), referenced by name from
+    /// `system.node_kinds`; see [`NodeKindCfg`]. Empty: every node is the `system` node.
+    pub node_kinds: Vec<NodeKindCfg>,
 }
 
 /// Nodes and clocks. A node is a GPU, a partition of a GPU, or a memory stack.
@@ -45,6 +48,11 @@ pub struct SystemCfg {
     pub page_bytes: u64,
     /// Cache line size in bytes (CODA spec A21: 128 B).
     pub line_bytes: u32,
+    /// The kind of each node, by name of a `[[node_kinds]]` table (issue 7 §4
+    /// heterogeneous machines: GPUs beside memory-only stacks, NDP's memory network, or
+    /// GPUs of different sizes and clocks). Empty (the default): every node has
+    /// `sms_per_node` SMs at `sm_clock_ghz` with the `l1` and `l2` sizes.
+    pub node_kinds: Vec<String>,
 }
 
 impl Default for SystemCfg {
@@ -56,8 +64,49 @@ impl Default for SystemCfg {
             sm_clock_ghz: 2.0,
             page_bytes: 4096,
             line_bytes: 128,
+            node_kinds: Vec::new(),
         }
     }
+}
+
+/// A kind of node (`[[node_kinds]]`, issue 7 §4): its own SM count (0 = a memory-only node
+/// such as an NDP memory stack: it has memory, an L2 and network ports but runs no
+/// blocks), SM clock and cache sizes. Every field left out takes the `system` / `l1` /
+/// `l2` value, so a kind states only how it differs. The SMs of a kind tick at its clock:
+/// issue, instruction latencies (`sm.*_latency`), the L1 hit latency, shared memory and
+/// the load/store unit count its cycles. Everything outside the SM (L2, crossbar,
+/// network, TLB, page faults) keeps counting cycles of `system.sm_clock_ghz`, the
+/// machine's reference clock, in which the statistics' cycles are also given.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NodeKindCfg {
+    /// The name `system.node_kinds` refers to.
+    pub name: String,
+    /// SMs per node of this kind; 0 = memory only. Default `system.sms_per_node`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sms: Option<u32>,
+    /// SM clock of this kind, GHz. Default `system.sm_clock_ghz`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_clock_ghz: Option<f64>,
+    /// L1 bytes of each SM of this kind. Default `l1.bytes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l1_bytes: Option<u32>,
+    /// L2 bytes of a node of this kind (split over `l2.slices_per_node` slices). Default
+    /// `l2.bytes_per_node`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2_bytes: Option<u64>,
+}
+
+/// One node of the machine as built: its kind resolved against the defaults
+/// ([`Config::node_specs`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeSpec {
+    /// Kind name (`None`: the default node of `system`).
+    pub kind: Option<String>,
+    pub sms: u32,
+    pub sm_clock_ghz: f64,
+    pub l1_bytes: u32,
+    pub l2_bytes: u64,
 }
 
 /// Warp scheduler of an SM.
@@ -702,6 +751,125 @@ impl Default for CoherenceCfg {
 }
 
 impl Config {
+    /// Every node as built: `system.node_kinds` resolved against `[[node_kinds]]`, each
+    /// field a kind leaves out taken from `system`, `l1` and `l2`. Without node kinds,
+    /// `system.nodes` equal default nodes. An undefined kind name resolves to the default
+    /// node here; [`Config::validate`] refuses it.
+    pub fn node_specs(&self) -> Vec<NodeSpec> {
+        let s = &self.system;
+        (0..s.nodes as usize)
+            .map(|n| {
+                let k = s
+                    .node_kinds
+                    .get(n)
+                    .and_then(|name| self.node_kinds.iter().find(|k| &k.name == name));
+                NodeSpec {
+                    kind: k.map(|k| k.name.clone()),
+                    sms: k.and_then(|k| k.sms).unwrap_or(s.sms_per_node),
+                    sm_clock_ghz: k.and_then(|k| k.sm_clock_ghz).unwrap_or(s.sm_clock_ghz),
+                    l1_bytes: k.and_then(|k| k.l1_bytes).unwrap_or(self.l1.bytes),
+                    l2_bytes: k.and_then(|k| k.l2_bytes).unwrap_or(self.l2.bytes_per_node),
+                }
+            })
+            .collect()
+    }
+
+    /// SMs of every node (`node_specs().sms`).
+    pub fn sms_of_nodes(&self) -> Vec<u32> {
+        self.node_specs().iter().map(|n| n.sms).collect()
+    }
+
+    /// Check `[[node_kinds]]` and `system.node_kinds` (issue 7 §4).
+    fn validate_node_kinds(&self) -> Result<(), String> {
+        let s = &self.system;
+        let defined: Vec<&str> = self.node_kinds.iter().map(|k| k.name.as_str()).collect();
+        for (i, k) in self.node_kinds.iter().enumerate() {
+            if k.name.is_empty() {
+                return Err(format!(
+                    "node_kinds[{i}].name is empty: give each [[node_kinds]] table a name that system.node_kinds refers to"
+                ));
+            }
+            if defined[..i].contains(&k.name.as_str()) {
+                return Err(format!(
+                    "node_kinds[{i}].name = \"{}\": defined twice; give each kind its own name",
+                    k.name
+                ));
+            }
+            if let Some(n) = k.sms.filter(|&n| n > 1024) {
+                return Err(format!(
+                    "node_kinds[{i}].sms = {n} (kind \"{}\"): must be 0..=1024 (0 = a memory-only node)",
+                    k.name
+                ));
+            }
+            if let Some(g) = k.sm_clock_ghz {
+                check_range(
+                    &format!("node_kinds[{i}].sm_clock_ghz"),
+                    g,
+                    CLOCK_GHZ,
+                    "GHz",
+                    "e.g. 1 for a kind at half a 2 GHz GPU's clock",
+                )?;
+            }
+            if let Some(b) = k.l1_bytes {
+                if b as u64 > 64 << 20 {
+                    return Err(format!(
+                        "node_kinds[{i}].l1_bytes = {b}: at most {}",
+                        64 << 20
+                    ));
+                }
+                check_cache("l1", b as u64, self.l1.ways, s.line_bytes, 1).map_err(|_| {
+                    format!(
+                        "node_kinds[{i}].l1_bytes = {b}: with l1.ways = {} and {} B lines this is not a power-of-two number of sets; use e.g. 16384 or 65536",
+                        self.l1.ways, s.line_bytes
+                    )
+                })?;
+            }
+            if let Some(b) = k.l2_bytes {
+                if b > 1 << 30 {
+                    return Err(format!(
+                        "node_kinds[{i}].l2_bytes = {b}: at most {}",
+                        1u64 << 30
+                    ));
+                }
+                let l2 = &self.l2;
+                check_cache("l2", b, l2.ways, s.line_bytes, l2.slices_per_node).map_err(|_| {
+                    format!(
+                        "node_kinds[{i}].l2_bytes = {b}: over l2.slices_per_node = {} slices of l2.ways = {} ways and {} B lines this is not a power-of-two number of sets; use e.g. 524288 or 2097152",
+                        l2.slices_per_node, l2.ways, s.line_bytes
+                    )
+                })?;
+            }
+        }
+        if s.node_kinds.is_empty() {
+            return Ok(());
+        }
+        if s.node_kinds.len() != s.nodes as usize {
+            return Err(format!(
+                "system.node_kinds has {} entries for system.nodes = {}: name one kind per node, e.g. system.node_kinds = [\"gpu\", \"stack\"], or leave it empty for identical nodes",
+                s.node_kinds.len(),
+                s.nodes
+            ));
+        }
+        for (n, name) in s.node_kinds.iter().enumerate() {
+            if !defined.contains(&name.as_str()) {
+                let hint = locus_workload::nearest(name, &defined)
+                    .map(|d| format!(" (did you mean `{d}`?)"))
+                    .unwrap_or_default();
+                return Err(format!(
+                    "system.node_kinds[{n}] = \"{name}\": no [[node_kinds]] table has that name{hint}; define it, e.g. [[node_kinds]] name = \"{name}\" sms = 0 in a --config file or --set 'node_kinds=[{{name=\"{name}\",sms=0}}]'; defined kinds: [{}]",
+                    defined.join(", ")
+                ));
+            }
+        }
+        if self.sms_of_nodes().iter().all(|&n| n == 0) {
+            return Err(format!(
+                "system.node_kinds = [{}]: every node has 0 SMs, so no thread block can run; give at least one kind SMs (node_kinds[..].sms, default system.sms_per_node)",
+                s.node_kinds.join(", ")
+            ));
+        }
+        Ok(())
+    }
+
     /// Check every value for consistency; the message names the key and the fix.
     pub fn validate(&self) -> Result<(), String> {
         let s = &self.system;
@@ -840,6 +1008,7 @@ impl Config {
             s.line_bytes,
             l2.slices_per_node,
         )?;
+        self.validate_node_kinds()?;
         for (k, v) in [
             ("l2.slice_gbps", l2.slice_gbps),
             ("noc.channel_port_gbps", self.noc.channel_port_gbps),

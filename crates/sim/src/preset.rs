@@ -127,6 +127,20 @@ fn value_error(e: &toml::de::Error, given: &Value, defaults: &Value) -> String {
         return format!("configuration: {msg}");
     };
     let val = lookup(given, &key).map(plain).unwrap_or_default();
+    // the node kinds of a heterogeneous machine (issue 7 §4) are lists: show their form
+    match key.as_str() {
+        "node_kinds" => {
+            return format!(
+                "node_kinds = {val}: {msg}; each kind is a table with `name` (required) and optionally sms, sm_clock_ghz, l1_bytes, l2_bytes, e.g. --set 'node_kinds=[{{name=\"gpu\"}},{{name=\"stack\",sms=0}}]'"
+            )
+        }
+        "system.node_kinds" => {
+            return format!(
+                "system.node_kinds = {val}: expected a list of kind names, one per node, e.g. --set 'system.node_kinds=[\"gpu\",\"stack\"]'"
+            )
+        }
+        _ => {}
+    }
     let default = lookup(defaults, &key);
     let width = ["u8", "u16", "u32", "u64", "usize"]
         .into_iter()

@@ -214,6 +214,12 @@ pub struct KernelStats {
     /// Data objects this kernel wrote (stores, atomics); every other object was read-only
     /// in it (the per-kernel read-only bit, issue 7 §4).
     pub written_objects: Vec<String>,
+    /// Data objects the kernel may write, as known before its first block ran (declared by
+    /// the kernel, or found by a dry run when a policy asked: `System::object_read_only_in_kernel`);
+    /// absent when unknown (then every object may be written). Always a superset of
+    /// `written_objects` (a run that breaks this is refused).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub may_write_objects: Option<Vec<String>>,
 }
 
 /// DRAM totals of a node.
@@ -246,6 +252,15 @@ pub struct NodeStats {
     pub l2_misses: u64,
     pub l2_hit_rate: f64,
     pub dram: DramStats,
+    /// Heterogeneous machines only (`system.node_kinds` set; issue 7 §4): the node's kind,
+    /// its SMs (0 for a memory-only node, whose blocks and instructions are then 0) and its
+    /// SM clock. Absent otherwise, so homogeneous runs report exactly as before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sms: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sm_clock_ghz: Option<f64>,
 }
 
 /// Per link / port.

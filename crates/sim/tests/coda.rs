@@ -6,16 +6,17 @@ use locus_sim::placement::coda::{analyze, eq3_node, Reason};
 use locus_sim::placement::ObjPlacement;
 use locus_sim::scheduling::frr::Frr;
 use locus_sim::scheduling::queues::affinity;
+use locus_sim::scheduling::Layout;
 use locus_sim::{preset, Report};
 use locus_workload::{registry, Workload};
 use std::collections::BTreeMap;
 
 /// GPU of each of `n` blocks under fair round-robin with one slot per SM, 4 GPUs x 4 SMs.
 fn frr_gpus(n: u64) -> Vec<u32> {
-    let mut f = Frr::new(n, 4, 4);
+    let mut f = Frr::new(n, &Layout::uniform(4, 4));
     let mut free = vec![1u32; 16];
     let mut out = Vec::new();
-    f.dispatch(&mut free, 4, &mut out);
+    f.dispatch(&mut free, &mut out);
     let mut g = vec![0; n as usize];
     for (b, sm) in out {
         g[b as usize] = (sm / 4) as u32;

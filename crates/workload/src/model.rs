@@ -30,8 +30,8 @@
 
 use crate::memory::{Elem, Memory};
 use crate::program::{
-    coalesce, BlockProgram, DataObject, Dim3, InstClass, KernelInfo, ObjId, ProfileHint, Reg,
-    Space, WarpInst, WarpProgram, Workload, WorkloadError, REG_ALL,
+    coalesce, BlockProgram, DataObject, Dim3, InstClass, KernelInfo, LaneAddr, ObjId, ProfileHint,
+    Reg, Space, WarpInst, WarpProgram, Workload, WorkloadError, REG_ALL,
 };
 use std::panic::Location;
 
@@ -309,6 +309,15 @@ pub trait Kernel: Send + Sync {
     fn profile_hints(&self, _mem: &Memory) -> Vec<ProfileHint> {
         Vec::new()
     }
+    /// The data objects this launch may write (global stores and atomics), declared before
+    /// it runs: every other object is read-only in it (issue 7 §4's per-kernel read-only
+    /// bit). `None` (the default): not declared; a policy that needs the bit then gets it
+    /// from a functional dry run ([`crate::Workload::launch_writes`]). A declaration may
+    /// name more objects than a launch writes, never fewer: the simulator refuses a run in
+    /// which a kernel wrote an object it declared read-only.
+    fn writes(&self) -> Option<Vec<ObjId>> {
+        None
+    }
 }
 
 /// The host side of a benchmark: decides the next launch from the results so far.
@@ -401,6 +410,67 @@ impl Workload for ModelWorkload {
             None => Vec::new(),
         }
     }
+    fn launch_writes(&mut self, compute: bool) -> Option<Vec<ObjId>> {
+        let (kernel, info) = self.cur.as_ref()?;
+        let mut objs = match kernel.writes() {
+            Some(w) => w,
+            None if compute => dry_run_writes(&**kernel, info, &self.mem, &mut self.scratch),
+            None => return None,
+        };
+        objs.sort_unstable();
+        objs.dedup();
+        Some(objs)
+    }
+}
+
+/// The objects a launch writes, found by running every thread of every block functionally,
+/// blocks in order and inside a block in the order [`run_block`] runs them, on a scratch
+/// copy of `mem`: the same values are read and written as when the simulator generates the
+/// blocks in order (fair round-robin), so the answer is exact for that order. Costs one
+/// functional execution of the kernel and a copy of the memory.
+fn dry_run_writes(
+    kernel: &dyn Kernel,
+    info: &KernelInfo,
+    mem: &Memory,
+    sc: &mut Scratch,
+) -> Vec<ObjId> {
+    let mut mem = mem.clone();
+    let mut written = vec![false; mem.objects().len()];
+    let threads = info.threads_per_block() as u64;
+    let phases = kernel.phases().max(1);
+    let mut ops = Vec::new();
+    for block in 0..info.num_blocks() {
+        sc.smem.clear();
+        let bidx = info.grid.unlinear(block);
+        for phase in 0..phases {
+            for local in 0..threads {
+                ops.clear();
+                let mut t = Thread {
+                    block: bidx,
+                    tid: info.block.unlinear(local),
+                    block_dim: info.block,
+                    grid_dim: info.grid,
+                    mem: &mut mem,
+                    smem: &mut sc.smem,
+                    ops: &mut ops,
+                    probe: false,
+                };
+                kernel.thread(&mut t, phase);
+                for op in &ops {
+                    if matches!(op.class, InstClass::Store | InstClass::Atomic)
+                        && op.space != Space::Shared
+                    {
+                        if let Some(w) = written.get_mut(op.obj as usize) {
+                            *w = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (0..written.len() as ObjId)
+        .filter(|&o| written[o as usize])
+        .collect()
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -417,6 +487,7 @@ fn run_block(
     let threads = info.threads_per_block() as u64;
     let nwarps = info.warps_per_block() as usize;
     out.reset(nwarps);
+    let out_lanes = out.record_lanes;
     if sc.lanes.len() < 32 {
         sc.lanes.resize_with(32, Vec::new);
     }
@@ -445,12 +516,25 @@ fn run_block(
                 };
                 kernel.thread(&mut t, phase);
             }
-            merge_warp(&sc.lanes, &mut sc.lane_addrs, line_bytes, &mut regs[w], wp);
+            merge_warp(
+                &sc.lanes,
+                &mut sc.lane_addrs,
+                line_bytes,
+                &mut regs[w],
+                wp,
+                out_lanes,
+            );
             let lanes = (threads - (w as u64 * 32)).min(32) as u8;
+            if out_lanes {
+                wp.lane_at.push(wp.lane_addrs.len() as u32);
+            }
             if phase + 1 < phases {
                 wp.insts.push(WarpInst::alu(InstClass::Barrier, lanes));
             } else {
                 wp.insts.push(WarpInst::alu(InstClass::Exit, lanes));
+                if out_lanes {
+                    wp.end_lanes();
+                }
             }
         }
     }
@@ -499,13 +583,15 @@ impl Regs {
 }
 
 /// Align the lanes' operation lists position by position into warp instructions, with the
-/// dependences of the module documentation.
+/// dependences of the module documentation. With `record_lanes`, each instruction's lane
+/// addresses go to the warp's side buffer ([`WarpProgram::lanes_of`]).
 fn merge_warp(
     lanes: &[Vec<Op>],
     addrs: &mut Vec<(u64, u32)>,
     line_bytes: u32,
     regs: &mut Regs,
     wp: &mut WarpProgram,
+    record_lanes: bool,
 ) {
     debug_assert!(lanes.len() <= 32);
     let maxlen = lanes.iter().map(|l| l.len()).max().unwrap_or(0);
@@ -533,6 +619,9 @@ fn merge_warp(
             let mut n = 0u8;
             addrs.clear();
             let mut obj = lead.obj;
+            if record_lanes {
+                wp.lane_at.push(wp.lane_addrs.len() as u32);
+            }
             let mut rest = todo;
             while rest != 0 {
                 let li = rest.trailing_zeros() as usize;
@@ -543,6 +632,13 @@ fn merge_warp(
                     n += 1;
                     if op.class.is_mem() {
                         addrs.push((op.addr, op.bytes as u32));
+                        if record_lanes {
+                            wp.lane_addrs.push(LaneAddr {
+                                lane: li as u8,
+                                bytes: op.bytes,
+                                addr: op.addr,
+                            });
+                        }
                         if op.obj != obj {
                             obj = op.obj;
                         }

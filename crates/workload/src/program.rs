@@ -194,22 +194,58 @@ impl WarpInst {
     }
 }
 
+/// The address one lane of a memory instruction accessed (opt-in, see
+/// [`BlockProgram::record_lanes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaneAddr {
+    /// Lane within the warp (0..32).
+    pub lane: u8,
+    /// Bytes accessed.
+    pub bytes: u16,
+    /// Virtual address (global, local, constant, texture) or byte offset in the block's
+    /// shared memory (shared).
+    pub addr: u64,
+}
+
 /// The instructions of one warp.
 #[derive(Clone, Debug, Default)]
 pub struct WarpProgram {
     pub insts: Vec<WarpInst>,
     pub lines: Vec<LineReq>,
+    /// Lane addresses, filled only when the block was generated with
+    /// [`BlockProgram::record_lanes`] (empty otherwise): instruction `i` owns
+    /// `lane_addrs[lane_at[i] as usize..lane_at[i + 1] as usize]` (`lane_at` has one entry
+    /// per instruction plus the end), one entry per active lane of a memory instruction,
+    /// none for other instructions.
+    pub lane_at: Vec<u32>,
+    pub lane_addrs: Vec<LaneAddr>,
 }
 
 impl WarpProgram {
     pub fn clear(&mut self) {
         self.insts.clear();
         self.lines.clear();
+        self.lane_at.clear();
+        self.lane_addrs.clear();
     }
     /// The line requests of instruction `i`.
     pub fn lines_of(&self, inst: &WarpInst) -> &[LineReq] {
         let s = inst.first_line as usize;
         &self.lines[s..s + inst.nlines as usize]
+    }
+    /// The lane addresses of the instruction at index `i` of `insts` (its position, the
+    /// warp's program counter in the simulator), or `None` when the block was generated
+    /// without [`BlockProgram::record_lanes`] or by a workload that does not record them.
+    /// Coalescing them ([`coalesce`]) gives exactly the instruction's line
+    /// requests.
+    pub fn lanes_of(&self, i: usize) -> Option<&[LaneAddr]> {
+        let (&s, &e) = (self.lane_at.get(i)?, self.lane_at.get(i + 1)?);
+        Some(&self.lane_addrs[s as usize..e as usize])
+    }
+    /// Close the lane-address table after the last instruction (generators call this once
+    /// per warp when recording lanes).
+    pub fn end_lanes(&mut self) {
+        self.lane_at.push(self.lane_addrs.len() as u32);
     }
 }
 
@@ -217,6 +253,12 @@ impl WarpProgram {
 #[derive(Clone, Debug, Default)]
 pub struct BlockProgram {
     pub warps: Vec<WarpProgram>,
+    /// Opt-in: record every memory instruction's per-lane addresses
+    /// ([`WarpProgram::lanes_of`]) for policies that need them (e.g. per-lane offload or
+    /// replication decisions). Off by default; when off nothing is recorded and nothing
+    /// is paid but one test per instruction. Kernel models and traces honour it (a
+    /// workload that does not leaves the side buffer empty: `lanes_of` is `None`).
+    pub record_lanes: bool,
 }
 
 impl BlockProgram {
@@ -341,6 +383,20 @@ pub trait Workload: Send {
     /// Warnings collected while reading (unknown opcodes ...).
     fn warnings(&self) -> Vec<String> {
         Vec::new()
+    }
+    /// The data objects the current launch may write (store or atomic), known before its
+    /// first block runs: every other object is read-only in it (the per-kernel read-only
+    /// bit, issue 7 §4; NUBA's `ld.global.ro`). Sorted, without duplicates. `None` means
+    /// unknown, and a caller must then assume every object may be written.
+    ///
+    /// A launch that declares its writes answers for free. Otherwise, with `compute`, a
+    /// workload may work the answer out at a cost: kernel models run every thread of the
+    /// launch functionally on a scratch copy of memory (exact for the blocks' dispatch in
+    /// order, as fair round-robin dispatches them). Traces answer `None` (conservative:
+    /// finding a trace kernel's stores means reading the whole kernel once more).
+    fn launch_writes(&mut self, compute: bool) -> Option<Vec<ObjId>> {
+        let _ = compute;
+        None
     }
     /// The next launch as a [`Launch`] view, or `None` when the program is done.
     fn next_launch(&mut self) -> Result<Option<Box<dyn Launch + '_>>, WorkloadError>

@@ -6,8 +6,8 @@
 //! instructions outside shared memory, the coalesced line requests of its lane addresses.
 
 use crate::program::{
-    coalesce, object_of, BlockProgram, DataObject, Dim3, InstClass, KernelInfo, LineReq, Reg,
-    Space, WarpInst, WarpProgram, Workload, WorkloadError, NO_OBJ, REG_ALL,
+    coalesce, object_of, BlockProgram, DataObject, Dim3, InstClass, KernelInfo, LaneAddr, LineReq,
+    Reg, Space, WarpInst, WarpProgram, Workload, WorkloadError, NO_OBJ, REG_ALL,
 };
 use locus_trace::{KernelList, KernelTrace, MemSpace, OpClass, TraceBlock, TraceWarp, NO_REG};
 use std::path::{Path, PathBuf};
@@ -139,6 +139,7 @@ impl Workload for TraceWorkload {
         let threads = cur.info.threads_per_block() as u64;
         let nwarps = cur.info.warps_per_block() as usize;
         out.reset(nwarps);
+        let record = out.record_lanes;
         let found =
             block < cur.info.num_blocks() && cur.trace.read_block(block, &mut self.block)?;
         if !found {
@@ -146,11 +147,17 @@ impl Workload for TraceWorkload {
         }
         for (w, wp) in out.warps.iter_mut().enumerate() {
             match self.block.warps.get(w).filter(|tw| found && tw.present) {
-                Some(tw) => lower_warp(tw, &self.objects, line_bytes, &mut self.lanes, wp),
+                Some(tw) => lower_warp(tw, &self.objects, line_bytes, &mut self.lanes, wp, record),
                 None => {
                     let lanes = threads.saturating_sub(w as u64 * 32).min(32) as u8;
+                    if record {
+                        wp.lane_at.push(0);
+                    }
                     wp.insts.push(WarpInst::alu(InstClass::Exit, lanes));
                 }
+            }
+            if record {
+                wp.end_lanes();
             }
         }
         Ok(())
@@ -209,15 +216,39 @@ fn srcs_of(trace: &[u16; 5]) -> [Reg; 3] {
     out
 }
 
-/// Lower one trace warp into `wp`.
+/// Lower one trace warp into `wp`; with `record`, keep each memory instruction's lane
+/// addresses ([`WarpProgram::lanes_of`]: the trace's addresses, one per active lane of the
+/// mask in lane order).
 fn lower_warp(
     tw: &TraceWarp,
     objects: &[DataObject],
     line_bytes: u32,
     lanes: &mut Vec<(u64, u32)>,
     wp: &mut WarpProgram,
+    record: bool,
 ) {
+    // keep `addr + width` from wrapping in the coalescer (corrupt traces only)
+    let top = u64::MAX - 2 * MAX_LINE_BYTES as u64;
     for ti in &tw.insts {
+        if record {
+            wp.lane_at.push(wp.lane_addrs.len() as u32);
+            if ti.space.is_some() {
+                let mut mask = ti.mask;
+                for (i, &a) in tw.addrs_of(ti).iter().enumerate() {
+                    let lane = if mask != 0 {
+                        mask.trailing_zeros()
+                    } else {
+                        i as u32
+                    };
+                    mask &= mask.wrapping_sub(1);
+                    wp.lane_addrs.push(LaneAddr {
+                        lane: lane.min(31) as u8,
+                        bytes: ti.width as u16,
+                        addr: a.min(top),
+                    });
+                }
+            }
+        }
         let mut wi = WarpInst::alu(class_of(ti.class), ti.mask.count_ones() as u8);
         wi.dst = ti.dst;
         wi.srcs = srcs_of(&ti.srcs);
@@ -226,8 +257,6 @@ fn lower_warp(
             wi.space = space_of(space);
             if wi.space != Space::Shared {
                 lanes.clear();
-                // keep `addr + width` from wrapping in the coalescer (corrupt traces only)
-                let top = u64::MAX - 2 * MAX_LINE_BYTES as u64;
                 lanes.extend(
                     tw.addrs_of(ti)
                         .iter()
@@ -245,6 +274,9 @@ fn lower_warp(
     }
     if wp.insts.last().map(|i| i.class) != Some(InstClass::Exit) {
         let lanes = wp.insts.last().map(|i| i.lanes).unwrap_or(32);
+        if record {
+            wp.lane_at.push(wp.lane_addrs.len() as u32);
+        }
         wp.insts.push(WarpInst::alu(InstClass::Exit, lanes));
     }
 }
@@ -316,6 +348,49 @@ mod tests {
             loads += 1;
         }
         (lines, loads)
+    }
+
+    /// Lane addresses on request (issue 7 §4): each memory instruction of a trace block
+    /// keeps one address per active lane of its mask, which coalesce to exactly its lines.
+    #[test]
+    fn recorded_trace_lanes_coalesce_to_the_lines() {
+        if !have_trace(VECTORADD, "recorded_trace_lanes_coalesce_to_the_lines") {
+            return;
+        }
+        let mut w = TraceWorkload::open(Path::new(VECTORADD)).unwrap();
+        w.begin_launch().unwrap().unwrap();
+        let mut bp = BlockProgram {
+            record_lanes: true,
+            ..Default::default()
+        };
+        let mut checked = 0;
+        for b in [0u64, 195] {
+            w.gen_block(b, false, 128, &mut bp).unwrap();
+            for wp in &bp.warps {
+                assert_eq!(wp.lane_at.len(), wp.insts.len() + 1);
+                for (i, inst) in wp.insts.iter().enumerate() {
+                    let lanes = wp.lanes_of(i).unwrap();
+                    if !inst.class.is_mem() {
+                        assert!(lanes.is_empty());
+                        continue;
+                    }
+                    assert_eq!(lanes.len(), inst.lanes as usize);
+                    let addrs: Vec<(u64, u32)> =
+                        lanes.iter().map(|l| (l.addr, l.bytes as u32)).collect();
+                    let mut got = Vec::new();
+                    coalesce(&addrs, 128, NO_OBJ, &mut got);
+                    let want: Vec<(u64, u16)> = wp
+                        .lines_of(inst)
+                        .iter()
+                        .map(|l| (l.addr, l.bytes))
+                        .collect();
+                    let got: Vec<(u64, u16)> = got.iter().map(|l| (l.addr, l.bytes)).collect();
+                    assert_eq!(got, want, "block {b} inst {i}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 0);
     }
 
     #[test]

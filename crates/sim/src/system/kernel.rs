@@ -5,7 +5,7 @@ use super::{App, Ev, System};
 use crate::config::PlacementPolicy;
 use crate::error::SimError;
 use crate::placement::{coda, ObjPlacement};
-use crate::scheduling::BlockScheduler;
+use crate::scheduling::{BlockScheduler, Layout};
 use crate::stats::{
     DramStats, HostStats, KernelStats, LinkStats, NodeStats, ObjCounters, ObjectStats, Report,
     SimStats, Summary, SCHEMA_VERSION,
@@ -43,11 +43,7 @@ impl System {
         let (first, count) = (self.apps[a].first_sm, self.apps[a].sms);
         let mut buf = std::mem::take(&mut self.dispatch_buf);
         buf.clear();
-        sched.dispatch(
-            &mut self.free_slots[first..first + count],
-            self.cfg.system.sms_per_node,
-            &mut buf,
-        );
+        sched.dispatch(&mut self.free_slots[first..first + count], &mut buf);
         self.apps[a].sched = Some(sched);
         for &(b, sm) in &buf {
             self.dispatch_block(w, b, first + sm)?;
@@ -146,6 +142,7 @@ impl System {
         w: &mut dyn Workload,
         info: KernelInfo,
     ) -> Result<(), SimError> {
+        self.read_only_bits(a, w);
         let bps = self.blocks_per_sm(&info);
         if bps == 0 {
             return Err(SimError::Config(format!(
@@ -154,7 +151,9 @@ impl System {
                 self.cfg.sm.max_threads, self.cfg.sm.registers, self.cfg.sm.smem_bytes, self.cfg.sm.max_warps
             )));
         }
-        let spn = self.cfg.system.sms_per_node;
+        // Eq. 1's N_blocks_per_GPU for CODA's analysis: the largest node's (every node's
+        // on a machine of identical nodes)
+        let spn = self.sms_per_node().into_iter().max().unwrap_or(0);
         let nbpg = bps as u64 * spn as u64;
         if self.cfg.placement.policy == PlacementPolicy::Coda {
             let objs = self.objects.clone();
@@ -182,9 +181,8 @@ impl System {
         app.sched = Some(BlockScheduler::new(
             &self.cfg.scheduling,
             info.num_blocks(),
-            app.nodes,
-            spn,
-            nbpg,
+            &app.layout,
+            bps,
         ));
         app.start = self.q.now();
         app.before = self.c;
@@ -198,6 +196,32 @@ impl System {
         }
         self.fill_app(a, w)?;
         Ok(())
+    }
+
+    /// The read-only bits of application `a`'s launch now starting, before any block runs
+    /// (issue 7 §4): from the objects the workload says the launch may write.
+    fn read_only_bits(&mut self, a: usize, w: &mut dyn Workload) {
+        let writes = w.launch_writes(self.read_only_probe).map(|mut v| {
+            v.sort_unstable();
+            v
+        });
+        for o in 0..self.obj_may_write.len() {
+            if self.obj_app.get(o).copied().unwrap_or(0) as usize == a {
+                self.obj_may_write[o] = match &writes {
+                    Some(ws) => ws.binary_search(&(o as locus_workload::ObjId)).is_ok(),
+                    None => true,
+                };
+            }
+        }
+        self.apps[a].may_write = writes.map(|_| {
+            (0..self.objects.len())
+                .filter(|&o| {
+                    self.obj_app.get(o).copied().unwrap_or(0) as usize == a
+                        && !self.object_read_only_in_kernel(o as locus_workload::ObjId)
+                })
+                .map(|o| self.objects[o].name.clone())
+                .collect()
+        });
     }
 
     /// Record the statistics of application `a`'s current launch.
@@ -217,8 +241,15 @@ impl System {
             if *w && self.obj_app.get(o).copied().unwrap_or(0) as usize == a {
                 *w = false;
                 written_objects.push(self.objects[o].name.clone());
+                if !self.obj_may_write[o] {
+                    self.ro_violations.push(format!(
+                        "kernel {name} wrote object {}, which it declared read-only before it ran (Kernel::writes / Workload::launch_writes must name every object a kernel may write)",
+                        self.objects[o].name
+                    ));
+                }
             }
         }
+        let may_write_objects = self.apps[a].may_write.take();
         let app = &self.apps[a];
         self.kernels.push(KernelStats {
             index: app.index - 1,
@@ -229,6 +260,7 @@ impl System {
             start_ns: app.start as f64 / 1000.0,
             summary: Summary::new(&diff, end - app.start, self.clk.period),
             written_objects,
+            may_write_objects,
         });
     }
 
@@ -283,10 +315,18 @@ impl System {
         self.placement.set_objects(&self.objects);
         self.obj = vec![ObjCounters::default(); self.objects.len()];
         self.obj_written = vec![false; self.objects.len()];
+        self.obj_may_write = vec![true; self.objects.len()];
         self.obj_app = vec![0; self.objects.len()];
     }
 
     fn check_end(&self) -> Result<(), SimError> {
+        if let Some(v) = self.ro_violations.first() {
+            // a wrong declaration is a bug of the workload model
+            return Err(SimError::Workload(WorkloadError::Msg(format!(
+                "{v} ({} such write(s) in all)",
+                self.ro_violations.len()
+            ))));
+        }
         if self.live_reqs != 0 {
             return Err(SimError::Config(format!(
                 "internal: {} requests never completed",
@@ -330,7 +370,7 @@ impl System {
     ) -> Result<Report, SimError> {
         let t_host = Instant::now();
         self.set_objects(w.objects().to_vec());
-        self.apps = vec![App::new(0, self.sms.len(), self.cfg.system.nodes)];
+        self.apps = vec![App::new(0, Layout::new(&self.sms_per_node()))];
         self.app_names = vec![w.name().to_string()];
         let max = self.cfg.run.max_kernels;
         while (max == 0 || self.apps[0].index < max) && self.stopped_at.is_none() {
@@ -368,11 +408,29 @@ impl System {
         }
         self.set_objects(objs);
         self.obj_app = owner;
-        let spn = self.cfg.system.sms_per_node as usize;
-        self.apps = (0..ws.len()).map(|i| App::new(i * spn, spn, 1)).collect();
+        // application i runs on the i-th node with SMs (node i when every node has SMs)
+        let hosts: Vec<u32> = (0..n as u32)
+            .filter(|&g| !self.node_sms(g).is_empty())
+            .collect();
+        if ws.len() > hosts.len() {
+            return Err(SimError::Config(format!(
+                "{} applications for {} nodes with SMs (system.node_kinds): give 1 to {}",
+                ws.len(),
+                hosts.len(),
+                hosts.len()
+            )));
+        }
+        self.apps = hosts[..ws.len()]
+            .iter()
+            .map(|&g| {
+                let r = self.node_sms(g);
+                App::new(r.start, Layout::new(&[r.len() as u32]))
+            })
+            .collect();
         self.app_names = ws.iter().map(|w| w.name().to_string()).collect();
         for (i, sm) in self.sms.iter().enumerate() {
-            self.app_of_sm[i] = (sm.node as usize).min(ws.len().saturating_sub(1)) as u8;
+            let host = hosts.partition_point(|&g| g < sm.node);
+            self.app_of_sm[i] = host.min(ws.len().saturating_sub(1)) as u8;
         }
         for (a, w) in ws.iter_mut().enumerate() {
             self.next_app_launch(a, &mut **w)?;
@@ -448,7 +506,6 @@ impl System {
     fn sim_stats(&self, warnings: Vec<String>) -> SimStats {
         let end = self.stopped_at.unwrap_or(self.q.now()).max(1);
         let total = Summary::new(&self.c, end, self.clk.period);
-        let spn = self.cfg.system.sms_per_node as usize;
         let cpn = self.cfg.memory.channels_per_node as usize;
         let slpn = self.cfg.l2.slices_per_node as usize;
         let peak = locus_dram::peak_bandwidth_gbs(&self.cfg.dram);
@@ -485,9 +542,11 @@ impl System {
             };
             d
         };
+        let hetero = !self.cfg.system.node_kinds.is_empty();
+        let specs = self.cfg.node_specs();
         let nodes: Vec<NodeStats> = (0..self.cfg.system.nodes as usize)
             .map(|n| {
-                let sms = &self.sms[n * spn..(n + 1) * spn];
+                let sms = &self.sms[self.node_sms(n as u32)];
                 let sl = &self.slices[n * slpn..(n + 1) * slpn];
                 let (h, m) = (
                     sl.iter().map(|s| s.hits).sum::<u64>(),
@@ -507,6 +566,9 @@ impl System {
                         h as f64 / (h + m) as f64
                     },
                     dram: dram_of(&self.chans[n * cpn..(n + 1) * cpn]),
+                    kind: hetero.then(|| specs[n].kind.clone().unwrap_or_default()),
+                    sms: hetero.then_some(specs[n].sms),
+                    sm_clock_ghz: hetero.then_some(specs[n].sm_clock_ghz),
                 }
             })
             .collect();

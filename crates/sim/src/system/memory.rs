@@ -640,9 +640,7 @@ impl System {
     /// copy holds its own write; a global SM id, or `u32::MAX`), and mark every fill in
     /// flight, the writer's too (its data predates the write), so it is not installed.
     pub(crate) fn inval_l1s(&mut self, node: u32, line: u64, except: u32) {
-        let spn = self.cfg.system.sms_per_node as usize;
-        let first = node as usize * spn;
-        for sm in first..first + spn {
+        for sm in self.node_sms(node) {
             if sm as u32 == except {
                 self.sms[sm].mshr.poison(line);
                 continue;
@@ -703,10 +701,8 @@ impl System {
                         c.install(self.l2_cache_id(ws), line, v);
                     }
                 }
-                let spn = self.cfg.system.sms_per_node as usize;
-                let wnode = r.src as usize;
                 let refilled = r.src != home && r.kind == Kind::Write;
-                for sm in wnode * spn..(wnode + 1) * spn {
+                for sm in self.node_sms(r.src) {
                     if (sm as u32 == writer_sm || refilled) && self.sms[sm].l1.contains(line) {
                         c.install(sm as u32, line, v);
                     }

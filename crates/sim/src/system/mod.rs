@@ -223,6 +223,9 @@ pub(crate) struct BlockSlot {
 /// Per-SM state.
 pub(crate) struct Sm {
     pub node: u32,
+    /// The SM's clock domain: its node kind's `sm_clock_ghz` (issue 7 §4); issue, compute
+    /// latencies, the L1 hit latency, shared memory and the LSU count its cycles.
+    pub clk: Clock,
     pub tick_at: Ps,
     pub lsu_free: Ps,
     pub last: usize,
@@ -261,7 +264,8 @@ pub(crate) struct Slice {
 pub(crate) struct App {
     pub first_sm: usize,
     pub sms: usize,
-    pub nodes: u32,
+    /// The application's nodes and their SMs (global SM ids relative to `first_sm`).
+    pub layout: crate::scheduling::Layout,
     pub sched: Option<crate::scheduling::BlockScheduler>,
     pub info: Option<locus_workload::KernelInfo>,
     /// Launches begun.
@@ -273,14 +277,16 @@ pub(crate) struct App {
     pub before: Counters,
     pub finish: Ps,
     pub done: bool,
+    /// Names of the objects the current launch may write, when known before it ran.
+    pub may_write: Option<Vec<String>>,
 }
 
 impl App {
-    pub fn new(first_sm: usize, sms: usize, nodes: u32) -> App {
+    pub fn new(first_sm: usize, layout: crate::scheduling::Layout) -> App {
         App {
             first_sm,
-            sms,
-            nodes,
+            sms: layout.total(),
+            layout,
             sched: None,
             info: None,
             index: 0,
@@ -291,6 +297,7 @@ impl App {
             before: Counters::default(),
             finish: 0,
             done: false,
+            may_write: None,
         }
     }
 }
@@ -311,6 +318,9 @@ pub struct System {
     pub(crate) placement: Placement,
     pub(crate) net: Network,
     pub(crate) sms: Vec<Sm>,
+    /// First global SM id of each node, and the total at the end (`nodes + 1` entries):
+    /// node `n`'s SMs are `node_sm[n]..node_sm[n + 1]` (none for a memory-only node).
+    pub(crate) node_sm: Vec<usize>,
     pub(crate) warps: Vec<Warp>,
     /// Earliest time each warp (by global warp index) may issue, kept apart from [`Warp`]
     /// so the scheduler's scan reads one compact array.
@@ -347,6 +357,17 @@ pub struct System {
     pub(crate) obj_written: Vec<bool>,
     /// Per data object: the application it belongs to (multiprogrammed runs).
     pub(crate) obj_app: Vec<u8>,
+    /// Per data object: its application's current kernel may write it, as known before the
+    /// kernel's first block runs (`Workload::launch_writes`; true when unknown). Its
+    /// negation is the per-kernel read-only bit known in advance.
+    pub(crate) obj_may_write: Vec<bool>,
+    /// Work the read-only bits out (a dry run) for kernels that do not declare their
+    /// writes ([`System::compute_read_only_bits`]).
+    pub(crate) read_only_probe: bool,
+    /// Kernels that wrote an object they declared read-only (a model bug; the run fails).
+    pub(crate) ro_violations: Vec<String>,
+    /// Generate blocks with their per-lane addresses ([`System::record_lane_addresses`]).
+    pub(crate) record_lanes: bool,
     /// When a run limit (`run.max_warp_insts`, `run.max_cycles`) stopped issue.
     pub(crate) stopped_at: Option<Ps>,
     /// Periodic timers of run-time policies ([`Timer`]).
@@ -411,13 +432,24 @@ impl System {
     pub fn new(cfg: &Config) -> System {
         let clk = Clock::ghz(cfg.system.sm_clock_ghz);
         let nodes = cfg.system.nodes as usize;
-        let nsm = nodes * cfg.system.sms_per_node as usize;
+        let specs = cfg.node_specs();
+        let mut node_sm = vec![0usize];
+        for n in &specs {
+            node_sm.push(node_sm.last().copied().unwrap_or(0) + n.sms as usize);
+        }
+        let nsm = node_sm[nodes];
         let line = cfg.system.line_bytes;
-        let l1_lines = (cfg.l1.bytes / line).max(cfg.l1.ways);
-        let l1_sets = (l1_lines / cfg.l1.ways).max(1) as usize;
+        let node_of = |i: usize| node_sm.partition_point(|&f| f <= i) - 1;
         let sms = (0..nsm)
-            .map(|i| Sm {
-                node: (i / cfg.system.sms_per_node as usize) as u32,
+            .map(|i| {
+                let n = &specs[node_of(i)];
+                let l1_lines = (n.l1_bytes / line).max(cfg.l1.ways);
+                let l1_sets = (l1_lines / cfg.l1.ways).max(1) as usize;
+                (node_of(i), n.sm_clock_ghz, l1_sets)
+            })
+            .map(|(node, ghz, l1_sets)| Sm {
+                node: node as u32,
+                clk: Clock::ghz(ghz),
                 tick_at: Ps::MAX,
                 lsu_free: 0,
                 last: 0,
@@ -440,10 +472,12 @@ impl System {
             })
             .collect();
         let spn = cfg.l2.slices_per_node as u64;
-        let lines_per_slice = cfg.l2.bytes_per_node / line as u64 / spn;
-        let sets = (lines_per_slice / cfg.l2.ways as u64).max(1) as usize;
         let slices = (0..nodes * spn as usize)
-            .map(|_| Slice {
+            .map(|i| {
+                let lines_per_slice = specs[i / spn as usize].l2_bytes / line as u64 / spn;
+                (lines_per_slice / cfg.l2.ways as u64).max(1) as usize
+            })
+            .map(|sets| Slice {
                 cache: SetAssoc::new(sets, cfg.l2.ways as usize, 0),
                 mshr: Mshrs::new(cfg.l2.mshrs_per_slice as usize),
                 stalled: VecDeque::new(),
@@ -467,6 +501,7 @@ impl System {
             placement: Placement::new(cfg),
             net: Network::new(cfg, clk),
             sms,
+            node_sm,
             warps: vec![Warp::default(); nsm * max_warps],
             wready: vec![0; nsm * max_warps],
             pend: vec![Pend::default(); nsm * max_warps * maxp],
@@ -486,7 +521,10 @@ impl System {
             scratch_tok: Vec::with_capacity(64),
             done_buf: Vec::with_capacity(64),
             free_slots: vec![0; nsm],
-            apps: vec![App::new(0, nsm, cfg.system.nodes)],
+            apps: vec![App::new(
+                0,
+                crate::scheduling::Layout::new(&cfg.sms_of_nodes()),
+            )],
             app_names: vec![String::new()],
             app_of_sm: vec![0; nsm],
             dispatch_buf: Vec::new(),
@@ -496,6 +534,10 @@ impl System {
             migrating: Default::default(),
             obj_written: Vec::new(),
             obj_app: Vec::new(),
+            obj_may_write: Vec::new(),
+            read_only_probe: false,
+            ro_violations: Vec::new(),
+            record_lanes: false,
             stopped_at: None,
             timers: Vec::new(),
             timers_armed: 0,
@@ -633,7 +675,7 @@ impl System {
     /// Schedule an SM tick at `t` unless one is already due no later.
     #[inline]
     pub(crate) fn wake_sm(&mut self, sm: usize, t: Ps) {
-        let t = self.clk.next_edge(t.max(self.q.now()));
+        let t = self.sms[sm].clk.next_edge(t.max(self.q.now()));
         if self.sms[sm].tick_at > t {
             self.sms[sm].tick_at = t;
             self.q.push(t, Ev::SmTick(sm as u32));
@@ -671,6 +713,20 @@ impl System {
         self.wake_sm(sm, now);
     }
 
+    /// Global ids of node `node`'s SMs (empty for a memory-only node).
+    #[inline]
+    pub(crate) fn node_sms(&self, node: u32) -> std::ops::Range<usize> {
+        self.node_sm[node as usize]..self.node_sm[node as usize + 1]
+    }
+
+    /// SMs of each node (0 for a memory-only node; issue 7 §4).
+    pub fn sms_per_node(&self) -> Vec<u32> {
+        self.node_sm
+            .windows(2)
+            .map(|w| (w[1] - w[0]) as u32)
+            .collect()
+    }
+
     /// Requests still in flight (0 once drained).
     pub fn live_requests(&self) -> u64 {
         self.live_reqs
@@ -687,6 +743,52 @@ impl System {
     /// statistics' `written_objects`).
     pub fn object_written_in_kernel(&self, obj: locus_workload::ObjId) -> bool {
         self.obj_written.get(obj as usize).copied().unwrap_or(false)
+    }
+
+    /// The per-kernel read-only bit known before the kernel runs (issue 7 §4): true when
+    /// the current kernel of `obj`'s application cannot write `obj`, from the moment its
+    /// launch starts (before its first block is dispatched). Known when the kernel
+    /// declares its writes (`Kernel::writes`) or, after [`System::compute_read_only_bits`],
+    /// from a dry run of a kernel model; unknown (traces, or undeclared without the dry
+    /// run) answers false: every object may be written.
+    pub fn object_read_only_in_kernel(&self, obj: locus_workload::ObjId) -> bool {
+        !self
+            .obj_may_write
+            .get(obj as usize)
+            .copied()
+            .unwrap_or(true)
+    }
+
+    /// Ask for the read-only bits of kernels that do not declare their writes: each launch
+    /// of a kernel model is then run once functionally on a scratch copy of memory before
+    /// its first block (`Workload::launch_writes(true)`), which costs about as much host
+    /// time as generating its blocks. For policies that need the bit (NUBA's replication of
+    /// read-only data); off by default. Timing and every statistic but the kernels'
+    /// `may_write_objects` are unchanged.
+    pub fn compute_read_only_bits(&mut self, on: bool) {
+        self.read_only_probe = on;
+    }
+
+    /// Generate every block with its memory instructions' per-lane addresses
+    /// (`BlockProgram::record_lanes`), for policies that decide per lane; off by default
+    /// (nothing recorded, nothing paid). Timing is unchanged.
+    pub fn record_lane_addresses(&mut self, on: bool) {
+        self.record_lanes = on;
+    }
+
+    /// The lane addresses of instruction `index` of warp slot `wg` of SM `sm` (its
+    /// position in the warp's program: the instruction a warp with `pc == index` issues
+    /// next), when [`System::record_lane_addresses`] is on. For policies that decide per
+    /// lane (none yet: used by the tests).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn lanes_of(
+        &self,
+        sm: usize,
+        wg: usize,
+        index: usize,
+    ) -> Option<&[locus_workload::LaneAddr]> {
+        let w = &self.warps[wg];
+        self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize].lanes_of(index)
     }
 
     /// Whether a run limit stopped the run (its last launch is partial).
@@ -721,5 +823,7 @@ impl System {
     }
 }
 
+#[cfg(test)]
+mod lanes_tests;
 #[cfg(test)]
 mod tests;

@@ -35,6 +35,7 @@ impl System {
             .expect("scheduler respects block slots");
         {
             let bs = &mut self.sms[sm].blocks[slot];
+            bs.prog.record_lanes = self.record_lanes;
             launch.gen_block(b, false, line, &mut bs.prog)?;
             bs.live = true;
             bs.id = b;
@@ -260,7 +261,7 @@ impl System {
                 (cand, _) = self.ready_positions(sm, now);
             }
         }
-        let cyc = self.clk.period;
+        let cyc = self.sms[sm].clk.period;
         // a warp stalled on full L1 MSHRs is woken by the next L1 fill, not by polling
         let _ = tried_mshr_stall;
         if issued > 0 {
@@ -310,9 +311,10 @@ impl System {
         w.pc as usize >= prog.insts.len()
     }
 
-    fn latency(&self, c: InstClass) -> u64 {
+    /// Result latency of compute class `c` on SM `sm` (its clock domain).
+    fn latency(&self, sm: usize, c: InstClass) -> u64 {
         let s = &self.cfg.sm;
-        self.clk.cycles(match c {
+        self.sms[sm].clk.cycles(match c {
             InstClass::Fp => s.fp_latency,
             InstClass::Sfu => s.sfu_latency,
             InstClass::Branch => s.branch_latency,
@@ -329,7 +331,7 @@ impl System {
         ws: &mut [&mut dyn Workload],
     ) -> Result<(), WorkloadError> {
         let now = self.q.now();
-        let cyc = self.clk.period;
+        let cyc = self.sms[sm].clk.period;
         self.c.warp_insts += 1;
         self.c.thread_insts += inst.lanes as u64;
         let lim = self.cfg.run.max_warp_insts;
@@ -356,7 +358,7 @@ impl System {
             c if c.is_mem() => self.issue_mem(sm, wg, inst),
             c => {
                 if inst.dst != 0 {
-                    let lat = self.latency(c);
+                    let lat = self.latency(sm, c);
                     let w = &mut self.warps[wg];
                     w.alu[w.alu_i as usize] = (inst.dst, now + lat);
                     w.alu_i = (w.alu_i + 1) % 4;
@@ -369,7 +371,7 @@ impl System {
     fn check_barrier(&mut self, sm: usize, bs: usize) {
         let b = &self.sms[sm].blocks[bs];
         if b.at_barrier > 0 && b.at_barrier >= b.warps_left {
-            let now = self.q.now() + self.clk.period;
+            let now = self.q.now() + self.sms[sm].clk.period;
             let slots = b.warp_slots.clone();
             self.sms[sm].blocks[bs].at_barrier = 0;
             let base = sm * self.max_warps;
@@ -506,12 +508,12 @@ impl System {
     #[inline(never)]
     fn issue_mem(&mut self, sm: usize, wg: usize, inst: WarpInst) {
         let now = self.q.now();
-        let cyc = self.clk.period;
+        let cyc = self.sms[sm].clk.period;
         self.c.mem_insts += 1;
         self.c.mem_by_space[crate::stats::mem_index(inst.space, inst.class)] += 1;
         if inst.space == Space::Shared {
             if inst.class == InstClass::Load && inst.dst != 0 {
-                let lat = self.clk.cycles(self.cfg.sm.smem_latency as u64);
+                let lat = self.sms[sm].clk.cycles(self.cfg.sm.smem_latency as u64);
                 self.alloc_pend(wg, inst.dst, now, now + lat);
                 self.c.loads_completed += 1;
                 self.c.load_latency_ps += lat;
@@ -529,7 +531,7 @@ impl System {
         let lpc = self.cfg.sm.lsu_lines_per_cycle as u64;
         let t0 = now.max(self.sms[sm].lsu_free);
         self.sms[sm].lsu_free = t0 + (lines.len() as u64).div_ceil(lpc) * cyc;
-        let l1_lat = self.clk.cycles(self.cfg.l1.hit_latency as u64);
+        let l1_lat = self.sms[sm].clk.cycles(self.cfg.l1.hit_latency as u64);
         let node = self.sms[sm].node;
         let slot = if inst.class == InstClass::Load && inst.dst != 0 {
             Some(self.alloc_pend(wg, inst.dst, now, now))
