@@ -8,14 +8,19 @@
 use crate::registry::BenchSpec;
 
 pub mod atax;
+pub mod bicg;
 mod common;
 pub mod conv2d;
+pub mod conv3d;
+pub mod fdtd2d;
 pub mod gemm;
 pub mod gemver;
+pub mod gesummv;
 pub mod jacobi2d;
 pub mod lu;
 pub mod mm2;
 pub mod mm3;
+pub mod mvt;
 
 #[cfg(test)]
 mod tests;
@@ -30,4 +35,9 @@ pub const SPECS: &[BenchSpec] = &[
     lu::SPEC,
     mm2::SPEC,
     mm3::SPEC,
+    bicg::SPEC,
+    gesummv::SPEC,
+    mvt::SPEC,
+    conv3d::SPEC,
+    fdtd2d::SPEC,
 ];

@@ -449,3 +449,181 @@ fn lu_grids_shrink_with_k() {
         "kernel2, k = 40: ceil(23/32) x ceil(23/8)"
     );
 }
+
+#[test]
+fn default_sizes_follow_the_scale_rule_second_five() {
+    use super::*;
+    let spec_default = |name: &str, p: &str| -> u64 {
+        let s = registry::find(name).unwrap();
+        s.params
+            .iter()
+            .find(|q| q.name == p)
+            .unwrap()
+            .default
+            .parse()
+            .unwrap()
+    };
+    let b = scaled(
+        bicg::PAPER_N,
+        bicg::footprint(bicg::PAPER_N, bicg::PAPER_N),
+        2,
+        256,
+        0,
+    );
+    assert_eq!(spec_default("bicg", "nx"), b);
+    assert_eq!(spec_default("bicg", "ny"), b);
+    let g = scaled(
+        gesummv::PAPER_N,
+        gesummv::footprint(gesummv::PAPER_N),
+        2,
+        256,
+        0,
+    );
+    assert_eq!(spec_default("gesummv", "n"), g);
+    let m = scaled(mvt::PAPER_N, mvt::footprint(mvt::PAPER_N), 2, 256, 0);
+    assert_eq!(spec_default("mvt", "n"), m);
+    let c = scaled(
+        conv3d::PAPER_N,
+        conv3d::footprint(conv3d::PAPER_N),
+        3,
+        32,
+        0,
+    );
+    assert_eq!(spec_default("3dconv", "n"), c);
+    assert!(conv3d::footprint(c) <= crate::scale::FOOTPRINT_CAP_BYTES);
+    let f = scaled(
+        fdtd2d::PAPER_N,
+        fdtd2d::footprint(fdtd2d::PAPER_N, fdtd2d::PAPER_N, fdtd2d::PAPER_TMAX),
+        2,
+        32,
+        fdtd2d::HALVINGS,
+    );
+    assert_eq!(spec_default("fdtd2d", "nx"), f);
+    assert_eq!(spec_default("fdtd2d", "tmax"), fdtd2d::PAPER_TMAX);
+}
+
+#[test]
+fn bicg_equals_host_and_kernel2_is_uncoalesced() {
+    let (nx, ny) = (256usize, 512usize);
+    let kv = [("nx", "256"), ("ny", "512")];
+    let mut w = build("bicg", &kv);
+    let (a, r, p): (Vec<f32>, Vec<f32>, Vec<f32>) = (get(&w, "A"), get(&w, "r"), get(&w, "p"));
+    assert_eq!(run(&mut w), ["bicg_kernel1", "bicg_kernel2"]);
+    let mut s = vec![7f32; ny];
+    let mk = |threads, len, column, v| MatVecRef {
+        threads,
+        len,
+        stride: ny,
+        m: &a,
+        column,
+        v,
+        zero_first: true,
+        scale: None,
+        add_after: None,
+    };
+    matvec_ref(&mk(ny, nx, true, &r), &mut s);
+    let mut q = vec![7f32; nx];
+    matvec_ref(&mk(nx, ny, false, &p), &mut q);
+    assert_close(&get::<f32>(&w, "s"), &s, "s");
+    assert_close(&get::<f32>(&w, "q"), &q, "q");
+    // kernel1 walks columns (one line per warp load of A), kernel2 rows (32 lines)
+    let mut w = build("bicg", &kv);
+    let l1 = load_lines(&mut w);
+    assert!(l1.iter().all(|&n| n == 1), "{:?}", &l1[..4]);
+    let l2 = load_lines(&mut w);
+    assert!(l2.chunks(2).all(|c| c == [32, 1]), "{:?}", &l2[..4]);
+}
+
+#[test]
+fn mvt_equals_host() {
+    let n = 256usize;
+    let mut w = build("mvt", &[("n", "256")]);
+    let (a, y1, y2, mut x1, mut x2): (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) = (
+        get(&w, "a"),
+        get(&w, "y_1"),
+        get(&w, "y_2"),
+        get(&w, "x1"),
+        get(&w, "x2"),
+    );
+    assert_eq!(run(&mut w), ["mvt_kernel1", "mvt_kernel2"]);
+    let mk = |column, v| MatVecRef {
+        threads: n,
+        len: n,
+        stride: n,
+        m: &a,
+        column,
+        v,
+        zero_first: false,
+        scale: None,
+        add_after: None,
+    };
+    matvec_ref(&mk(false, &y1), &mut x1);
+    matvec_ref(&mk(true, &y2), &mut x2);
+    assert_close(&get::<f32>(&w, "x1"), &x1, "x1");
+    assert_close(&get::<f32>(&w, "x2"), &x2, "x2");
+}
+
+#[test]
+fn gesummv_equals_host_and_reloads_after_each_store() {
+    let n = 256usize;
+    let mut w = build("gesummv", &[("n", "256")]);
+    let (a, b, x): (Vec<f32>, Vec<f32>, Vec<f32>) = (get(&w, "A"), get(&w, "B"), get(&w, "x"));
+    let (tmp, y) = super::gesummv::reference(&a, &b, &x, n);
+    let lines = load_lines(&mut w);
+    // per j: tmp[i], a row, x[j], y[i], b row, x[j] (no __restrict__), then tmp[i] once
+    assert_eq!(lines.len(), 6 * n + 1);
+    assert_eq!(&lines[..6], [1, 32, 1, 1, 32, 1]);
+    let mut w = build("gesummv", &[("n", "256")]);
+    assert_eq!(run(&mut w), ["gesummv_kernel"]);
+    assert_close(&get::<f32>(&w, "tmp"), &tmp, "tmp");
+    assert_close(&get::<f32>(&w, "y"), &y, "y");
+}
+
+#[test]
+fn conv3d_equals_host_with_one_launch_per_plane() {
+    let n = 32usize;
+    let mut w = build("3dconv", &[("n", "32")]);
+    let a: Vec<f32> = get(&w, "A");
+    let names = run(&mut w);
+    assert_eq!(names.len(), n - 2, "planes 1 .. NI-2");
+    assert_close(&get::<f32>(&w, "B"), &super::conv3d::reference(&a, n), "B");
+    // 11 distinct loads per interior thread
+    let mut w = build("3dconv", &[("n", "64")]);
+    let mut bp = BlockProgram::default();
+    let mut l = w.next_launch().unwrap().unwrap();
+    l.block(l.info().grid.x as u64 + 1, false, 128, &mut bp)
+        .unwrap();
+    let loads = bp.warps[0]
+        .insts
+        .iter()
+        .filter(|i| i.class == InstClass::Load)
+        .count();
+    assert_eq!(loads, 11);
+}
+
+#[test]
+fn fdtd2d_equals_host_with_three_launches_per_step() {
+    let (nx, ny, tmax) = (24usize, 64usize, 4usize);
+    let kv = [("nx", "24"), ("ny", "64"), ("tmax", "4")];
+    let mut w = build("fdtd2d", &kv);
+    let (f, mut ex, mut ey, mut hz): (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) = (
+        get(&w, "_fict_"),
+        get(&w, "ex"),
+        get(&w, "ey"),
+        get(&w, "hz"),
+    );
+    assert_eq!(ex.len(), nx * (ny + 1));
+    assert_eq!(ey.len(), (nx + 1) * ny);
+    let names = run(&mut w);
+    assert_eq!(names.len(), 3 * tmax);
+    assert!(names.chunks(3).all(|c| c
+        == [
+            "fdtd_step1_kernel",
+            "fdtd_step2_kernel",
+            "fdtd_step3_kernel"
+        ]));
+    super::fdtd2d::reference(&f, &mut ex, &mut ey, &mut hz, nx, ny);
+    assert_close(&get::<f32>(&w, "ex"), &ex, "ex");
+    assert_close(&get::<f32>(&w, "ey"), &ey, "ey");
+    assert_close(&get::<f32>(&w, "hz"), &hz, "hz");
+}
