@@ -19,7 +19,7 @@ pub const SPEC: BenchSpec = BenchSpec {
     name: "atax",
     suite: "PolyBench/GPU",
     category: "-",
-    about: "y = A^T(Ax): atax_kernel1 (row per thread, uncoalesced) + atax_kernel2 (column per thread), 256x1 blocks",
+    about: "y = A^T(Ax): atax_kernel1 (row per thread, uncoalesced) + atax_kernel2 (column per thread), 256x1 blocks; footprint 30.3 MiB",
     params: &[
         ParamSpec {
             name: "nx",
@@ -35,9 +35,10 @@ pub const SPEC: BenchSpec = BenchSpec {
     build,
 };
 
-/// The paper input's side (REC: 128 MB) and its footprint in bytes.
-pub(crate) const PAPER_N: u64 = 5792;
-pub(crate) fn footprint(nx: u64, ny: u64) -> u64 {
+/// The paper input's side (REC: 128 MB).
+pub const PAPER_N: u64 = 5792;
+/// Bytes the suite's host allocates on the device for an input of these dimensions.
+pub fn footprint(nx: u64, ny: u64) -> u64 {
     4 * (nx * ny + 2 * ny + nx)
 }
 const _: () = assert!(PAPER_N * PAPER_N * 4 <= 128 * MIB);

@@ -20,7 +20,7 @@ pub const SPEC: BenchSpec = BenchSpec {
     name: "bicg",
     suite: "PolyBench/GPU",
     category: "-",
-    about: "s = A^T r, q = A p: bicg_kernel1 (column per thread) + bicg_kernel2 (row per thread, uncoalesced), 256x1 blocks",
+    about: "s = A^T r, q = A p: bicg_kernel1 (column per thread) + bicg_kernel2 (row per thread, uncoalesced), 256x1 blocks; footprint 30.3 MiB",
     params: &[
         ParamSpec {
             name: "nx",
@@ -36,9 +36,10 @@ pub const SPEC: BenchSpec = BenchSpec {
     build,
 };
 
-/// The paper input's side (NDP: 6K x 6K) and the footprint (A, r, s, p, q).
-pub(crate) const PAPER_N: u64 = 6144;
-pub(crate) fn footprint(nx: u64, ny: u64) -> u64 {
+/// The paper input's side (NDP: 6K x 6K).
+pub const PAPER_N: u64 = 6144;
+/// Bytes the suite's host allocates on the device for an input of these dimensions.
+pub fn footprint(nx: u64, ny: u64) -> u64 {
     4 * (nx * ny + 2 * nx + 2 * ny)
 }
 

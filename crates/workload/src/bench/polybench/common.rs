@@ -161,7 +161,7 @@ pub(crate) fn acc_ref(
 /// Rule 1 of `crate::scale` for a model with `d` footprint-growing dimensions: the paper
 /// dimension `paper` whose input has `footprint` bytes, scaled and rounded down to
 /// `multiple`; then rule 2's `halvings` (each halves and rounds down to `multiple` again).
-pub(crate) fn scaled(paper: u64, footprint: u64, d: u32, multiple: u64, halvings: u32) -> u64 {
+pub fn scaled(paper: u64, footprint: u64, d: u32, multiple: u64, halvings: u32) -> u64 {
     let mut n = dim(paper, linear_factor(footprint, d), multiple);
     for _ in 0..halvings {
         n = dim(n, 0.5, multiple);
@@ -171,7 +171,7 @@ pub(crate) fn scaled(paper: u64, footprint: u64, d: u32, multiple: u64, halvings
 
 /// `MiB` in bytes (REC Table 3 footprints are binary megabytes: C2D's 512 MB is exactly two
 /// 8192^2 float matrices).
-pub(crate) const MIB: u64 = 1 << 20;
+pub const MIB: u64 = 1 << 20;
 
 /// The suite's one-thread-per-output matrix-vector kernel (256x1 blocks,
 /// `DIM_THREAD_BLOCK_X 256`): thread `t < threads` computes

@@ -21,7 +21,7 @@ pub const SPEC: BenchSpec = BenchSpec {
     name: "2dconv",
     suite: "PolyBench/GPU",
     category: "-",
-    about: "3x3 2-D convolution, one thread per pixel, 32x8 blocks (Convolution2D_kernel)",
+    about: "3x3 2-D convolution, one thread per pixel, 32x8 blocks (Convolution2D_kernel); footprint 32.0 MiB",
     params: &[
         ParamSpec {
             name: "ni",
@@ -37,9 +37,10 @@ pub const SPEC: BenchSpec = BenchSpec {
     build,
 };
 
-/// The paper input's side (REC: 512 MB) and the footprint of an input.
-pub(crate) const PAPER_N: u64 = 8192;
-pub(crate) fn footprint(ni: u64, nj: u64) -> u64 {
+/// The paper input's side (REC: 512 MB).
+pub const PAPER_N: u64 = 8192;
+/// Bytes the suite's host allocates on the device for an input of these dimensions.
+pub fn footprint(ni: u64, nj: u64) -> u64 {
     2 * 4 * ni * nj
 }
 const _: () = assert!(2 * 4 * PAPER_N * PAPER_N == 512 * MIB);

@@ -20,7 +20,7 @@ pub const SPEC: BenchSpec = BenchSpec {
     name: "3dconv",
     suite: "PolyBench/GPU",
     category: "-",
-    about: "3-D convolution, one convolution3D_kernel launch per plane i, 32x8 blocks over (k, j)",
+    about: "3-D convolution, one convolution3D_kernel launch per plane i, 32x8 blocks over (k, j); footprint 31.2 MiB",
     params: &[ParamSpec {
         name: "n",
         default: "160",
@@ -29,9 +29,10 @@ pub const SPEC: BenchSpec = BenchSpec {
     build,
 };
 
-/// The paper input's side (NUBA: 1,074 MB) and the footprint (A and B).
-pub(crate) const PAPER_N: u64 = 512;
-pub(crate) fn footprint(n: u64) -> u64 {
+/// The paper input's side (NUBA: 1,074 MB).
+pub const PAPER_N: u64 = 512;
+/// Bytes the suite's host allocates on the device for an input of these dimensions.
+pub fn footprint(n: u64) -> u64 {
     2 * 4 * n * n * n
 }
 

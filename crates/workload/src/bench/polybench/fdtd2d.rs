@@ -9,7 +9,9 @@
 //!
 //! Input: NUBA Table 2 (nuba.md §6.3) lists FDTD-2D at 51 MB, the suite default (NX = NY =
 //! 2048, tmax = 500: 50.4 MB). Rule 1 of `crate::scale` (two dimensions, multiple of 32):
-//! 1664. Rule 2 applied (500 steps x 3 launches): NX = NY halved `HALVINGS` times; tmax kept.
+//! 1664. Rule 2 applied (500 steps x 3 launches; tmax kept): NX = NY halved three times,
+//! 832, 416, then 208 rounded down to 192, 0.4 MiB (at 416 the run would issue about 120 M
+//! warp instructions, over a minute of host time).
 
 use super::common::{bad, blocks, host, kinfo, prologue, side};
 use crate::memory::Memory;
@@ -22,7 +24,7 @@ pub const SPEC: BenchSpec = BenchSpec {
     name: "fdtd2d",
     suite: "PolyBench/GPU",
     category: "-",
-    about: "2-D FDTD: per time step fdtd_step1_kernel, fdtd_step2_kernel, fdtd_step3_kernel, 32x8 blocks",
+    about: "2-D FDTD: per time step fdtd_step1_kernel, fdtd_step2_kernel, fdtd_step3_kernel, 32x8 blocks; footprint 0.4 MiB",
     params: &[
         ParamSpec {
             name: "nx",
@@ -43,11 +45,14 @@ pub const SPEC: BenchSpec = BenchSpec {
     build,
 };
 
-/// The paper input (the suite default, NUBA's 51 MB), its footprint, rule 2's halvings.
-pub(crate) const PAPER_N: u64 = 2048;
-pub(crate) const PAPER_TMAX: u64 = 500;
-pub(crate) const HALVINGS: u32 = 3;
-pub(crate) fn footprint(nx: u64, ny: u64, tmax: u64) -> u64 {
+/// The paper input's side (the suite default, NUBA's 51 MB).
+pub const PAPER_N: u64 = 2048;
+/// The paper input's time steps (the suite default).
+pub const PAPER_TMAX: u64 = 500;
+/// Rule 2's halvings of the rule-1 dimensions (`crate::scale`).
+pub const HALVINGS: u32 = 3;
+/// Bytes the suite's host allocates on the device for an input of these dimensions.
+pub fn footprint(nx: u64, ny: u64, tmax: u64) -> u64 {
     4 * (tmax + nx * (ny + 1) + (nx + 1) * ny + nx * ny)
 }
 

@@ -19,7 +19,7 @@ pub const SPEC: BenchSpec = BenchSpec {
     name: "gemm",
     suite: "PolyBench/GPU",
     category: "-",
-    about: "C = BETA*C + ALPHA*A*B, one thread per C element looping k in global memory, 32x8 blocks (gemm_kernel)",
+    about: "C = BETA*C + ALPHA*A*B, one thread per C element looping k in global memory, 32x8 blocks (gemm_kernel); footprint 2.0 MiB",
     params: &[
         ParamSpec {
             name: "ni",
@@ -40,10 +40,12 @@ pub const SPEC: BenchSpec = BenchSpec {
     build,
 };
 
-/// The paper input's side (REC: 128 MB), the footprint, rule 2's halvings.
-pub(crate) const PAPER_N: u64 = 3344;
-pub(crate) const HALVINGS: u32 = 2;
-pub(crate) fn footprint(n: u64) -> u64 {
+/// The paper input's side (REC: 128 MB).
+pub const PAPER_N: u64 = 3344;
+/// Rule 2's halvings of the rule-1 dimensions (`crate::scale`).
+pub const HALVINGS: u32 = 2;
+/// Bytes the suite's host allocates on the device for an input of these dimensions.
+pub fn footprint(n: u64) -> u64 {
     3 * 4 * n * n
 }
 const _: () = assert!(3 * 4 * PAPER_N * PAPER_N <= 128 * MIB);

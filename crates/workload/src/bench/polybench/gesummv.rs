@@ -20,7 +20,7 @@ pub const SPEC: BenchSpec = BenchSpec {
     name: "gesummv",
     suite: "PolyBench/GPU",
     category: "-",
-    about: "y = ALPHA*A*x + BETA*B*x: gesummv_kernel, row per thread over A and B, 256x1 blocks",
+    about: "y = ALPHA*A*x + BETA*B*x: gesummv_kernel, row per thread over A and B, 256x1 blocks; footprint 24.5 MiB",
     params: &[ParamSpec {
         name: "n",
         default: "1792",
@@ -29,9 +29,10 @@ pub const SPEC: BenchSpec = BenchSpec {
     build,
 };
 
-/// The paper input's side (NUBA: 1,073 MB) and the footprint (A, B, x, y, tmp).
-pub(crate) const PAPER_N: u64 = 11585;
-pub(crate) fn footprint(n: u64) -> u64 {
+/// The paper input's side (NUBA: 1,073 MB).
+pub const PAPER_N: u64 = 11585;
+/// Bytes the suite's host allocates on the device for an input of these dimensions.
+pub fn footprint(n: u64) -> u64 {
     4 * (2 * n * n + 3 * n)
 }
 

@@ -19,7 +19,7 @@ pub const SPEC: BenchSpec = BenchSpec {
     name: "mvt",
     suite: "PolyBench/GPU",
     category: "-",
-    about: "x1 += A y1, x2 += A^T y2: mvt_kernel1 (row per thread, uncoalesced) + mvt_kernel2 (column per thread), 256x1 blocks",
+    about: "x1 += A y1, x2 += A^T y2: mvt_kernel1 (row per thread, uncoalesced) + mvt_kernel2 (column per thread), 256x1 blocks; footprint 30.3 MiB",
     params: &[ParamSpec {
         name: "n",
         default: "2816",
@@ -28,9 +28,10 @@ pub const SPEC: BenchSpec = BenchSpec {
     build,
 };
 
-/// The paper input's side (NUBA: 6,443 MB) and the footprint (A and four vectors).
-pub(crate) const PAPER_N: u64 = 40134;
-pub(crate) fn footprint(n: u64) -> u64 {
+/// The paper input's side (NUBA: 6,443 MB).
+pub const PAPER_N: u64 = 40134;
+/// Bytes the suite's host allocates on the device for an input of these dimensions.
+pub fn footprint(n: u64) -> u64 {
     4 * (n * n + 4 * n)
 }
 

@@ -627,3 +627,20 @@ fn fdtd2d_equals_host_with_three_launches_per_step() {
     assert_close(&get::<f32>(&w, "ey"), &ey, "ey");
     assert_close(&get::<f32>(&w, "hz"), &hz, "hz");
 }
+
+/// Each `about` ends with the default input's footprint (`locus workloads` shows it), equal
+/// to the bytes the default build allocates, and within rule 1's cap.
+#[test]
+fn about_states_the_default_footprint() {
+    let mut wrong = Vec::new();
+    for s in super::SPECS {
+        let w = registry::build(s.name, &BTreeMap::new(), 1).unwrap();
+        let bytes: u64 = w.objects().iter().map(|o| o.bytes).sum();
+        assert!(bytes <= crate::scale::FOOTPRINT_CAP_BYTES, "{}", s.name);
+        let want = format!("; footprint {:.1} MiB", bytes as f64 / (1u64 << 20) as f64);
+        if !s.about.ends_with(&want) {
+            wrong.push(format!("{}: about should end with `{want}`", s.name));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
