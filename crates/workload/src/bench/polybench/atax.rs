@@ -43,9 +43,9 @@ pub fn footprint(nx: u64, ny: u64) -> u64 {
 }
 const _: () = assert!(PAPER_N * PAPER_N * 4 <= 128 * MIB);
 
-/// The suite's `init_array`: `x[i] = i * M_PI`, `A[i][j] = i*j / NX` (M_PI = 3.14159).
+/// The suite's `init_array`: `x[i] = i * M_PI` (math.h's pi), `A[i][j] = i*j / NX`.
 pub(crate) fn init(nx: u64, ny: u64) -> (Vec<f32>, Vec<f32>) {
-    let x: Vec<f32> = (0..ny).map(|i| i as f32 * 3.14159).collect();
+    let x: Vec<f32> = (0..ny).map(|i| i as f32 * std::f32::consts::PI).collect();
     let a: Vec<f32> = (0..nx * ny)
         .map(|k| ((k / ny) as f32 * (k % ny) as f32) / nx as f32)
         .collect();

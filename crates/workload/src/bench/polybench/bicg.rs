@@ -51,8 +51,8 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
     }
     // bicg.cu's init_array: r[i] = i * M_PI, A[i][j] = i*j / NX, p[j] = j * M_PI
     let (_, av) = init(nx, ny);
-    let rv: Vec<f32> = (0..nx).map(|i| i as f32 * 3.14159).collect();
-    let pv: Vec<f32> = (0..ny).map(|i| i as f32 * 3.14159).collect();
+    let rv: Vec<f32> = (0..nx).map(|i| i as f32 * std::f32::consts::PI).collect();
+    let pv: Vec<f32> = (0..ny).map(|i| i as f32 * std::f32::consts::PI).collect();
     let mut m = Memory::new();
     let a = m.alloc_from("A", &av, true);
     let r = m.alloc_from("r", &rv, true);

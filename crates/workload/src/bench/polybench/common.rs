@@ -97,7 +97,7 @@ pub(crate) fn prologue(t: &mut Thread<'_>, sregs: u32, ints: u32) {
 /// (2 int), one increment per walked pointer (`ptrs` int) and the back-edge `BRA`.
 #[track_caller]
 pub(crate) fn unrolled_step(t: &mut Thread<'_>, it: u64, n: u64, ptrs: u32) {
-    if (it + 1) % UNROLL == 0 || it + 1 == n {
+    if (it + 1).is_multiple_of(UNROLL) || it + 1 == n {
         t.alu(2 + ptrs);
         t.branch(1);
     }

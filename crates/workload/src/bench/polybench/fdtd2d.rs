@@ -171,9 +171,7 @@ pub(crate) fn reference(
     ny: usize,
 ) {
     for &f in fict {
-        for j in 0..ny {
-            ey[j] = f;
-        }
+        ey[..ny].fill(f);
         for i in 1..nx {
             for j in 0..ny {
                 ey[i * ny + j] -= 0.5f32 * (hz[i * ny + j] - hz[(i - 1) * ny + j]);

@@ -141,7 +141,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
         if launch >= 2 * (n - 1) {
             return None;
         }
-        let (k, row) = (launch / 2, launch % 2 == 0);
+        let (k, row) = (launch / 2, launch.is_multiple_of(2));
         launch += 1;
         Some(Box::new(Lu { a, n, k, row }) as Box<dyn Kernel>)
     });

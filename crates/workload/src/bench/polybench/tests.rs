@@ -325,14 +325,8 @@ fn gemver_equals_host() {
     let n = 256usize;
     let mut w = build("gemver", &[("n", "256")]);
     let mut a: Vec<f32> = get(&w, "A");
-    let (u1, u2, v1, v2, y, z): (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) = (
-        get(&w, "u1"),
-        get(&w, "u2"),
-        get(&w, "v1"),
-        get(&w, "v2"),
-        get(&w, "y"),
-        get(&w, "z"),
-    );
+    let f = |name| get::<f32>(&w, name);
+    let (u1, u2, v1, v2, y, z) = (f("u1"), f("u2"), f("v1"), f("v2"), f("y"), f("z"));
     assert_eq!(
         u2[n - 1],
         0.5,
@@ -538,13 +532,8 @@ fn bicg_equals_host_and_kernel2_is_uncoalesced() {
 fn mvt_equals_host() {
     let n = 256usize;
     let mut w = build("mvt", &[("n", "256")]);
-    let (a, y1, y2, mut x1, mut x2): (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) = (
-        get(&w, "a"),
-        get(&w, "y_1"),
-        get(&w, "y_2"),
-        get(&w, "x1"),
-        get(&w, "x2"),
-    );
+    let f = |name| get::<f32>(&w, name);
+    let (a, y1, y2, mut x1, mut x2) = (f("a"), f("y_1"), f("y_2"), f("x1"), f("x2"));
     assert_eq!(run(&mut w), ["mvt_kernel1", "mvt_kernel2"]);
     let mk = |column, v| MatVecRef {
         threads: n,
