@@ -1,0 +1,27 @@
+//! SHOC benchmarks (Danalis et al., "The Scalable HeterOgeneous Computing (SHOC) benchmark
+//! suite", GPGPU-3 2010; CUDA sources of github.com/vetter/shoc, levels 1 and 2), one file
+//! per benchmark, modelled after the public CUDA kernels: thread/block shapes, data layouts,
+//! access order, shared-memory staging and the memory space each array is read through.
+//! REC (rec.md §4.3) runs Stencil2D; the HMS placement model (hms-placement-model.md §5.3,
+//! Table IV) evaluates the others, moving arrays between memory spaces: where cheap a model
+//! takes a `<array>_space` parameter naming the space of an input array
+//! ([`common::MemSpace`]).
+
+use crate::registry::BenchSpec;
+
+pub mod common;
+pub mod reduction;
+pub mod scan;
+pub mod stencil2d;
+pub mod triad;
+
+#[cfg(test)]
+mod tests;
+
+/// The SHOC benchmarks.
+pub const SPECS: &[BenchSpec] = &[
+    stencil2d::SPEC,
+    triad::SPEC,
+    reduction::SPEC,
+    scan::SPEC,
+];

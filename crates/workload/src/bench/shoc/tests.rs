@@ -1,0 +1,296 @@
+//! Tests of the SHOC models: results against host references on small inputs, the
+//! mechanisms the public code implies (coalescing, shared-memory staging, launch sequences,
+//! memory spaces) and the default inputs' sizes under the rule of `scale.rs`.
+
+use crate::memory::Elem;
+use crate::model::ModelWorkload;
+use crate::program::{BlockProgram, InstClass, ObjId, Space, Workload};
+use crate::registry;
+use crate::scale::FOOTPRINT_CAP_BYTES;
+use std::collections::BTreeMap;
+
+pub(super) fn build(name: &str, kv: &[(&str, &str)], seed: u64) -> ModelWorkload {
+    let ov: BTreeMap<String, String> = kv
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    registry::build(name, &ov, seed).unwrap()
+}
+
+pub(super) fn build_err(name: &str, kv: &[(&str, &str)]) -> String {
+    let ov: BTreeMap<String, String> = kv
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    match registry::build(name, &ov, 1) {
+        Ok(_) => panic!("{name} {kv:?} was accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Per-run totals by class and space, and the launches.
+#[derive(Debug, Default)]
+pub(super) struct Run {
+    pub kernels: Vec<String>,
+    pub lines: u64,
+    /// Warp-level memory instructions per "space class" (e.g. "Texture Load").
+    pub mem: BTreeMap<String, u64>,
+    pub insts: u64,
+    pub barriers: u64,
+}
+
+pub(super) fn run(w: &mut ModelWorkload) -> Run {
+    let mut bp = BlockProgram::default();
+    let mut r = Run::default();
+    while let Some(mut l) = w.next_launch().unwrap() {
+        r.kernels.push(l.info().name.clone());
+        for b in 0..l.info().num_blocks() {
+            l.block(b, false, 128, &mut bp).unwrap();
+            for wp in &bp.warps {
+                for i in &wp.insts {
+                    r.insts += 1;
+                    if i.class == InstClass::Barrier {
+                        r.barriers += 1;
+                    }
+                    if i.class.is_mem() {
+                        *r.mem
+                            .entry(format!("{:?} {:?}", i.space, i.class))
+                            .or_default() += 1;
+                    }
+                }
+                r.lines += wp.lines.len() as u64;
+            }
+        }
+    }
+    r
+}
+
+pub(super) fn obj(w: &ModelWorkload, name: &str) -> ObjId {
+    w.objects()
+        .iter()
+        .position(|o| o.name == name)
+        .unwrap_or_else(|| panic!("no {name}")) as ObjId
+}
+
+pub(super) fn get<T: Elem>(w: &ModelWorkload, name: &str) -> Vec<T> {
+    w.memory().to_vec(obj(w, name))
+}
+
+pub(super) fn close(a: f32, b: f32, tol: f32) -> bool {
+    (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
+}
+
+/// Footprint of a model's default input.
+fn default_footprint(name: &str) -> u64 {
+    build(name, &[], 1).memory().footprint()
+}
+
+#[test]
+fn stencil2d_equals_host_stencil_over_iterations() {
+    let (rows, cols) = (24usize, 64usize);
+    for space in ["global", "texture"] {
+        let kv = [
+            ("rows", "24"),
+            ("cols", "64"),
+            ("lcols", "32"),
+            ("iterations", "3"),
+            ("data_space", space),
+        ];
+        let init: Vec<f32> = get(&build("shoc-stencil2d", &kv, 7), "data_a");
+        let mut w = build("shoc-stencil2d", &kv, 7);
+        let r = run(&mut w);
+        assert_eq!(r.kernels, ["StencilKernel"; 3]);
+        // 3 launches: the result is in data_b (odd count of swaps)
+        let out: Vec<f32> = get(&w, "data_b");
+        let want = super::stencil2d::host_stencil(&init, rows, cols, 3);
+        for (i, (a, b)) in out.iter().zip(&want).enumerate() {
+            assert!(close(*a, *b, 1e-5), "{space}: cell {i}: {a} vs {b}");
+        }
+        let (sp, other) = if space == "global" {
+            ("Global Load", "Texture Load")
+        } else {
+            ("Texture Load", "Global Load")
+        };
+        assert!(r.mem[sp] > 0, "{space}: source reads through {sp}");
+        assert!(!r.mem.contains_key(other), "{space}: no {other}");
+    }
+}
+
+#[test]
+fn stencil2d_stages_a_shared_tile_with_halo_and_coalesces() {
+    // 2 row strips of 8 x 2 column blocks of 64 threads, one launch
+    let kv = [("rows", "16"), ("cols", "128"), ("lcols", "64"), ("iterations", "1")];
+    let mut w = build("shoc-stencil2d", &kv, 1);
+    let mut bp = BlockProgram::default();
+    let mut l = w.next_launch().unwrap().unwrap();
+    assert_eq!((l.info().grid.x, l.info().grid.y), (2, 2));
+    assert_eq!((l.info().block.x, l.info().block.y), (1, 64));
+    l.block(0, false, 128, &mut bp).unwrap();
+    let w0 = &bp.warps[0];
+    let count = |cls: InstClass, sp: Space| {
+        w0.insts
+            .iter()
+            .filter(|i| i.class == cls && i.space == sp)
+            .map(|i| i.lanes as u64)
+            .sum::<u64>()
+    };
+    // per lane: 10 strip loads; lane 0 (the block's first column) also 10 halo loads
+    assert_eq!(count(InstClass::Load, Space::Global), 32 * 10 + 10);
+    assert_eq!(count(InstClass::Store, Space::Shared), 32 * 10 + 10);
+    // 8 output rows of 9 shared reads each, 8 global stores
+    assert_eq!(count(InstClass::Load, Space::Shared), 32 * 8 * 9);
+    assert_eq!(count(InstClass::Store, Space::Global), 32 * 8);
+    assert_eq!(
+        w0.insts
+            .iter()
+            .filter(|i| i.class == InstClass::Barrier)
+            .count(),
+        1
+    );
+    // a strip row of 32 consecutive floats: 32 x 4 B spans at most 2 lines of 128 B
+    for i in w0.insts.iter().filter(|i| i.space == Space::Global && i.lanes == 32) {
+        assert!(i.nlines <= 2, "coalesced row access");
+    }
+    // the halo-column copy of lane 0 is its own, one-lane instruction
+    assert!(w0
+        .insts
+        .iter()
+        .any(|i| i.class == InstClass::Load && i.space == Space::Global && i.lanes == 1));
+}
+
+#[test]
+fn stencil2d_default_follows_rec_scaled_by_rule_1() {
+    let (r, c) = super::stencil2d::default_dims();
+    assert_eq!((r, c), (2040, 1792));
+    assert!(super::stencil2d::footprint(4096, 4096) > 128 << 20);
+    assert!(super::stencil2d::footprint(r, c) <= FOOTPRINT_CAP_BYTES);
+    assert_eq!(
+        default_footprint("shoc-stencil2d"),
+        super::stencil2d::footprint(r, c)
+    );
+    let e = build_err("shoc-stencil2d", &[("data_space", "constant")]);
+    assert!(e.contains("data_space"), "{e}");
+    let e = build_err("shoc-stencil2d", &[("cols", "100")]);
+    assert!(e.contains("lcols"), "{e}");
+}
+
+#[test]
+fn triad_equals_host_triad_per_chunk_and_alternates_buffer_sets() {
+    for b_space in ["global", "texture", "shared"] {
+        let kv = [("chunk", "512"), ("chunks", "3"), ("b_space", b_space)];
+        let mut w = build("shoc-triad", &kv, 3);
+        let r = run(&mut w);
+        assert_eq!(r.kernels, ["triad"; 3]);
+        // chunk 2 went to set 0, chunk 1 to set 1
+        for s in 0..2 {
+            let (a, b, c): (Vec<f32>, Vec<f32>, Vec<f32>) = (
+                get(&w, &format!("d_memA{s}")),
+                get(&w, &format!("d_memB{s}")),
+                get(&w, &format!("d_memC{s}")),
+            );
+            for i in 0..512 {
+                assert_eq!(c[i], a[i] + 1.75 * b[i], "{b_space} set {s} [{i}]");
+                assert!(c[i] != 0.0 || a[i] == 0.0);
+            }
+        }
+        let a0: Vec<f32> = get(&w, "d_memA0");
+        let a1: Vec<f32> = get(&w, "d_memA1");
+        assert_ne!(a0, a1, "the two sets hold different chunks");
+        // 3 launches x 512 threads / 32: one warp instruction per access kind
+        let warps = 3 * 512 / 32;
+        match b_space {
+            "global" => assert_eq!(r.mem["Global Load"], 2 * warps),
+            "texture" => {
+                assert_eq!(r.mem["Global Load"], warps);
+                assert_eq!(r.mem["Texture Load"], warps);
+            }
+            _ => {
+                assert_eq!(r.mem["Global Load"], 2 * warps);
+                assert_eq!(r.mem["Shared Store"], warps);
+                assert_eq!(r.mem["Shared Load"], warps);
+            }
+        }
+        // fully coalesced: 3 lines of 128 B per warp (A, B, C), plus none for shared
+        assert_eq!(r.lines, 3 * warps);
+    }
+}
+
+#[test]
+fn triad_default_is_shocs_largest_chunk_scaled_to_the_cap() {
+    let n = super::triad::default_chunk();
+    assert_eq!(n, 2_796_160);
+    assert!(3 * 4 * (4u64 << 20) > FOOTPRINT_CAP_BYTES);
+    assert!(default_footprint("shoc-triad") <= FOOTPRINT_CAP_BYTES);
+    assert!(default_footprint("shoc-triad") > FOOTPRINT_CAP_BYTES - 3 * 4 * 128);
+    let e = build_err("shoc-triad", &[("b_space", "constant")]);
+    assert!(e.contains("b_space"), "{e}");
+}
+
+#[test]
+fn reduction_partial_sums_equal_the_host_sum() {
+    for sdata in ["shared", "global"] {
+        // 8 blocks x 512 per grid step; 4096 elements: each thread 1 step... use 3 steps
+        let kv = [
+            ("n", "12288"),
+            ("blocks", "8"),
+            ("iterations", "2"),
+            ("sdata_space", sdata),
+        ];
+        let mut w = build("shoc-reduction", &kv, 1);
+        let r = run(&mut w);
+        assert_eq!(r.kernels, ["reduce"; 2]);
+        let input: Vec<f32> = get(&w, "d_idata");
+        let part: Vec<f32> = get(&w, "d_odata");
+        assert_eq!(part.len(), 8);
+        let want: f32 = input.iter().sum();
+        assert_eq!(part.iter().sum::<f32>(), want, "{sdata}");
+        // block b's partial: its grid-strided pairs
+        for (b, p) in part.iter().enumerate() {
+            let mut s = 0f32;
+            let mut i = b * 512;
+            while i < 12288 {
+                s += input[i..i + 512].iter().sum::<f32>();
+                i += 8 * 512;
+            }
+            assert_eq!(*p, s, "{sdata} block {b}");
+        }
+        // 3 barriers per block (4 phases)
+        assert_eq!(r.barriers, 2 * 8 * 8 * 3);
+        if sdata == "shared" {
+            assert!(r.mem["Shared Load"] > 0);
+            assert_eq!(r.mem["Global Store"], 2 * 8, "one partial per block");
+        } else {
+            assert!(!r.mem.contains_key("Shared Load"));
+            assert!(r.mem["Global Store"] > 2 * 8, "sdata stores are global");
+        }
+    }
+}
+
+#[test]
+fn scan_equals_host_inclusive_scan() {
+    for space in ["global", "texture"] {
+        // 4 blocks, region of 640 float4s = 3 windows (the last one partial)
+        let kv = [
+            ("n", "10240"),
+            ("blocks", "4"),
+            ("iterations", "2"),
+            ("idata_space", space),
+        ];
+        let mut w = build("shoc-scan", &kv, 1);
+        let r = run(&mut w);
+        assert_eq!(
+            r.kernels,
+            ["reduce", "scan_single_block", "bottom_scan"].repeat(2)
+        );
+        let input: Vec<f32> = get(&w, "d_idata");
+        let out: Vec<f32> = get(&w, "d_odata");
+        let want = super::scan::host_scan(&input);
+        assert_eq!(out, want, "{space}");
+        let sums: Vec<f32> = get(&w, "d_block_sums");
+        // exclusive scan of the block sums (2560 elements per block, half of them 1)
+        assert_eq!(sums, [0.0, 1280.0, 2560.0, 3840.0]);
+        if space == "texture" {
+            assert!(r.mem["Texture Load"] > 0);
+        }
+    }
+}
