@@ -188,34 +188,49 @@ impl<T: Copy + Default> Regs<T> {
     }
 }
 
-/// The warp-synchronous tail of SHOC's tree reductions (`if (tid < warpSize) { sdata[tid] +=
-/// sdata[tid + 32]; .. += sdata[tid + 1]; }` on a `volatile` array, no barriers): the 32
-/// lanes run each step in lock-step, but the model runs a warp's lanes one after the
-/// other, so lane 0 would read slots that lanes 1..31 have not updated yet. The block's
-/// 64 inputs are mirrored here when they are written (before the barrier that precedes the
-/// tail) and each lane takes its lock-step values from [`WarpTail::step`], recording the same
-/// loads and stores as the real code. One block is generated at a time, so one mirror per
-/// kernel suffices.
+/// The warp-synchronous tail of SHOC's tree reductions on a `volatile` shared array, no
+/// barriers: Reduction's and Scan's `if (tid < warpSize) { sdata[tid] += sdata[tid + 32];
+/// .. += sdata[tid + 1]; }` (every lane, offsets 32..1) and SpMV's `if (id < 16) s[t] +=
+/// s[t + 16]; .. if (id < 1) ..` (lanes below the offset, offsets 16..1). The lanes run each
+/// step in lock-step, but the model runs a warp's lanes one after the other, so lane 0
+/// would read slots that later lanes have not updated yet. The block's inputs are mirrored
+/// here when they are written and each lane takes its lock-step values from
+/// [`WarpTail::step`], recording the same loads and stores as the real code. One block is
+/// generated at a time, so one mirror per kernel suffices.
 pub(crate) struct WarpTail {
-    inputs: std::sync::Mutex<[f32; 64]>,
+    inputs: std::sync::Mutex<Vec<f32>>,
+    offsets: &'static [u64],
+    every_lane: bool,
 }
 
 impl WarpTail {
-    pub(crate) fn new() -> Self {
+    /// A tail over `slots` mirrored values with the given step offsets (largest first, at
+    /// most 32); `every_lane`: all 32 lanes add at every step (else only lanes below the
+    /// offset).
+    pub(crate) fn new(slots: usize, offsets: &'static [u64], every_lane: bool) -> Self {
+        assert!(offsets[0] <= 32, "a warp tail spans at most 64 slots");
         WarpTail {
-            inputs: std::sync::Mutex::new([0.0; 64]),
+            inputs: std::sync::Mutex::new(vec![0.0; slots]),
+            offsets,
+            every_lane,
         }
     }
-    /// Record input slot `j` (< 64) as written before the tail.
+    /// Record slot `j` as written before the tail.
     pub(crate) fn set_input(&self, j: u64, v: f32) {
         self.inputs.lock().unwrap()[j as usize] = v;
     }
-    /// Value of slot `lane` after lock-step step `k` (0 = `+32` .. 5 = `+1`).
-    pub(crate) fn step(&self, lane: u64, k: usize) -> f32 {
-        let mut v = *self.inputs.lock().unwrap();
-        for (s, off) in [32usize, 16, 8, 4, 2, 1].iter().enumerate() {
+    /// Value of slot `base + lane` after lock-step step `k` of the warp whose window of
+    /// `2 * offsets[0]` slots starts at `base`.
+    pub(crate) fn step(&self, base: u64, lane: u64, k: usize) -> f32 {
+        let w = 2 * self.offsets[0] as usize;
+        let b = base as usize;
+        let mut v = [0f32; 64];
+        v[..w].copy_from_slice(&self.inputs.lock().unwrap()[b..b + w]);
+        for (s, &off) in self.offsets.iter().enumerate() {
+            let off = off as usize;
             let prev = v;
-            for j in 0..32 {
+            let active = if self.every_lane { 32.min(w - off) } else { off };
+            for j in 0..active {
                 v[j] = prev[j] + prev[j + off];
             }
             if s == k {

@@ -10,8 +10,10 @@
 use crate::registry::BenchSpec;
 
 pub mod common;
+pub mod md;
 pub mod reduction;
 pub mod scan;
+pub mod spmv;
 pub mod stencil2d;
 pub mod triad;
 
@@ -24,4 +26,6 @@ pub const SPECS: &[BenchSpec] = &[
     triad::SPEC,
     reduction::SPEC,
     scan::SPEC,
+    md::SPEC,
+    spmv::SPEC,
 ];

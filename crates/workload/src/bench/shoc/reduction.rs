@@ -164,7 +164,7 @@ impl Kernel for Reduce {
                         self.sd_ld(t, tid + off);
                         t.fp(1);
                         // lock-step value (see WarpTail)
-                        self.sd_st(t, tid, self.tail.step(tid, k));
+                        self.sd_st(t, tid, self.tail.step(0, tid, k));
                     }
                 }
                 t.alu(1);
@@ -224,7 +224,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
             n,
             blocks,
             idata_space,
-            tail: WarpTail::new(),
+            tail: WarpTail::new(64, &[32, 16, 8, 4, 2, 1], true),
         }) as Box<dyn Kernel>)
     });
     Ok(ModelWorkload::new("shoc-reduction", m, h))

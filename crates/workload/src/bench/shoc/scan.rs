@@ -142,7 +142,7 @@ impl Kernel for ScanReduce {
                         t.sh_ld_f32(tid as u32);
                         t.sh_ld_f32((tid + off) as u32);
                         t.fp(1);
-                        t.sh_st_f32(tid as u32, self.tail.step(tid, k));
+                        t.sh_st_f32(tid as u32, self.tail.step(0, tid, k));
                     }
                 }
                 t.alu(1);
@@ -398,7 +398,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
                 n,
                 blocks,
                 space,
-                tail: WarpTail::new(),
+                tail: WarpTail::new(64, &[32, 16, 8, 4, 2, 1], true),
             }),
             1 => Box::new(ScanSingle {
                 sums,

@@ -294,3 +294,146 @@ fn scan_equals_host_inclusive_scan() {
         }
     }
 }
+
+#[test]
+fn md_forces_equal_host_forces_and_list_is_the_nearest() {
+    use crate::bench::dense::hs::F4;
+    let (n, k) = (512usize, 16usize);
+    for (ps, ns) in [("texture", "global"), ("global", "texture")] {
+        let kv = [
+            ("atoms", "512"),
+            ("neighbors", "16"),
+            ("position_space", ps),
+            ("neighlist_space", ns),
+        ];
+        let mut w = build("shoc-md", &kv, 9);
+        let r = run(&mut w);
+        assert_eq!(r.kernels, ["compute_lj_force"]);
+        let pos: Vec<F4> = get(&w, "d_position");
+        let list: Vec<i32> = get(&w, "d_neighborList");
+        // the list: each atom's k nearest others, nearest first (brute force)
+        for i in (0..n).step_by(37) {
+            let d = |j: usize| {
+                let (p, q) = (pos[i].0, pos[j].0);
+                (p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)
+            };
+            let mut all: Vec<usize> = (0..n).filter(|&j| j != i).collect();
+            all.sort_by(|&a, &b| d(a).total_cmp(&d(b)).then(a.cmp(&b)));
+            let got: Vec<usize> = (0..k).map(|j| list[j * n + i] as usize).collect();
+            assert_eq!(got, all[..k], "atom {i}");
+        }
+        let f: Vec<f32> = get(&w, "d_force");
+        let want = super::md::host_forces(&pos, &list, k);
+        assert!(want.iter().any(|&x| x != 0.0));
+        for (i, (a, b)) in f.iter().zip(&want).enumerate() {
+            assert!(close(*a, *b, 1e-5), "{ps}: force {i}: {a} vs {b}");
+        }
+        // per warp and neighbour one list load and one position fetch in their spaces
+        let warps = (n / 32) as u64;
+        let tex = r.mem.get("Texture Load").copied().unwrap_or(0);
+        let glob = r.mem["Global Load"];
+        if ps == "texture" {
+            assert_eq!(tex, warps * k as u64);
+            assert_eq!(glob, warps * (k as u64 + 1));
+        } else {
+            assert_eq!(tex, warps * k as u64);
+            assert_eq!(glob, warps * (k as u64 + 1));
+        }
+        assert_eq!(r.mem["Global Store"], 3 * warps);
+    }
+}
+
+#[test]
+fn md_neighbor_list_reads_coalesce_and_gathers_scatter() {
+    let mut w = build("shoc-md", &[("atoms", "1024"), ("neighbors", "8")], 2);
+    let mut bp = BlockProgram::default();
+    let mut l = w.next_launch().unwrap().unwrap();
+    l.block(0, false, 128, &mut bp).unwrap();
+    let w0 = &bp.warps[0];
+    let nl: Vec<_> = w0
+        .insts
+        .iter()
+        .filter(|i| i.class == InstClass::Load && i.space == Space::Global && i.lanes == 32)
+        .skip(1)
+        .collect();
+    assert_eq!(nl.len(), 8);
+    assert!(nl.iter().all(|i| i.nlines == 1), "column-major list: one line");
+    let tex: Vec<_> = w0
+        .insts
+        .iter()
+        .filter(|i| i.space == Space::Texture)
+        .collect();
+    assert!(
+        tex.iter().map(|i| i.nlines as u64).sum::<u64>() > 8 * 8,
+        "random neighbours: scattered position fetches"
+    );
+}
+
+#[test]
+fn spmv_equals_host_csr_product() {
+    for (vs, rs, cs) in [
+        ("texture", "global", "global"),
+        ("global", "constant", "texture"),
+        ("constant", "texture", "global"),
+    ] {
+        let kv = [
+            ("dim", "200"),
+            ("density_pct", "7"),
+            ("iterations", "2"),
+            ("vec_space", vs),
+            ("rowd_space", rs),
+            ("cols_space", cs),
+        ];
+        let mut w = build("shoc-spmv", &kv, 4);
+        let r = run(&mut w);
+        assert_eq!(r.kernels, ["spmv_csr_vector_kernel"; 2]);
+        let (val, cols, rowd, x): (Vec<f32>, Vec<i32>, Vec<i32>, Vec<f32>) = (
+            get(&w, "d_val"),
+            get(&w, "d_cols"),
+            get(&w, "d_rowDelimiters"),
+            get(&w, "d_vec"),
+        );
+        assert_eq!(*rowd.last().unwrap() as usize, 200 * 200 * 7 / 100);
+        let out: Vec<f32> = get(&w, "d_out");
+        for i in 0..200 {
+            let e: f32 = (rowd[i]..rowd[i + 1])
+                .map(|j| val[j as usize] * x[cols[j as usize] as usize])
+                .sum();
+            assert!(close(out[i], e, 1e-5), "row {i}: {} vs {e}", out[i]);
+        }
+        let sp = |s: &str| match s {
+            "texture" => "Texture Load",
+            "constant" => "Constant Load",
+            _ => "Global Load",
+        };
+        for s in [vs, rs, cs] {
+            assert!(r.mem[sp(s)] > 0, "{s}");
+        }
+    }
+    let e = build_err("shoc-spmv", &[("vec_space", "constant"), ("dim", "20000")]);
+    assert!(e.contains("vec_space") && e.contains("64 KiB"), "{e}");
+}
+
+#[test]
+fn spmv_one_warp_per_row_broadcasts_the_row_bounds() {
+    let mut w = build("shoc-spmv", &[("dim", "64"), ("density_pct", "50")], 1);
+    let mut bp = BlockProgram::default();
+    let mut l = w.next_launch().unwrap().unwrap();
+    assert_eq!(l.info().num_blocks(), 16, "4 rows per 128-thread block");
+    l.block(0, false, 128, &mut bp).unwrap();
+    assert_eq!(bp.warps.len(), 4);
+    let first = bp.warps[0]
+        .insts
+        .iter()
+        .find(|i| i.class == InstClass::Load)
+        .unwrap();
+    assert_eq!((first.lanes, first.nlines), (32, 1), "rowDelimiters[myRow]");
+    // lane 0 alone stores the row's sum
+    let st: Vec<_> = bp.warps[0]
+        .insts
+        .iter()
+        .filter(|i| i.class == InstClass::Store && i.space == Space::Global)
+        .collect();
+    assert_eq!(st.len(), 1);
+    assert_eq!(st[0].lanes, 1);
+}
