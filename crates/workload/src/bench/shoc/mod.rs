@@ -9,6 +9,7 @@
 
 use crate::registry::BenchSpec;
 
+pub mod bfs;
 pub mod common;
 pub mod md;
 pub mod reduction;
@@ -28,4 +29,5 @@ pub const SPECS: &[BenchSpec] = &[
     scan::SPEC,
     md::SPEC,
     spmv::SPEC,
+    bfs::SPEC,
 ];

@@ -437,3 +437,52 @@ fn spmv_one_warp_per_row_broadcasts_the_row_bounds() {
     assert_eq!(st.len(), 1);
     assert_eq!(st[0].lanes, 1);
 }
+
+#[test]
+fn bfs_levels_equal_host_bfs_and_launches_follow_the_flag() {
+    for es in ["global", "texture"] {
+        let kv = [("vertices", "300"), ("degree", "3"), ("block", "64"), ("edge_space", es)];
+        let mut w = build("shoc-bfs", &kv, 1);
+        let r = run(&mut w);
+        let (off, list): (Vec<u32>, Vec<u32>) = (get(&w, "d_edgeArray"), get(&w, "d_edgeArrayAux"));
+        assert_eq!(off, super::bfs::kway_graph(300, 3).0);
+        let want = super::bfs::host_levels(&off, &list);
+        let got: Vec<u32> = get(&w, "d_costArray");
+        assert_eq!(got, want);
+        // one launch per level plus the last one that finds nothing
+        let depth = *want.iter().max().unwrap() as usize;
+        assert_eq!(r.kernels.len(), depth + 1);
+        assert_eq!(r.kernels[0], "BFS_kernel_warp");
+        if es == "texture" {
+            assert!(r.mem["Texture Load"] > 0);
+        } else {
+            assert!(!r.mem.contains_key("Texture Load"));
+        }
+    }
+}
+
+#[test]
+fn bfs_warp_reads_each_owned_vertex_level_as_one_broadcast() {
+    let mut w = build("shoc-bfs", &[("vertices", "1000")], 1);
+    let mut bp = BlockProgram::default();
+    let mut l = w.next_launch().unwrap().unwrap();
+    assert_eq!(l.info().num_blocks(), 1);
+    l.block(0, false, 128, &mut bp).unwrap();
+    // warp 0 owns vertices 0..32: warp-wide loads of levels[v], one line each (after the
+    // root's neighbour loop, run by lanes 0 and 1, the model's positional merge keeps
+    // those two lanes apart from the other 30: no reconvergence, see the report)
+    let lv: Vec<_> = bp.warps[0]
+        .insts
+        .iter()
+        .filter(|i| i.class == InstClass::Load && i.lanes >= 30)
+        .collect();
+    assert!(lv.len() >= 32, "{}", lv.len());
+    assert!(lv.iter().all(|i| i.nlines == 1));
+    // the root's two children are discovered by lanes 0 and 1 only
+    let st: Vec<_> = bp.warps[0]
+        .insts
+        .iter()
+        .filter(|i| i.class == InstClass::Store)
+        .collect();
+    assert!(!st.is_empty() && st.iter().all(|i| i.lanes <= 2));
+}
