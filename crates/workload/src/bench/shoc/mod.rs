@@ -11,6 +11,7 @@ use crate::registry::BenchSpec;
 
 pub mod bfs;
 pub mod common;
+pub mod fft;
 pub mod md;
 pub mod reduction;
 pub mod scan;
@@ -30,4 +31,5 @@ pub const SPECS: &[BenchSpec] = &[
     md::SPEC,
     spmv::SPEC,
     bfs::SPEC,
+    fft::SPEC,
 ];

@@ -486,3 +486,34 @@ fn bfs_warp_reads_each_owned_vertex_level_as_one_broadcast() {
         .collect();
     assert!(!st.is_empty() && st.iter().all(|i| i.lanes <= 2));
 }
+
+#[test]
+fn fft512_equals_host_dft() {
+    use super::fft::F2;
+    for sm in ["shared", "global"] {
+        let kv = [("ffts", "3"), ("smem_space", sm)];
+        let input: Vec<F2> = get(&build("shoc-fft", &kv, 5), "work");
+        let mut w = build("shoc-fft", &kv, 5);
+        let r = run(&mut w);
+        assert_eq!(r.kernels, ["FFT512_device"]);
+        assert_eq!(r.barriers, 3 * 2 * 7, "7 __syncthreads per warp");
+        let out: Vec<F2> = get(&w, "work");
+        for f in 0..3 {
+            let want = super::fft::dft512(&input[f * 512..(f + 1) * 512]);
+            for k in 0..512 {
+                let (g, e) = (out[f * 512 + k].0, want[k]);
+                let err = ((g[0] as f64 - e[0]).powi(2) + (g[1] as f64 - e[1]).powi(2)).sqrt();
+                assert!(err < 1e-3 * 23.0, "{sm} fft {f} bin {k}: {g:?} vs {e:?}");
+            }
+        }
+        if sm == "shared" {
+            // per warp 4 exchanges of 16 shared accesses: 32 stores and 32 loads
+            assert_eq!(r.mem["Shared Store"], 3 * 2 * 32);
+            assert_eq!(r.mem["Shared Load"], 3 * 2 * 32);
+            assert_eq!(r.mem["Global Load"], 3 * 2 * 8);
+        } else {
+            assert!(!r.mem.contains_key("Shared Load"));
+            assert_eq!(r.mem["Global Load"], 3 * 2 * (8 + 32));
+        }
+    }
+}
