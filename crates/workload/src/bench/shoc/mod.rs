@@ -15,6 +15,7 @@ pub mod fft;
 pub mod md;
 pub mod reduction;
 pub mod scan;
+pub mod sort;
 pub mod spmv;
 pub mod stencil2d;
 pub mod triad;
@@ -32,4 +33,5 @@ pub const SPECS: &[BenchSpec] = &[
     spmv::SPEC,
     bfs::SPEC,
     fft::SPEC,
+    sort::SPEC,
 ];

@@ -517,3 +517,31 @@ fn fft512_equals_host_dft() {
         }
     }
 }
+
+#[test]
+fn sort_reorder_passes_sort_keys_with_their_values() {
+    for sb in ["shared", "global"] {
+        let kv = [("n", "2048"), ("sblockoffsets_space", sb)];
+        let orig: Vec<u32> = get(&build("shoc-sort", &kv, 3), "d_keys");
+        let mut w = build("shoc-sort", &kv, 3);
+        let r = run(&mut w);
+        assert_eq!(r.kernels, ["reorderData"; 8], "8 passes of 4 bits");
+        let keys: Vec<u32> = get(&w, "d_keys");
+        let vals: Vec<u32> = get(&w, "d_vals");
+        let mut want = orig.clone();
+        want.sort();
+        assert_eq!(keys, want);
+        for (k, v) in keys.iter().zip(&vals) {
+            assert_eq!(*k, orig[*v as usize], "value follows its key");
+        }
+        // stable: equal keys keep their original order
+        for j in 1..keys.len() {
+            if keys[j] == keys[j - 1] {
+                assert!(vals[j] > vals[j - 1]);
+            }
+        }
+        if sb == "global" {
+            assert!(r.mem["Global Store"] > 8 * 4 * 8 * 2);
+        }
+    }
+}
