@@ -13,6 +13,7 @@ pub mod bfs;
 pub mod common;
 pub mod fft;
 pub mod md;
+pub mod md5hash;
 pub mod reduction;
 pub mod scan;
 pub mod sort;
@@ -34,4 +35,5 @@ pub const SPECS: &[BenchSpec] = &[
     bfs::SPEC,
     fft::SPEC,
     sort::SPEC,
+    md5hash::SPEC,
 ];

@@ -545,3 +545,31 @@ fn sort_reorder_passes_sort_keys_with_their_values() {
         }
     }
 }
+
+#[test]
+fn md5hash_finds_the_searched_key() {
+    use super::md5hash::{index_to_key, md5_2words};
+    // SHOC's digest function is its own (every round updates `a`), deterministic and
+    // sensitive to every key byte
+    let k = index_to_key(1234567, 10);
+    assert_eq!(k, [7, 6, 5, 4, 3, 2, 1, 0]);
+    assert_ne!(md5_2words(&k, 7), md5_2words(&index_to_key(1234568, 10), 7));
+    assert_ne!(md5_2words(&k, 7), md5_2words(&k, 6));
+    for seed in [1, 2] {
+        let kv = [("byte_length", "4"), ("vals_per_byte", "8"), ("keyspace", "4000")];
+        let mut w = build("shoc-md5hash", &kv, seed);
+        let r = run(&mut w);
+        assert_eq!(r.kernels, ["FindKeyWithDigest_Kernel"]);
+        let idx: Vec<i32> = get(&w, "d_foundIndex");
+        assert!(idx[0] >= 0 && idx[0] < 4000);
+        let key: Vec<u8> = get(&w, "d_foundKey");
+        assert_eq!(key, index_to_key(idx[0] as u64, 8));
+        let dg: Vec<u32> = get(&w, "d_foundDigest");
+        assert_eq!(dg, md5_2words(&index_to_key(idx[0] as u64, 8), 4));
+        // one thread stores: 13 one-lane stores, no loads
+        assert_eq!(r.mem["Global Store"], 13);
+        assert!(!r.mem.contains_key("Global Load"));
+        // 500 threads of 8 keys: compute only, thousands of instructions per warp
+        assert!(r.insts > 16 * 8 * 300);
+    }
+}
