@@ -15,6 +15,7 @@ pub mod fft;
 pub mod md;
 pub mod md5hash;
 pub mod reduction;
+pub mod s3d;
 pub mod scan;
 pub mod sort;
 pub mod spmv;
@@ -36,4 +37,5 @@ pub const SPECS: &[BenchSpec] = &[
     fft::SPEC,
     sort::SPEC,
     md5hash::SPEC,
+    s3d::SPEC,
 ];

@@ -573,3 +573,35 @@ fn md5hash_finds_the_searched_key() {
         assert!(r.insts > 16 * 8 * 300);
     }
 }
+
+#[test]
+fn s3d_gr_base_equals_host_concentrations() {
+    for ys in ["global", "texture"] {
+        let mut w = build("shoc-s3d", &[("side", "8"), ("y_space", ys), ("p_space", ys)], 1);
+        let r = run(&mut w);
+        assert_eq!(r.kernels, ["gr_base"]);
+        let n = 512usize;
+        let (p, t, y): (Vec<f32>, Vec<f32>, Vec<f32>) =
+            (get(&w, "gpu_p"), get(&w, "gpu_t"), get(&w, "gpu_y"));
+        let c: Vec<f32> = get(&w, "gpu_c");
+        for i in [0usize, 77, 511] {
+            let yy: Vec<f32> = (0..22).map(|k| y[k * n + i]).collect();
+            let want = super::s3d::gr_point(p[i], t[i], &yy);
+            for k in 0..22 {
+                assert_eq!(c[k * n + i], want[k], "{ys} point {i} species {k}");
+            }
+        }
+        // species 4 (index 3): 0.218 / 31.999 g/mol scaled by P / (sum T R)
+        assert!(c[3 * n] > c[0] * 1e6);
+        // per warp: 22 Y loads, 44 C stores, each one line (SoA, coalesced)
+        let warps = (n / 32) as u64;
+        if ys == "texture" {
+            assert_eq!(r.mem["Texture Load"], warps * 23, "P and Y");
+            assert_eq!(r.mem["Global Load"], warps, "T");
+        } else {
+            assert_eq!(r.mem["Global Load"], warps * 24);
+        }
+        assert_eq!(r.mem["Global Store"], warps * 44);
+        assert_eq!(r.lines, warps * (24 + 44));
+    }
+}
