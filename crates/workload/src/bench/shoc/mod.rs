@@ -14,6 +14,7 @@ pub mod common;
 pub mod fft;
 pub mod md;
 pub mod md5hash;
+pub mod neuralnet;
 pub mod reduction;
 pub mod s3d;
 pub mod scan;
@@ -38,4 +39,5 @@ pub const SPECS: &[BenchSpec] = &[
     sort::SPEC,
     md5hash::SPEC,
     s3d::SPEC,
+    neuralnet::SPEC,
 ];

@@ -605,3 +605,69 @@ fn s3d_gr_base_equals_host_concentrations() {
         assert_eq!(r.lines, warps * (24 + 44));
     }
 }
+
+#[test]
+fn neuralnet_feed_forward_equals_host_network() {
+    for ws in ["global", "texture", "constant"] {
+        let kv = [
+            ("inputs", "100"),
+            ("hidden", "40"),
+            ("outputs", "10"),
+            ("images", "3"),
+            ("weights_space", ws),
+        ];
+        let mut w = build("shoc-neuralnet", &kv, 2);
+        let r = run(&mut w);
+        assert_eq!(
+            r.kernels,
+            ["kernelFeedForward1", "kernelFeedForward2"].repeat(6)
+        );
+        let (wt, b, x): (Vec<f32>, Vec<f32>, Vec<f32>) = (
+            get(&w, "D__WEIGHTS"),
+            get(&w, "D__BIASES"),
+            get(&w, "training_data_x"),
+        );
+        let out: Vec<f32> = get(&w, "activations2");
+        for img in 0..3 {
+            let want =
+                super::neuralnet::host_forward(&[100, 40, 10], &wt, &b, &x[img * 100..][..100]);
+            for j in 0..10 {
+                assert!(close(out[img * 10 + j], want[j], 1e-5), "{ws} image {img} out {j}");
+            }
+        }
+        let key = match ws {
+            "global" => "Global Load",
+            "texture" => "Texture Load",
+            _ => "Constant Load",
+        };
+        // weights: per image 100 steps x 2 warps (40 threads) + 40 steps x 1 warp
+        if ws == "global" {
+            // plus the activations (as many) and kernelFeedForward2's zs and bias loads
+            assert_eq!(r.mem[key], 3 * (2 * 240 + 2 * 2 + 2));
+        } else {
+            assert_eq!(r.mem[key], 3 * 240);
+            assert_eq!(r.mem["Global Load"], 3 * (240 + 2 * 2 + 2));
+        }
+    }
+    let e = build_err("shoc-neuralnet", &[("weights_space", "constant")]);
+    assert!(e.contains("64 KiB"), "{e}");
+}
+
+#[test]
+fn neuralnet_weight_rows_are_uncoalesced() {
+    let mut w = build("shoc-neuralnet", &[("images", "1")], 1);
+    let mut bp = BlockProgram::default();
+    let mut l = w.next_launch().unwrap().unwrap();
+    assert_eq!(l.info().block.x, 30);
+    l.block(0, false, 128, &mut bp).unwrap();
+    let loads: Vec<_> = bp.warps[0]
+        .insts
+        .iter()
+        .filter(|i| i.class == InstClass::Load)
+        .collect();
+    // alternating weight (30 lanes, rows 784 floats apart: 30 lines) and activation
+    // (broadcast: 1 line) loads
+    assert_eq!(loads.len(), 2 * 784);
+    assert!(loads.iter().step_by(2).all(|i| i.nlines == 30));
+    assert!(loads.iter().skip(1).step_by(2).all(|i| i.nlines == 1));
+}
