@@ -31,7 +31,8 @@ pub const SPEC: BenchSpec = BenchSpec {
     name: "shoc-bfs",
     suite: "SHOC",
     category: "-",
-    about: "SHOC BFS BFS_kernel_warp: warp per 32-vertex chunk, level-synchronous, k-way tree graph",
+    about:
+        "SHOC BFS BFS_kernel_warp: warp per 32-vertex chunk, level-synchronous, k-way tree graph",
     params: &[
         ParamSpec {
             name: "vertices",

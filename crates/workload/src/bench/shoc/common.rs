@@ -229,7 +229,11 @@ impl WarpTail {
         for (s, &off) in self.offsets.iter().enumerate() {
             let off = off as usize;
             let prev = v;
-            let active = if self.every_lane { 32.min(w - off) } else { off };
+            let active = if self.every_lane {
+                32.min(w - off)
+            } else {
+                off
+            };
             for j in 0..active {
                 v[j] = prev[j] + prev[j + off];
             }

@@ -288,7 +288,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
     };
     if ffts == 0 || ffts > 65535 || iterations == 0 {
         return Err(bad(
-            "shoc-fft: need 1 <= ffts <= 65535 and iterations >= 1".into(),
+            "shoc-fft: need 1 <= ffts <= 65535 and iterations >= 1".into()
         ));
     }
     let mut rng = Rng::new(p.seed);

@@ -230,8 +230,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
     use MemSpace::*;
     let pos_space = MemSpace::param(p, "position_space", Texture, &[Texture, Global])?;
     let nl_space = MemSpace::param(p, "neighlist_space", Global, &[Global, Texture])?;
-    if atoms == 0 || atoms % BS != 0 || neighbors == 0 || neighbors >= atoms || iterations == 0
-    {
+    if atoms == 0 || atoms % BS != 0 || neighbors == 0 || neighbors >= atoms || iterations == 0 {
         return Err(bad(
             "shoc-md: atoms must be a positive multiple of 256, 1 <= neighbors < atoms, iterations >= 1"
                 .into(),

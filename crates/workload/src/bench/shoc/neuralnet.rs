@@ -79,13 +79,7 @@ struct FeedForward1 {
 
 impl Kernel for FeedForward1 {
     fn info(&self) -> KernelInfo {
-        kinfo(
-            "kernelFeedForward1",
-            Dim3::x(1),
-            Dim3::x(self.width),
-            16,
-            0,
-        )
+        kinfo("kernelFeedForward1", Dim3::x(1), Dim3::x(self.width), 16, 0)
     }
     /// Per thread (sm_70+ SASS, issue 7 §1 counting): `MOV; S2R`, the `zs[j]` address
     /// (`IMAD.WIDE`), `STG` of zero, the weight row base (`IMAD`), loop entry `ISETP; BRA`;
@@ -177,7 +171,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
         MemSpace::Global,
         &[MemSpace::Global, MemSpace::Texture, MemSpace::Constant],
     )?;
-    if sizes.iter().any(|&s| s == 0) || sizes[1] > 1024 || sizes[2] > 1024 || images == 0 {
+    if sizes.contains(&0) || sizes[1] > 1024 || sizes[2] > 1024 || images == 0 {
         return Err(bad(
             "shoc-neuralnet: layer sizes >= 1 (hidden and outputs at most 1024), images >= 1"
                 .into(),

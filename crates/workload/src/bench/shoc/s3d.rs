@@ -62,7 +62,9 @@ pub const SPEC: BenchSpec = BenchSpec {
 const BS: u64 = 128;
 /// Species.
 const NS: u64 = 22;
-/// The reciprocal molecular weights of `gr_base` (`Y(k) * w[k - 1]`).
+/// The reciprocal molecular weights of `gr_base` (`Y(k) * w[k - 1]`), SHOC's literals as
+/// written (more digits than an f32 holds).
+#[allow(clippy::excessive_precision)]
 const W: [f32; 22] = [
     4.96046521e-1,
     9.92093043e-1,
@@ -105,7 +107,7 @@ pub(crate) fn gr_point(pres: f32, temp: f32, y: &[f32]) -> [f32; 22] {
         c[k] = y[k] * W[k];
         sum += c[k];
     }
-    let sum = pres * (1.0 / (sum * temp * 8.314510e7));
+    let sum = pres * (1.0 / (sum * temp * 8.31451e7));
     for x in c.iter_mut() {
         *x = x.max(f32::MIN_POSITIVE) * sum;
     }
@@ -114,7 +116,13 @@ pub(crate) fn gr_point(pres: f32, temp: f32, y: &[f32]) -> [f32; 22] {
 
 impl Kernel for GrBase {
     fn info(&self) -> KernelInfo {
-        kinfo("gr_base", Dim3::x((self.n / BS) as u32), Dim3::x(BS as u32), 32, 0)
+        kinfo(
+            "gr_base",
+            Dim3::x((self.n / BS) as u32),
+            Dim3::x(BS as u32),
+            32,
+            0,
+        )
     }
     /// Per thread (sm_70+ SASS, issue 7 §1 counting): `MOV; S2R x2; IMAD` (the point),
     /// `N_GP` (1); `T` and `P` (address each, none through a texture; `LDG`; `FMUL` by

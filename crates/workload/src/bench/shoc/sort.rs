@@ -212,9 +212,9 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
                 c[digit(k[i])] += 1;
             }
             let mut start = 0u32;
-            for d in 0..16 {
+            for (d, cnt) in c.iter().enumerate() {
                 mem.set(block_offsets, (b * 16 + d) as u64, start);
-                start += c[d];
+                start += cnt;
             }
         }
         // exclusive scan of the counts in digit-major order: offsets[d * blocks + b]

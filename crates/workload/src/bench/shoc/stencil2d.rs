@@ -161,12 +161,7 @@ impl Kernel for Stencil {
             t.alu(1);
             t.branch(1);
             for i in 0..strip + 2 {
-                let v: f32 = addr_ld(
-                    t,
-                    self.space,
-                    self.data,
-                    self.gidx(g_row - 1 + i, g_col),
-                );
+                let v: f32 = addr_ld(t, self.space, self.data, self.gidx(g_row - 1 + i, g_col));
                 t.sh_st_f32(self.lidx(l_row - 1 + i, l_col), v);
                 loop_step(t);
             }

@@ -144,17 +144,19 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
     let b_space = if bs == "shared" {
         BSpace::Shared
     } else {
-        BSpace::Mem(MemSpace::param(
-            p,
-            "b_space",
-            MemSpace::Global,
-            &[MemSpace::Global, MemSpace::Texture],
+        BSpace::Mem(
+            MemSpace::param(
+                p,
+                "b_space",
+                MemSpace::Global,
+                &[MemSpace::Global, MemSpace::Texture],
+            )
+            .map_err(|_| {
+                bad(format!(
+                    "parameter `b_space` = `{bs}`: expected `global`, `texture` or `shared`"
+                ))
+            })?,
         )
-        .map_err(|_| {
-            bad(format!(
-                "parameter `b_space` = `{bs}`: expected `global`, `texture` or `shared`"
-            ))
-        })?)
     };
     if n == 0 || n % BLOCK != 0 || chunks == 0 {
         return Err(bad(
