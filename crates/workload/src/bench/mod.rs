@@ -9,6 +9,7 @@ pub mod dense;
 pub mod graph;
 pub mod micro;
 pub mod polybench;
+pub mod shoc;
 pub mod vectoradd;
 
 /// Every built-in benchmark, in listing order.
@@ -19,6 +20,7 @@ pub fn all() -> &'static [BenchSpec] {
         v.extend_from_slice(graph::SPECS);
         v.extend_from_slice(dense::SPECS);
         v.extend_from_slice(polybench::SPECS);
+        v.extend_from_slice(shoc::SPECS);
         v.extend_from_slice(&[micro::SINGLE, micro::STREAM, micro::RANDOM, micro::CHAIN]);
         v
     })
