@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 pub mod dense;
 pub mod graph;
+pub mod mars;
 pub mod micro;
 pub mod tango;
 pub mod vectoradd;
@@ -19,6 +20,7 @@ pub fn all() -> &'static [BenchSpec] {
         v.extend_from_slice(graph::SPECS);
         v.extend_from_slice(dense::SPECS);
         v.extend_from_slice(tango::SPECS);
+        v.extend_from_slice(mars::SPECS);
         v.extend_from_slice(&[micro::SINGLE, micro::STREAM, micro::RANDOM, micro::CHAIN]);
         v
     })
