@@ -320,9 +320,11 @@ pub fn network(d: &Dims, seed: u64) -> (Memory, Vec<Box<dyn Kernel>>) {
             ow: oh,
             k: 3,
             stride: 2,
+            pad: 0,
             channels: c,
             avg: false,
             tile: (0, 0, oh, oh),
+            tf: 1,
         })
     };
     ks.push(pool(lrn1, pool1, c1, o1, p1));
@@ -340,7 +342,7 @@ pub fn network(d: &Dims, seed: u64) -> (Memory, Vec<Box<dyn Kernel>>) {
                     },
                     input: i,
                     weights: w,
-                    bias: b,
+                    bias: Some(b),
                     output: o,
                     ih: h,
                     iw: h,
@@ -356,6 +358,7 @@ pub fn network(d: &Dims, seed: u64) -> (Memory, Vec<Box<dyn Kernel>>) {
                     dst_off: 0,
                     relu: true,
                     tile: t,
+                    tf: 1,
                 }));
             }
         }
@@ -374,7 +377,7 @@ pub fn network(d: &Dims, seed: u64) -> (Memory, Vec<Box<dyn Kernel>>) {
             name: "executeFCLayer",
             input: i,
             weights: w,
-            bias: b,
+            bias: Some(b),
             output: o,
             inputs: n,
             outputs: outs,

@@ -165,7 +165,8 @@ pub struct Conv {
     pub name: &'static str,
     pub input: ObjId,
     pub weights: ObjId,
-    pub bias: ObjId,
+    /// Fused bias (AlexNet); ResNet's convolutions have none (BN and Scale follow).
+    pub bias: Option<ObjId>,
     pub output: ObjId,
     /// Input map rows and columns.
     pub ih: u32,
@@ -187,6 +188,9 @@ pub struct Conv {
     pub dst_off: u32,
     pub relu: bool,
     pub tile: (u32, u32, u32, u32),
+    /// Tango's `_split` kernels: each thread computes `tf` x `tf` outputs (maps larger than
+    /// 32 x 32 in ResNet); 1 otherwise.
+    pub tf: u32,
 }
 
 impl Conv {
@@ -213,14 +217,36 @@ impl Kernel for Conv {
     }
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let (r_off, c_off, _, _) = self.tile;
+        let tf = self.tf.max(1);
+        t.alu(4);
+        t.branch(1);
+        for a in 0..tf {
+            let row = r_off + t.tid.x * tf + a;
+            if row >= self.oh {
+                break;
+            }
+            for b in 0..tf {
+                let col = c_off + t.tid.y * tf + b;
+                if col >= self.ow {
+                    break;
+                }
+                self.element(t, row, col);
+                if tf > 1 {
+                    loop_step(t);
+                }
+            }
+        }
+    }
+}
+
+impl Conv {
+    fn element(&self, t: &mut Thread<'_>, row: u32, col: u32) {
         let output = (t.block.x + self.out_off) as u64;
-        let row = t.tid.x + r_off;
-        let col = t.tid.y + c_off;
         let k = self.k as u64;
         let (r0, ilo, loopr) = Self::window(row, self.stride, self.pad, self.k, self.ih);
         let (c0, jlo, loopc) = Self::window(col, self.stride, self.pad, self.k, self.iw);
         let (ih, iw) = (self.ih as u64, self.iw as u64);
-        t.alu(4 + 14);
+        t.alu(14);
         t.branch(1);
         let mut product = 0.0f32;
         for f in 0..self.in_c as u64 {
@@ -249,10 +275,13 @@ impl Kernel for Conv {
             }
             loop_step(t);
         }
-        let b: f32 = t.ld(self.bias, output);
-        t.fp(2);
-        product += b;
+        if let Some(bias) = self.bias {
+            let b: f32 = t.ld(bias, output);
+            t.fp(1);
+            product += b;
+        }
         if self.relu {
+            t.fp(1);
             product = product.max(0.0);
         }
         t.alu(3);
@@ -284,9 +313,14 @@ pub struct Pool {
     pub ow: u32,
     pub k: u32,
     pub stride: u32,
+    /// Padding (ResNet's pool1): the window is trimmed at the borders, as in Tango's
+    /// ResNet `executepoolingCuda`.
+    pub pad: u32,
     pub channels: u32,
     pub avg: bool,
     pub tile: (u32, u32, u32, u32),
+    /// Outputs per thread and dimension (`tfactor`), 1 for AlexNet's kernel.
+    pub tf: u32,
 }
 
 impl Kernel for Pool {
@@ -302,39 +336,151 @@ impl Kernel for Pool {
     }
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let (r_off, c_off, _, _) = self.tile;
+        let tf = self.tf.max(1);
         let c = t.block.x as u64;
-        let row = (t.tid.x + r_off) as u64;
-        let col = (t.tid.y + c_off) as u64;
-        let (ih, iw, k, s) = (
-            self.ih as u64,
-            self.iw as u64,
-            self.k as u64,
-            self.stride as u64,
-        );
+        let (ih, iw) = (self.ih as u64, self.iw as u64);
         t.alu(4 + 4);
-        let mut acc = 0.0f32;
-        for i in 0..k {
-            t.alu(1);
-            for j in 0..k {
-                t.alu(1);
-                let v: f32 = t.ld(self.input, c * ih * iw + (row * s + i) * iw + col * s + j);
-                t.fp(1);
-                if self.avg {
-                    acc += v;
-                } else if acc < v {
-                    acc = v;
-                }
-                loop_step(t);
+        for a in 0..tf {
+            let row = r_off + t.tid.x * tf + a;
+            if row >= self.oh {
+                break;
             }
-            loop_step(t);
+            for b in 0..tf {
+                let col = c_off + t.tid.y * tf + b;
+                if col >= self.ow {
+                    break;
+                }
+                let (r0, ilo, nr) = Conv::window(row, self.stride, self.pad, self.k, self.ih);
+                let (c0, jlo, nc) = Conv::window(col, self.stride, self.pad, self.k, self.iw);
+                if self.pad > 0 {
+                    t.alu(8);
+                }
+                let mut acc = 0.0f32;
+                for i in 0..nr as u64 {
+                    t.alu(1);
+                    let y = (r0 + (ilo as u64 + i) as i64) as u64;
+                    for j in 0..nc as u64 {
+                        let x = (c0 + (jlo as u64 + j) as i64) as u64;
+                        t.alu(1);
+                        let v: f32 = t.ld(self.input, c * ih * iw + y * iw + x);
+                        t.fp(1);
+                        if self.avg {
+                            acc += v;
+                        } else if acc < v {
+                            acc = v;
+                        }
+                        loop_step(t);
+                    }
+                    loop_step(t);
+                }
+                if self.avg {
+                    t.fp(1);
+                    acc *= 1.0 / (self.k * self.k) as f32;
+                }
+                t.alu(3);
+                let (oh, ow) = (self.oh as u64, self.ow as u64);
+                t.st(self.output, c * oh * ow + row as u64 * ow + col as u64, acc);
+                if tf > 1 {
+                    loop_step(t);
+                }
+            }
         }
-        if self.avg {
-            t.fp(1);
-            acc *= 1.0 / (k * k) as f32;
+    }
+}
+
+/// The element-wise kernels of Tango's ResNet, in their `_split` form (grid = channels,
+/// block `(f / tf, f / tf)`, `tf` x `tf` elements per thread): `executeBnNormLayerCUDA`
+/// (`x = (x - mean[c]) / sqrt(var[c] + 1e-5)`, in place), `executeScaleLayerCUDA`
+/// (`x = x * scale[c] + bias[c]`, in place), `executeReLULayerCUDA` (store only where
+/// negative) and `executeEltWiseLayerCUDA` (`out = a + b`).
+///
+/// Per element: the address (3 int), the loads, the math (BN: `FADD`, `MUFU.RSQ`-class
+/// `sqrt` 1 sfu + 2 fp, the division `MUFU.RCP` + 4 fp; Scale: `FFMA`; ReLU: `FSETP` and a
+/// predicated `STG`; EltWise: `FADD`) and the store.
+pub struct Eltwise {
+    pub name: &'static str,
+    pub op: EltOp,
+    pub channels: u32,
+    /// Map side (square maps).
+    pub f: u32,
+    pub tf: u32,
+}
+
+/// What an [`Eltwise`] kernel computes.
+#[derive(Clone, Copy, Debug)]
+pub enum EltOp {
+    Bn { x: ObjId, mean: ObjId, var: ObjId },
+    Scale { x: ObjId, scale: ObjId, bias: ObjId },
+    Relu { x: ObjId },
+    Add { a: ObjId, b: ObjId, out: ObjId },
+}
+
+impl Kernel for Eltwise {
+    fn info(&self) -> KernelInfo {
+        let side = self.f.div_ceil(self.tf.max(1));
+        kinfo(
+            self.name,
+            Dim3::x(self.channels),
+            Dim3::new(side, side, 1),
+            16,
+            0,
+        )
+    }
+    fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
+        let tf = self.tf.max(1);
+        let c = t.block.x as u64;
+        let f = self.f as u64;
+        t.alu(6);
+        t.branch(1);
+        for a in 0..tf {
+            let row = (t.tid.x * tf + a) as u64;
+            if row >= f {
+                break;
+            }
+            for b in 0..tf {
+                let col = (t.tid.y * tf + b) as u64;
+                if col >= f {
+                    break;
+                }
+                let i = c * f * f + row * f + col;
+                t.alu(3);
+                match self.op {
+                    EltOp::Bn { x, mean, var } => {
+                        let v: f32 = t.ld(x, i);
+                        let m: f32 = t.ld(mean, c);
+                        let s: f32 = t.ld(var, c);
+                        t.fp(3);
+                        t.sfu(2);
+                        t.fp(4);
+                        t.st(x, i, (v - m) / (s + 1e-5).sqrt());
+                    }
+                    EltOp::Scale { x, scale, bias } => {
+                        let v: f32 = t.ld(x, i);
+                        let s: f32 = t.ld(scale, c);
+                        let bb: f32 = t.ld(bias, c);
+                        t.fp(1);
+                        t.st(x, i, v * s + bb);
+                    }
+                    EltOp::Relu { x } => {
+                        let v: f32 = t.ld(x, i);
+                        t.fp(1);
+                        t.branch(1);
+                        if v < 0.0 {
+                            t.st(x, i, 0.0f32);
+                        }
+                    }
+                    EltOp::Add { a, b, out } => {
+                        let u: f32 = t.ld(a, i);
+                        let v: f32 = t.ld(b, i);
+                        t.fp(1);
+                        t.st(out, i, u + v);
+                    }
+                }
+                if tf > 1 {
+                    loop_step(t);
+                }
+            }
         }
-        t.alu(3);
-        let (oh, ow) = (self.oh as u64, self.ow as u64);
-        t.st(self.output, c * oh * ow + row * ow + col, acc);
     }
 }
 
@@ -409,7 +555,8 @@ pub struct Fc {
     pub name: &'static str,
     pub input: ObjId,
     pub weights: ObjId,
-    pub bias: ObjId,
+    /// AlexNet's `executeFCLayer` adds a bias; ResNet's `executeFCLayerCUDA` has none.
+    pub bias: Option<ObjId>,
     pub output: ObjId,
     pub inputs: u32,
     pub outputs: u32,
@@ -433,10 +580,13 @@ impl Kernel for Fc {
             product += x * w;
             loop_step(t);
         }
-        let b: f32 = t.ld(self.bias, out);
-        t.fp(2);
-        product += b;
+        if let Some(bias) = self.bias {
+            let b: f32 = t.ld(bias, out);
+            t.fp(1);
+            product += b;
+        }
         if self.relu {
+            t.fp(1);
             product = product.max(0.0);
         }
         t.alu(1);

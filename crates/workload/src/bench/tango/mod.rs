@@ -8,9 +8,10 @@ use crate::registry::BenchSpec;
 
 pub mod alexnet;
 pub mod layers;
+pub mod resnet;
 
 #[cfg(test)]
 mod tests;
 
 /// The Tango networks.
-pub const SPECS: &[BenchSpec] = &[alexnet::SPEC];
+pub const SPECS: &[BenchSpec] = &[alexnet::SPEC, resnet::SPEC];

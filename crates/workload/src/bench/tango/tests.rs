@@ -213,3 +213,175 @@ fn conv_lanes_walk_rows_and_share_weights() {
     assert!(act.nlines >= 4, "activations: {} lines", act.nlines);
     assert_eq!(wt.nlines, 1, "weights are a broadcast");
 }
+
+/// Max pooling with zero-padding trimmed at the borders (ResNet's pool1).
+fn maxpool_pad(
+    x: &[f32],
+    c: usize,
+    ih: usize,
+    k: usize,
+    s: usize,
+    pad: usize,
+) -> (Vec<f32>, usize) {
+    let oh = (ih + 2 * pad - k) / s + 1;
+    let mut y = vec![0.0f32; c * oh * oh];
+    for ch in 0..c {
+        for r in 0..oh {
+            for q in 0..oh {
+                let mut m = 0.0f32;
+                for i in 0..k {
+                    let yy = (r * s + i) as i64 - pad as i64;
+                    if yy < 0 || yy >= ih as i64 {
+                        continue;
+                    }
+                    for j in 0..k {
+                        let xx = (q * s + j) as i64 - pad as i64;
+                        if xx < 0 || xx >= ih as i64 {
+                            continue;
+                        }
+                        let v = x[ch * ih * ih + yy as usize * ih + xx as usize];
+                        if m < v {
+                            m = v;
+                        }
+                    }
+                }
+                y[ch * oh * oh + r * oh + q] = m;
+            }
+        }
+    }
+    (y, oh)
+}
+
+/// The whole ResNet-50 structure (image 96: a 48 x 48 conv1 map in `_split` form; width 2) against a host implementation: conv,
+/// BN, scale, ReLU, projections, residual sums, pools and FC in Tango's order. Fails if a
+/// stride, a projection, a `_split` thread mapping or a launch is wrong.
+#[test]
+fn resnet_matches_host_reference() {
+    use super::resnet::BLOCKS;
+    let mut w = build(
+        "resnet",
+        &[("image", "96"), ("w", "2"), ("classes", "5")],
+        4,
+    );
+    let names = run(&mut w);
+    assert!(names.iter().any(|n| n == "execute3DconvolutionCuda_split"));
+    let g = |n: &str| get(&w, n);
+    let conv_bn = |name: &str,
+                   x: &[f32],
+                   ci: usize,
+                   ih: usize,
+                   co: usize,
+                   k: usize,
+                   s: usize,
+                   p: usize,
+                   relu: bool| {
+        let zero = vec![0.0f32; co];
+        let (mut y, oh, _) = r::conv(
+            x,
+            ci,
+            ih,
+            ih,
+            &g(&format!("{name}_weights")),
+            &zero,
+            co,
+            k,
+            s,
+            p,
+            1,
+            false,
+        );
+        let (mean, var) = (g(&format!("bn_{name}_mean")), g(&format!("bn_{name}_var")));
+        let (sc, sb) = (
+            g(&format!("scale_{name}_scale")),
+            g(&format!("scale_{name}_bias")),
+        );
+        for (i, v) in y.iter_mut().enumerate() {
+            let c = i / (oh * oh);
+            *v = (*v - mean[c]) / (var[c] + 1e-5).sqrt();
+            *v = *v * sc[c] + sb[c];
+            if relu && *v < 0.0 {
+                *v = 0.0;
+            }
+        }
+        (y, oh)
+    };
+    let x = g("Layer1_Neurons");
+    let (a, o1) = conv_bn("conv1", &x, 3, 96, 2, 7, 2, 3, true);
+    close(&g("conv1"), &a, "conv1");
+    let (mut cur, mut f) = maxpool_pad(&a, 2, o1, 3, 2, 1);
+    let mut cin = 2;
+    for (s, &n) in BLOCKS.iter().enumerate() {
+        let (mid, out) = (2 << s, 8 << s);
+        for b in 0..n {
+            let stride = if b == 0 && s > 0 { 2 } else { 1 };
+            let tag = format!("res{}{}", s + 2, (b'a' + b as u8) as char);
+            let short = if b == 0 {
+                conv_bn(
+                    &format!("{tag}_branch1"),
+                    &cur,
+                    cin,
+                    f,
+                    out,
+                    1,
+                    stride,
+                    0,
+                    false,
+                )
+                .0
+            } else {
+                cur.clone()
+            };
+            let (y, of) = conv_bn(
+                &format!("{tag}_branch2a"),
+                &cur,
+                cin,
+                f,
+                mid,
+                1,
+                stride,
+                0,
+                true,
+            );
+            let (y, _) = conv_bn(&format!("{tag}_branch2b"), &y, mid, of, mid, 3, 1, 1, true);
+            let (y, _) = conv_bn(&format!("{tag}_branch2c"), &y, mid, of, out, 1, 1, 0, false);
+            cur = short
+                .iter()
+                .zip(&y)
+                .map(|(p, q)| (p + q).max(0.0))
+                .collect();
+            close(&g(&tag), &cur, &tag);
+            cin = out;
+            f = of;
+        }
+    }
+    let (p5, _, _) = r::pool(&cur, cin, f, f, f, 1, true);
+    let out = r::fc(&p5, &g("fc1000_weights"), &[0.0; 5], 5, false);
+    close(&g("fc1000"), &out, "fc1000");
+}
+
+/// The registry defaults are rule 1 then rule 2 of scale.rs on Tango's ResNet-50.
+#[test]
+fn resnet_defaults_follow_the_scale_rules() {
+    use super::resnet::{Dims, PAPER};
+    assert!(PAPER.footprint() > crate::scale::FOOTPRINT_CAP_BYTES);
+    let r1 = Dims::rule1();
+    eprintln!("resnet rule 1: {r1:?} {} bytes", r1.footprint());
+    assert!(r1.footprint() <= crate::scale::FOOTPRINT_CAP_BYTES);
+    let d = Dims::scaled_default();
+    let spec = registry::find("resnet").unwrap();
+    let def = |n: &str| {
+        spec.params
+            .iter()
+            .find(|p| p.name == n)
+            .unwrap()
+            .default
+            .parse::<u32>()
+            .unwrap()
+    };
+    assert_eq!(
+        (def("image"), def("w"), def("classes")),
+        (d.image, d.w, d.classes)
+    );
+    let w = build("resnet", &[], 1);
+    assert_eq!(w.memory().footprint(), d.footprint());
+}
