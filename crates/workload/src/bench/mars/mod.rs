@@ -229,8 +229,9 @@ pub(crate) trait App: Send + Sync + 'static {
     fn reduce(&self, _t: &mut Thread<'_>, _vals: ObjId, _val_off: u64) {}
 }
 
-/// Mars's workflow of one job.
+/// Mars's workflow of one job (`MAP_ONLY`, `MAP_GROUP`, `MAP_REDUCE`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(clippy::enum_variant_names)]
 pub(crate) enum Workflow {
     MapOnly,
     MapGroup,
@@ -466,6 +467,7 @@ fn copy_bytes(t: &mut Thread<'_>, src: Src, dst: ObjId, at: u64) {
 
 /// `EmitIntermediate` / `Emit`: copy the pair at the thread's running offsets and write its
 /// `int4` record.
+#[allow(clippy::too_many_arguments)]
 fn emit_pair(
     t: &mut Thread<'_>,
     p: &PerThread,

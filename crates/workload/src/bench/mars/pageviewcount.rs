@@ -17,7 +17,7 @@
 //! of lines repeating an earlier line. NUBA (§6.3, Table 2) lists a 1,081 MB footprint;
 //! rule 1 of [`crate::scale`] shrinks the one input dimension, the number of log lines, to
 //! the largest power of two whose whole modelled footprint fits in 32 MiB: 64 K lines
-//! (test `pageviewcount_default_follows_rule_1`).
+//! (test `defaults_follow_the_scale_rules`); rule 2 not applied.
 
 use super::{input_records, job, App, Input, MarsHost, Rec, Src, Step, Totals, Workflow, Zipf};
 use crate::gen::rng::Rng;
@@ -27,6 +27,11 @@ use crate::program::{ObjId, WorkloadError};
 use crate::registry::{BenchSpec, ParamSpec, Params};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+
+/// Rule 1's input size (see the module doc).
+pub const RULE1_LINES: usize = 64 << 10;
+/// Halvings of rule 2 after rule 1 (see the module doc).
+pub const RULE2_HALVINGS: u32 = 0;
 
 /// Registry entry.
 pub const SPEC: BenchSpec = BenchSpec {

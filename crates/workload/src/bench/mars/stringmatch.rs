@@ -13,7 +13,7 @@
 //! vocabulary of random upper-case words of 2 to 12 letters; the keyword is the word of
 //! Zipf rank `rank`. NUBA (§6.3, Table 2) lists a 146 MB footprint; rule 1 of
 //! [`crate::scale`] shrinks the text (the one input dimension) to the largest power of two
-//! whose modelled footprint fits in 32 MiB: 16 MiB (test `stringmatch_default_follows_rule_1`).
+//! whose modelled footprint fits in 32 MiB: 16 MiB (test `defaults_follow_the_scale_rules`); rule 2 not applied.
 
 use super::{input_records, job, App, MarsHost, Rec, Src, Totals, Workflow, Zipf};
 use crate::gen::rng::Rng;
@@ -22,6 +22,11 @@ use crate::model::{ModelWorkload, Thread};
 use crate::program::{ObjId, WorkloadError};
 use crate::registry::{BenchSpec, ParamSpec, Params};
 use std::sync::Arc;
+
+/// Rule 1's input size (see the module doc).
+pub const RULE1_TEXT: usize = 16 << 20;
+/// Halvings of rule 2 after rule 1 (see the module doc).
+pub const RULE2_HALVINGS: u32 = 0;
 
 /// Registry entry.
 pub const SPEC: BenchSpec = BenchSpec {

@@ -117,3 +117,42 @@ fn pageviewcount_matches_hashmap() {
     }
     assert_eq!(got, expect);
 }
+
+/// Rule 1 of scale.rs: each paper footprint (NUBA Table 2: 542, 1,081 and 146 MB) is over
+/// the cap, so the one input dimension is the largest power of two whose modelled
+/// footprint fits; rule 2 then halves it `RULE2_HALVINGS` times (see each module's doc).
+#[test]
+fn defaults_follow_the_scale_rules() {
+    let cap = crate::scale::FOOTPRINT_CAP_BYTES;
+    let fp = |w: ModelWorkload| w.memory().footprint();
+    let wc = wordcount::RULE1_TEXT;
+    assert!(fp(wordcount::workload(wc, 8192, 1)) <= cap);
+    assert!(fp(wordcount::workload(2 * wc, 8192, 1)) > cap);
+    let sm = stringmatch::RULE1_TEXT;
+    assert!(fp(stringmatch::workload(sm, 8192, 7, 1)) <= cap);
+    assert!(fp(stringmatch::workload(2 * sm, 8192, 7, 1)) > cap);
+    let pv = pageviewcount::RULE1_LINES;
+    assert!(fp(pageviewcount::workload(pv, 4096, 0.2, 1)) <= cap);
+    assert!(fp(pageviewcount::workload(2 * pv, 4096, 0.2, 1)) > cap);
+    let def = |name: &str, p: &str| {
+        let s = crate::registry::find(name).unwrap();
+        let v = s.params.iter().find(|q| q.name == p).unwrap().default;
+        let ov = std::collections::BTreeMap::from([(p.to_string(), v.to_string())]);
+        crate::registry::Params::resolve(s, &ov, 1)
+            .unwrap()
+            .u64(p, 0)
+            .unwrap() as usize
+    };
+    assert_eq!(
+        def("mars-wordcount", "text"),
+        wc >> wordcount::RULE2_HALVINGS
+    );
+    assert_eq!(
+        def("mars-stringmatch", "text"),
+        sm >> stringmatch::RULE2_HALVINGS
+    );
+    assert_eq!(
+        def("mars-pageviewcount", "lines"),
+        pv >> pageviewcount::RULE2_HALVINGS
+    );
+}

@@ -17,7 +17,7 @@
 //! and the classes shrink by one common factor until it fits (w 21, 340 classes). Rule 2
 //! then applies: 4.1 G multiply-adds times the factor squared is about 110 M warp
 //! instructions for the convolutions alone (8 per multiply-add and lane), more than
-//! AlexNet's whole default run (103 M, about 45 s of host time on `coda-4gpu`) plus 177
+//! AlexNet's whole default run (103 M, about 45 s of host time on `coda-4gpu`) plus 171
 //! element-wise launches, so over a minute; the widths halve once: `w` = 10, 170 classes
 //! (the image, the maps and the launch shapes stay Tango's).
 
@@ -191,7 +191,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
         w: p.u64("w", 10)? as u32,
         classes: p.u64("classes", 170)? as u32,
     };
-    if d.image < 32 || d.image % 32 != 0 || d.image > 1024 {
+    if d.image < 32 || !d.image.is_multiple_of(32) || d.image > 1024 {
         return Err(WorkloadError::Msg(format!(
             "resnet: image = {} must be a multiple of 32 in 32..=1024 (five halvings)",
             d.image
