@@ -16,10 +16,11 @@
 //! square of the widths, so the base width `w` (64; stage widths `w, 2w, 4w, 8w`, outputs 4x)
 //! and the classes shrink by one common factor until it fits (w 21, 340 classes). Rule 2
 //! then applies: 4.1 G multiply-adds times the factor squared is about 110 M warp
-//! instructions for the convolutions alone (8 per multiply-add and lane), more than
-//! AlexNet's whole default run (103 M, about 45 s of host time on `coda-4gpu`) plus 171
-//! element-wise launches, so over a minute; the widths halve once: `w` = 10, 170 classes
-//! (the image, the maps and the launch shapes stay Tango's).
+//! instructions for the convolutions alone (8 per multiply-add and lane), above AlexNet's
+//! whole default (103 M), plus 171 element-wise launches; the widths halve once: `w` = 10,
+//! 170 classes, 76 M warp instructions (the image, the maps and the launch shapes stay
+//! Tango's). Its timed default run on `coda-4gpu` did not complete on the loaded host, so
+//! whether a second halving is needed is not verified.
 
 use super::alexnet::{biases, weights};
 use super::layers::{seq, Conv, EltOp, Eltwise, Fc, Pool};
