@@ -14,7 +14,7 @@
 //! (`linear_factor(F, 2)`, then by 1% steps until the whole footprint, activations included,
 //! fits; channels rounded to even numbers for the two groups); the image and so every map
 //! size, the loops and the launch shapes stay Tango's. Defaults: widths 34/90/136/136/90,
-//! FC 1457, 355 classes, 31.5 MB. Rule 2 not applied: the default run on `coda-4gpu`
+//! FC 1457, 355 classes, 31.5 MiB. Rule 2 not applied: the default run on `coda-4gpu`
 //! (103 M warp instructions, 86 M L1 requests) took 220 s of wall time on a host loaded
 //! about 17 on 2 cores; its CPU time was not recorded, so whether it stays under a minute
 //! on an idle host is not verified.
