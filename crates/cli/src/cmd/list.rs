@@ -135,7 +135,7 @@ pub fn workloads(a: WorkloadsArgs) -> Result<()> {
 }
 
 /// The `locus workloads` listing; with `verbose`, one line per parameter, whose help texts
-/// all start in the same column.
+/// all start in the same column, and the data footprint of the default input.
 pub fn workloads_table(verbose: bool) -> String {
     use std::fmt::Write as _;
     let all = locus_workload::registry::all();
@@ -161,6 +161,17 @@ pub fn workloads_table(verbose: bool) -> String {
             for p in b.params {
                 let flag = format!("--param {}={}", p.name, p.default);
                 let _ = writeln!(out, "{:<4}{flag:<pw$}  {}", "", p.help);
+            }
+            // the default input's data footprint (builds it with seed 1)
+            let ov = std::collections::BTreeMap::new();
+            if let Ok(w) = locus_workload::registry::build(b.name, &ov, 1) {
+                let bytes = w.memory().footprint();
+                let _ = writeln!(
+                    out,
+                    "{:<4}footprint {:.1} MB ({bytes} bytes, default input)",
+                    "",
+                    bytes as f64 / 1e6
+                );
             }
         }
     }

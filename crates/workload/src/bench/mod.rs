@@ -7,9 +7,11 @@ use std::sync::OnceLock;
 
 pub mod dense;
 pub mod graph;
+pub mod mars;
 pub mod micro;
 pub mod polybench;
 pub mod shoc;
+pub mod tango;
 pub mod vectoradd;
 
 /// Every built-in benchmark, in listing order.
@@ -21,6 +23,8 @@ pub fn all() -> &'static [BenchSpec] {
         v.extend_from_slice(dense::SPECS);
         v.extend_from_slice(polybench::SPECS);
         v.extend_from_slice(shoc::SPECS);
+        v.extend_from_slice(tango::SPECS);
+        v.extend_from_slice(mars::SPECS);
         v.extend_from_slice(&[micro::SINGLE, micro::STREAM, micro::RANDOM, micro::CHAIN]);
         v
     })

@@ -1,0 +1,158 @@
+//! Tests of the Mars applications: outputs against host references (HashMaps), the
+//! runtime's launch sequence and sorted order.
+
+use super::{pageviewcount, stringmatch, wordcount};
+use crate::model::ModelWorkload;
+use crate::program::{BlockProgram, ObjId, Workload};
+use std::collections::HashMap;
+
+fn run(w: &mut ModelWorkload) -> Vec<String> {
+    let mut bp = BlockProgram::default();
+    let mut names = Vec::new();
+    while let Some(mut l) = w.next_launch().unwrap() {
+        names.push(l.info().name.clone());
+        for b in 0..l.info().num_blocks() {
+            l.block(b, false, 128, &mut bp).unwrap();
+        }
+    }
+    names
+}
+
+fn obj(w: &ModelWorkload, name: &str) -> ObjId {
+    w.objects()
+        .iter()
+        .position(|o| o.name == name)
+        .unwrap_or_else(|| panic!("no {name}")) as ObjId
+}
+
+fn bytes(w: &ModelWorkload, name: &str) -> Vec<u8> {
+    w.memory().to_vec(obj(w, name))
+}
+
+fn ints(w: &ModelWorkload, name: &str) -> Vec<i32> {
+    w.memory().to_vec(obj(w, name))
+}
+
+fn cstr(b: &[u8], at: usize) -> Vec<u8> {
+    b[at..].iter().take_while(|c| **c != 0).copied().collect()
+}
+
+/// Groups of a MAP_GROUP job: (first record, end) per group.
+fn ranges(w: &ModelWorkload, name: &str) -> Vec<(usize, usize)> {
+    ints(w, name)
+        .chunks(2)
+        .map(|c| (c[0] as usize, c[1] as usize))
+        .collect()
+}
+
+/// Every word's count from the sorted output equals a HashMap count of the text; the
+/// sorted keys are in strcmp order. Fails if the scan, the emits, the bitonic sort, the
+/// gathers or the boundary detection are wrong.
+#[test]
+fn wordcount_matches_hashmap() {
+    let (f, _) = wordcount::text(40_000, 300, 9);
+    let expect = wordcount::reference(&f);
+    let mut w = wordcount::workload(40_000, 300, 9);
+    let names = run(&mut w);
+    let keys = bytes(&w, "outputKeys");
+    let offs = ints(&w, "outputOffsetSizes");
+    let mut got = HashMap::new();
+    let mut prev: Vec<u8> = Vec::new();
+    for (a, b) in ranges(&w, "KeyListRange") {
+        let word = cstr(&keys, offs[4 * a] as usize);
+        assert!(
+            word > prev,
+            "groups out of order or split: {word:?} after {prev:?}"
+        );
+        prev = word.clone();
+        got.insert(word, (b - a) as u32);
+    }
+    assert_eq!(got, expect);
+    // one bitonicKernel launch per (k, j): L (L + 1) / 2 for 2^L padded records
+    let pairs: u32 = expect.values().sum();
+    let l = (pairs as u64).next_power_of_two().max(256).trailing_zeros() as usize;
+    assert_eq!(
+        names.iter().filter(|n| *n == "bitonicKernel").count(),
+        l * (l + 1) / 2
+    );
+    assert_eq!(names[0], "MapperCount");
+    assert_eq!(names.iter().filter(|n| *n == "Mapper").count(), 1);
+}
+
+/// Every line equal to the keyword is reported once with its offset and size.
+#[test]
+fn stringmatch_matches_reference() {
+    let (f, kw, _) = stringmatch::text(50_000, 200, 3, 4);
+    let mut expect = stringmatch::reference(&f, &kw);
+    assert!(!expect.is_empty());
+    let mut w = stringmatch::workload(50_000, 200, 3, 4);
+    let names = run(&mut w);
+    assert_eq!(names.iter().filter(|n| *n == "bitonicKernel").count(), 0);
+    let keys = ints(&w, "interKeys");
+    let vals = ints(&w, "interVals");
+    let mut got: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
+    assert!(vals.iter().all(|&v| v as usize == kw.len() + 1));
+    got.sort_unstable();
+    expect.sort_unstable();
+    assert_eq!(got, expect);
+}
+
+/// Distinct views per URL after both jobs equal a HashMap over the distinct log lines.
+#[test]
+fn pageviewcount_matches_hashmap() {
+    let (f, recs) = pageviewcount::log(3000, 50, 0.3, 2);
+    let expect = pageviewcount::reference(&f, &recs);
+    let mut w = pageviewcount::workload(3000, 50, 0.3, 2);
+    let names = run(&mut w);
+    assert_eq!(names.iter().filter(|n| *n == "Reducer").count(), 1);
+    assert_eq!(names.iter().filter(|n| *n == "Mapper").count(), 2);
+    let file = bytes(&w, "d_filebuf");
+    let keys = ints(&w, "job2_outputKeys");
+    let offs = ints(&w, "job2_outputOffsetSizes");
+    let mut got = HashMap::new();
+    for (a, b) in ranges(&w, "job2_KeyListRange") {
+        let key_at = offs[4 * a] as usize / 4;
+        let entry = keys[key_at + 2] as usize;
+        got.insert(cstr(&file, entry), (b - a) as u32);
+    }
+    assert_eq!(got, expect);
+}
+
+/// Rule 1 of scale.rs: each paper footprint (NUBA Table 2: 542, 1,081 and 146 MB) is over
+/// the cap, so the one input dimension is the largest power of two whose modelled
+/// footprint fits; rule 2 then halves it `RULE2_HALVINGS` times (see each module's doc).
+#[test]
+fn defaults_follow_the_scale_rules() {
+    let cap = crate::scale::FOOTPRINT_CAP_BYTES;
+    let fp = |w: ModelWorkload| w.memory().footprint();
+    let wc = wordcount::RULE1_TEXT;
+    assert!(fp(wordcount::workload(wc, 8192, 1)) <= cap);
+    assert!(fp(wordcount::workload(2 * wc, 8192, 1)) > cap);
+    let sm = stringmatch::RULE1_TEXT;
+    assert!(fp(stringmatch::workload(sm, 8192, 7, 1)) <= cap);
+    assert!(fp(stringmatch::workload(2 * sm, 8192, 7, 1)) > cap);
+    let pv = pageviewcount::RULE1_LINES;
+    assert!(fp(pageviewcount::workload(pv, 4096, 0.2, 1)) <= cap);
+    assert!(fp(pageviewcount::workload(2 * pv, 4096, 0.2, 1)) > cap);
+    let def = |name: &str, p: &str| {
+        let s = crate::registry::find(name).unwrap();
+        let v = s.params.iter().find(|q| q.name == p).unwrap().default;
+        let ov = std::collections::BTreeMap::from([(p.to_string(), v.to_string())]);
+        crate::registry::Params::resolve(s, &ov, 1)
+            .unwrap()
+            .u64(p, 0)
+            .unwrap() as usize
+    };
+    assert_eq!(
+        def("mars-wordcount", "text"),
+        wc >> wordcount::RULE2_HALVINGS
+    );
+    assert_eq!(
+        def("mars-stringmatch", "text"),
+        sm >> stringmatch::RULE2_HALVINGS
+    );
+    assert_eq!(
+        def("mars-pageviewcount", "lines"),
+        pv >> pageviewcount::RULE2_HALVINGS
+    );
+}

@@ -1,0 +1,387 @@
+//! Tests of the Tango networks: whole-network outputs against host references on small
+//! configurations, launch sequences, the scale rule of the defaults and access shapes.
+
+use super::alexnet::{self, Dims};
+use super::layers::reference as r;
+use crate::model::ModelWorkload;
+use crate::program::{BlockProgram, InstClass, ObjId, Workload};
+use crate::registry;
+use std::collections::BTreeMap;
+
+pub(super) fn build(name: &str, kv: &[(&str, &str)], seed: u64) -> ModelWorkload {
+    let ov: BTreeMap<String, String> = kv
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    registry::build(name, &ov, seed).unwrap()
+}
+
+/// Run every launch functionally; the kernel names in launch order.
+pub(super) fn run(w: &mut ModelWorkload) -> Vec<String> {
+    let mut bp = BlockProgram::default();
+    let mut names = Vec::new();
+    while let Some(mut l) = w.next_launch().unwrap() {
+        names.push(l.info().name.clone());
+        for b in 0..l.info().num_blocks() {
+            l.block(b, false, 128, &mut bp).unwrap();
+        }
+    }
+    names
+}
+
+pub(super) fn obj(w: &ModelWorkload, name: &str) -> ObjId {
+    w.objects()
+        .iter()
+        .position(|o| o.name == name)
+        .unwrap_or_else(|| panic!("no {name}")) as ObjId
+}
+
+pub(super) fn get(w: &ModelWorkload, name: &str) -> Vec<f32> {
+    w.memory().to_vec(obj(w, name))
+}
+
+pub(super) fn close(a: &[f32], b: &[f32], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: lengths");
+    let scale = b.iter().fold(1e-3f32, |m, v| m.max(v.abs()));
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        assert!(
+            (x - y).abs() <= 1e-4 * scale,
+            "{what}[{i}]: model {x} vs host {y}"
+        );
+    }
+}
+
+/// Tango's first layer on the interleaved RGB image, as a plain loop.
+fn conv_rgb(
+    x: &[f32],
+    img: usize,
+    w: &[f32],
+    b: &[f32],
+    co: usize,
+    k: usize,
+    s: usize,
+) -> Vec<f32> {
+    let o = (img - k) / s + 1;
+    let mut y = vec![0.0f32; co * o * o];
+    for c in 0..co {
+        for row in 0..o {
+            for col in 0..o {
+                let mut p = 0.0f32;
+                for i in 0..k {
+                    for j in 0..k {
+                        let base = ((row * s + i) * img + col * s + j) * 3;
+                        let wb = c * k * k * 3 + i * k + j;
+                        p += x[base] * w[wb]
+                            + x[base + 1] * w[wb + k * k]
+                            + x[base + 2] * w[wb + 2 * k * k];
+                    }
+                }
+                y[c * o * o + row * o + col] = (p + b[c]).max(0.0);
+            }
+        }
+    }
+    y
+}
+
+const TINY: &[(&str, &str)] = &[
+    ("image", "139"),
+    ("c1", "4"),
+    ("c2", "6"),
+    ("c3", "8"),
+    ("c4", "6"),
+    ("c5", "4"),
+    ("fc", "24"),
+    ("classes", "10"),
+];
+
+/// The whole network (image 139: a 33 x 33 conv1 map, so four tiles like Tango's 55 x 55)
+/// against a host implementation of the same layers; fails if any layer's indexing, tiling,
+/// grouping, padding or launch order is wrong.
+#[test]
+fn alexnet_matches_host_reference() {
+    let mut w = build("alexnet", TINY, 3);
+    let x = get(&w, "Layer1_Neurons");
+    let ws: Vec<Vec<f32>> = (1..=8)
+        .map(|l| get(&w, &format!("Layer{l}_Weights")))
+        .collect();
+    let bs: Vec<Vec<f32>> = (1..=8)
+        .map(|l| get(&w, &format!("Layer{l}_bias")))
+        .collect();
+    run(&mut w);
+    let (img, c) = (139usize, [4usize, 6, 8, 6, 4]);
+    let a1 = conv_rgb(&x, img, &ws[0], &bs[0], c[0], 11, 4);
+    let o1 = 33;
+    close(&get(&w, "Layer1_Norm"), &a1, "conv1");
+    let l1 = r::lrn(&a1, c[0], o1, o1, 0.0001, 0.75, 5);
+    let (q1, p1, _) = r::pool(&l1, c[0], o1, o1, 3, 2, false);
+    let (a2, _, _) = r::conv(&q1, c[0], p1, p1, &ws[1], &bs[1], c[1], 5, 1, 2, 2, true);
+    close(&get(&w, "Layer2_Norm"), &a2, "conv2");
+    let l2 = r::lrn(&a2, c[1], p1, p1, 0.0001, 0.75, 5);
+    let (q2, p2, _) = r::pool(&l2, c[1], p1, p1, 3, 2, false);
+    let (a3, _, _) = r::conv(&q2, c[1], p2, p2, &ws[2], &bs[2], c[2], 3, 1, 1, 1, true);
+    let (a4, _, _) = r::conv(&a3, c[2], p2, p2, &ws[3], &bs[3], c[3], 3, 1, 1, 2, true);
+    let (a5, _, _) = r::conv(&a4, c[3], p2, p2, &ws[4], &bs[4], c[4], 3, 1, 1, 2, true);
+    close(&get(&w, "Layer5_pool"), &a5, "conv5");
+    let (q5, _, _) = r::pool(&a5, c[4], p2, p2, 3, 2, false);
+    let f6 = r::fc(&q5, &ws[5], &bs[5], 24, true);
+    let f7 = r::fc(&f6, &ws[6], &bs[6], 24, true);
+    let f8 = r::fc(&f7, &ws[7], &bs[7], 10, false);
+    let out = get(&w, "Layer9_Neurons");
+    close(&out, &f8, "fc8");
+    assert!(
+        out.iter().any(|v| *v != 0.0),
+        "the network produced all zeros"
+    );
+}
+
+/// Tango's host launches 22 kernels for the 227 x 227 network: conv1 and LRN1 in four tiles
+/// each, conv2/4/5 in two groups.
+#[test]
+fn alexnet_launch_sequence_is_tangos() {
+    let d = Dims::scaled_default();
+    let (_, ks) = alexnet::network(&d, 1);
+    let names: Vec<String> = ks.iter().map(|k| k.info().name).collect();
+    assert_eq!(names.len(), 22, "{names:?}");
+    assert!(names[..4].iter().all(|n| n == "executeFirstLayer"));
+    assert_eq!(
+        names
+            .iter()
+            .filter(|n| *n == "execute3Dconvolutiongroup2Cuda")
+            .count(),
+        3
+    );
+    assert_eq!(names.iter().filter(|n| *n == "executeFCLayer").count(), 3);
+    let shapes: Vec<(u32, u32)> = ks[..4]
+        .iter()
+        .map(|k| (k.info().block.x, k.info().block.y))
+        .collect();
+    assert_eq!(shapes, vec![(32, 32), (32, 23), (23, 32), (23, 23)]);
+    let fc = ks[21].info();
+    assert_eq!((fc.grid.x, fc.block.count()), (d.classes, 1));
+}
+
+/// The registry defaults are rule 1 of scale.rs applied to Tango's AlexNet.
+#[test]
+fn alexnet_defaults_follow_the_scale_rule() {
+    let d = Dims::scaled_default();
+    assert!(alexnet::PAPER.footprint() > crate::scale::FOOTPRINT_CAP_BYTES);
+    assert!(d.footprint() <= crate::scale::FOOTPRINT_CAP_BYTES);
+    assert_eq!(d.maps(), [55, 27, 13, 6]);
+    let spec = registry::find("alexnet").unwrap();
+    let def = |n: &str| {
+        spec.params
+            .iter()
+            .find(|p| p.name == n)
+            .unwrap()
+            .default
+            .parse::<u32>()
+            .unwrap()
+    };
+    assert_eq!([def("c1"), def("c2"), def("c3"), def("c4"), def("c5")], d.c);
+    assert_eq!(
+        (def("fc"), def("classes"), def("image")),
+        (d.fc, d.classes, d.image)
+    );
+    let w = build("alexnet", &[], 1);
+    assert_eq!(w.memory().footprint(), d.footprint());
+}
+
+/// One thread per output element with `threadIdx.x` = row: a warp's activation loads touch
+/// many lines (uncoalesced, as in Tango), its weight loads one (all lanes share the filter).
+#[test]
+fn conv_lanes_walk_rows_and_share_weights() {
+    let mut w = build("alexnet", TINY, 1);
+    let mut bp = BlockProgram::default();
+    // skip conv1 tiles, lrn tiles and pool1 to reach the first conv2 launch
+    let mut n = 0;
+    loop {
+        let mut l = w.next_launch().unwrap().unwrap();
+        if l.info().name == "execute3DconvolutionCuda" {
+            l.block(0, false, 128, &mut bp).unwrap();
+            break;
+        }
+        n += 1;
+        assert!(n < 20);
+    }
+    let loads: Vec<_> = bp.warps[0]
+        .insts
+        .iter()
+        .filter(|i| i.class == InstClass::Load && i.lanes == 32)
+        .collect();
+    // first full-warp window element: activation then weight
+    let (act, wt) = (loads[0], loads[1]);
+    assert!(act.nlines >= 4, "activations: {} lines", act.nlines);
+    assert_eq!(wt.nlines, 1, "weights are a broadcast");
+}
+
+/// Max pooling with zero-padding trimmed at the borders (ResNet's pool1).
+fn maxpool_pad(
+    x: &[f32],
+    c: usize,
+    ih: usize,
+    k: usize,
+    s: usize,
+    pad: usize,
+) -> (Vec<f32>, usize) {
+    let oh = (ih + 2 * pad - k) / s + 1;
+    let mut y = vec![0.0f32; c * oh * oh];
+    for ch in 0..c {
+        for r in 0..oh {
+            for q in 0..oh {
+                let mut m = 0.0f32;
+                for i in 0..k {
+                    let yy = (r * s + i) as i64 - pad as i64;
+                    if yy < 0 || yy >= ih as i64 {
+                        continue;
+                    }
+                    for j in 0..k {
+                        let xx = (q * s + j) as i64 - pad as i64;
+                        if xx < 0 || xx >= ih as i64 {
+                            continue;
+                        }
+                        let v = x[ch * ih * ih + yy as usize * ih + xx as usize];
+                        if m < v {
+                            m = v;
+                        }
+                    }
+                }
+                y[ch * oh * oh + r * oh + q] = m;
+            }
+        }
+    }
+    (y, oh)
+}
+
+/// The whole ResNet-50 structure (image 96: a 48 x 48 conv1 map in `_split` form; width 2) against a host implementation: conv,
+/// BN, scale, ReLU, projections, residual sums, pools and FC in Tango's order. Fails if a
+/// stride, a projection, a `_split` thread mapping or a launch is wrong.
+#[test]
+fn resnet_matches_host_reference() {
+    use super::resnet::BLOCKS;
+    let mut w = build(
+        "resnet",
+        &[("image", "96"), ("w", "2"), ("classes", "5")],
+        4,
+    );
+    let names = run(&mut w);
+    assert!(names.iter().any(|n| n == "execute3DconvolutionCuda_split"));
+    let g = |n: &str| get(&w, n);
+    let conv_bn = |name: &str,
+                   x: &[f32],
+                   ci: usize,
+                   ih: usize,
+                   co: usize,
+                   k: usize,
+                   s: usize,
+                   p: usize,
+                   relu: bool| {
+        let zero = vec![0.0f32; co];
+        let (mut y, oh, _) = r::conv(
+            x,
+            ci,
+            ih,
+            ih,
+            &g(&format!("{name}_weights")),
+            &zero,
+            co,
+            k,
+            s,
+            p,
+            1,
+            false,
+        );
+        let (mean, var) = (g(&format!("bn_{name}_mean")), g(&format!("bn_{name}_var")));
+        let (sc, sb) = (
+            g(&format!("scale_{name}_scale")),
+            g(&format!("scale_{name}_bias")),
+        );
+        for (i, v) in y.iter_mut().enumerate() {
+            let c = i / (oh * oh);
+            *v = (*v - mean[c]) / (var[c] + 1e-5).sqrt();
+            *v = *v * sc[c] + sb[c];
+            if relu && *v < 0.0 {
+                *v = 0.0;
+            }
+        }
+        (y, oh)
+    };
+    let x = g("Layer1_Neurons");
+    let (a, o1) = conv_bn("conv1", &x, 3, 96, 2, 7, 2, 3, true);
+    close(&g("conv1"), &a, "conv1");
+    let (mut cur, mut f) = maxpool_pad(&a, 2, o1, 3, 2, 1);
+    let mut cin = 2;
+    for (s, &n) in BLOCKS.iter().enumerate() {
+        let (mid, out) = (2 << s, 8 << s);
+        for b in 0..n {
+            let stride = if b == 0 && s > 0 { 2 } else { 1 };
+            let tag = format!("res{}{}", s + 2, (b'a' + b as u8) as char);
+            let short = if b == 0 {
+                conv_bn(
+                    &format!("{tag}_branch1"),
+                    &cur,
+                    cin,
+                    f,
+                    out,
+                    1,
+                    stride,
+                    0,
+                    false,
+                )
+                .0
+            } else {
+                cur.clone()
+            };
+            let (y, of) = conv_bn(
+                &format!("{tag}_branch2a"),
+                &cur,
+                cin,
+                f,
+                mid,
+                1,
+                stride,
+                0,
+                true,
+            );
+            let (y, _) = conv_bn(&format!("{tag}_branch2b"), &y, mid, of, mid, 3, 1, 1, true);
+            let (y, _) = conv_bn(&format!("{tag}_branch2c"), &y, mid, of, out, 1, 1, 0, false);
+            cur = short
+                .iter()
+                .zip(&y)
+                .map(|(p, q)| (p + q).max(0.0))
+                .collect();
+            close(&g(&tag), &cur, &tag);
+            cin = out;
+            f = of;
+        }
+    }
+    let (p5, _, _) = r::pool(&cur, cin, f, f, f, 1, true);
+    let out = r::fc(&p5, &g("fc1000_weights"), &[0.0; 5], 5, false);
+    close(&g("fc1000"), &out, "fc1000");
+}
+
+/// The registry defaults are rule 1 then rule 2 of scale.rs on Tango's ResNet-50.
+#[test]
+fn resnet_defaults_follow_the_scale_rules() {
+    use super::resnet::{Dims, PAPER};
+    assert!(PAPER.footprint() > crate::scale::FOOTPRINT_CAP_BYTES);
+    let r1 = Dims::rule1();
+    eprintln!("resnet rule 1: {r1:?} {} bytes", r1.footprint());
+    assert!(r1.footprint() <= crate::scale::FOOTPRINT_CAP_BYTES);
+    let d = Dims::scaled_default();
+    let spec = registry::find("resnet").unwrap();
+    let def = |n: &str| {
+        spec.params
+            .iter()
+            .find(|p| p.name == n)
+            .unwrap()
+            .default
+            .parse::<u32>()
+            .unwrap()
+    };
+    assert_eq!(
+        (def("image"), def("w"), def("classes")),
+        (d.image, d.w, d.classes)
+    );
+    let w = build("resnet", &[], 1);
+    assert_eq!(w.memory().footprint(), d.footprint());
+}
