@@ -155,7 +155,12 @@ impl System {
             )));
         }
         let spn = self.cfg.system.sms_per_node;
-        let nbpg = bps as u64 * spn as u64;
+        let mut nbpg = bps as u64 * spn as u64;
+        if self.cfg.scheduling.affinity_balanced {
+            // balanced variant (beyond the paper): no GPU idles for lack of blocks
+            let nodes = self.apps[a].nodes.max(1) as u64;
+            nbpg = nbpg.min(info.num_blocks().div_ceil(nodes).max(1));
+        }
         if self.cfg.placement.policy == PlacementPolicy::Coda {
             let objs = self.objects.clone();
             let undecided: Vec<bool> = (0..objs.len())
