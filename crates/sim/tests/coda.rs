@@ -184,7 +184,10 @@ fn accesses_and_writes_to_a_page_in_migration_wait_for_the_copy() {
         .iter()
         .filter(|s| s.cycle < 20_000 && (s.dram_reads > 0 || s.dram_writes > 0))
         .collect();
-    assert!(early.is_empty(), "DRAM touched before the fault ended: {early:?}");
+    assert!(
+        early.is_empty(),
+        "DRAM touched before the fault ended: {early:?}"
+    );
     assert!(r.sim.timeline.iter().any(|s| s.cycle < 20_000));
     assert_eq!(c.reqs_created, c.reqs_retired);
     assert_eq!(c.load_insts, c.loads_completed);

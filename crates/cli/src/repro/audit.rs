@@ -157,7 +157,8 @@ mod tests {
 
     #[test]
     fn numbers_skip_labels_and_keep_values() {
-        let t = "Fig. 9 and Eqs. 2-3: hs3d on coda-4gpu gains 1.56x, -38.0% and 75% (L2, §3.4, mix 2)";
+        let t =
+            "Fig. 9 and Eqs. 2-3: hs3d on coda-4gpu gains 1.56x, -38.0% and 75% (L2, §3.4, mix 2)";
         assert_eq!(numbers(t), vec!["1.56", "38.0", "75"]);
         assert_eq!(numbers("| 0.85 | 12 |"), vec!["0.85", "12"]);
     }

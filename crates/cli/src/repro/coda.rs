@@ -116,7 +116,10 @@ const CONFIGS: &[(&str, &str, &[&str])] = &[
 ];
 
 /// Accel-Sim traces the balanced variant is also measured on (skipped when absent).
-const TRACES: &[&str] = &["../shared/traces/vectoradd", "../shared/traces/backprop-h100"];
+const TRACES: &[&str] = &[
+    "../shared/traces/vectoradd",
+    "../shared/traces/backprop-h100",
+];
 
 /// Configurations run on the traces.
 const TRACE_CONFIGS: &[&str] = &["fgp", "coda", "coda-bal"];
@@ -240,7 +243,10 @@ fn plan(quick: bool) -> (Vec<RunSpec>, Vec<(&'static str, &'static str)>) {
                 ("graph".to_string(), "regular".to_string()),
                 ("cv".to_string(), cv.to_string()),
                 ("run".to_string(), "1024".to_string()),
-                ("local".to_string(), if *local { "1" } else { "0" }.to_string()),
+                (
+                    "local".to_string(),
+                    if *local { "1" } else { "0" }.to_string(),
+                ),
             ];
             if quick {
                 p.push(("n".into(), "16k".into()));
@@ -289,7 +295,13 @@ fn plan(quick: bool) -> (Vec<RunSpec>, Vec<(&'static str, &'static str)>) {
             let name = trace_name(t);
             for ck in TRACE_CONFIGS {
                 let (_, preset, sets) = CONFIGS.iter().find(|c| c.0 == *ck).expect("config");
-                let mut s = spec(format!("trace-{name}-{ck}"), "trace", Vec::new(), preset, sets);
+                let mut s = spec(
+                    format!("trace-{name}-{ck}"),
+                    "trace",
+                    Vec::new(),
+                    preset,
+                    sets,
+                );
                 s.trace = Some(t.to_string());
                 specs.push(s);
             }
@@ -660,7 +672,10 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
 
     // ---- Fig. 5: sharing
     let mut sec5 = String::new();
-    writeln!(sec5, "## Fig. 5 and Table 2: page sharing and categories (measured; the paper's beside it)\n")?;
+    writeln!(
+        sec5,
+        "## Fig. 5 and Table 2: page sharing and categories (measured; the paper's beside it)\n"
+    )?;
     writeln!(sec5, "| benchmark | paper category | measured | pages of one TB | pages of one GPU | accesses to one-GPU pages |\n|---|---|---|---|---|---|")?;
     let mut cat_differs: Vec<(String, String, String, f64, f64)> = Vec::new();
     let mut fig5 = String::from("bench,1,2,3-4,5-8,9-16,17-64,>64\n");
@@ -766,7 +781,10 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
         );
     }
     std::fs::write(out.join("fig9_fig10_fig15.csv"), &csv)?;
-    writeln!(sec9, "\n| mean over benchmarks | arithmetic | geometric |\n|---|---|---|")?;
+    writeln!(
+        sec9,
+        "\n| mean over benchmarks | arithmetic | geometric |\n|---|---|---|"
+    )?;
     for (c, label) in [
         ("cgp", "CGP-Only"),
         ("fta", "CGP-Only + FTA"),
@@ -931,7 +949,12 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
                 .unwrap_or_else(|| "not given".into())
         )?;
     }
-    let all_red_mean = mean(&benches.iter().map(|(b, _)| red(b, "fgp", "coda")).collect::<Vec<_>>());
+    let all_red_mean = mean(
+        &benches
+            .iter()
+            .map(|(b, _)| red(b, "fgp", "coda"))
+            .collect::<Vec<_>>(),
+    );
     writeln!(
         sec10,
         "\nMean over benchmarks (no verdict; the verdict is on all accesses together, declared first): {}.",
@@ -1010,7 +1033,10 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
             "| {} GB/s | {} ({} benchmarks) | {} |",
             led.f(agg, 0, "config link_gbps x nodes"),
             led.x(m, &format!("mean coda{sfx}")),
-            led.int(v.iter().filter(|x| x.is_finite()).count() as u64, "benchmarks with data"),
+            led.int(
+                v.iter().filter(|x| x.is_finite()).count() as u64,
+                "benchmarks with data"
+            ),
             led.x(paper, "paper §6.4")
         )?;
     }
@@ -1053,13 +1079,24 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
             .filter(|x| x.is_finite())
             .collect();
         let tcv: Vec<f64> = (0..16)
-            .map(|d| val(&k, &format!("sim.coda_decisions.{d}.reason.TooIrregular.cv")))
+            .map(|d| {
+                val(
+                    &k,
+                    &format!("sim.coda_decisions.{d}.reason.TooIrregular.cv"),
+                )
+            })
             .filter(|x| x.is_finite())
             .collect();
         let dec = if let Some(c) = cvs.first() {
-            format!("CGP, profiled CV {}", led.f(*c, 2, &format!("{k} decision")))
+            format!(
+                "CGP, profiled CV {}",
+                led.f(*c, 2, &format!("{k} decision"))
+            )
         } else if let Some(c) = tcv.first() {
-            format!("FGP, profiled CV {}", led.f(*c, 2, &format!("{k} decision")))
+            format!(
+                "FGP, profiled CV {}",
+                led.f(*c, 2, &format!("{k} decision"))
+            )
         } else {
             "none recorded".into()
         };
@@ -1067,14 +1104,21 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
             sec12,
             "| CV {} | {} | {} | {} | {} / {} | {dec} |",
             led.put(cv.to_string(), "plan: graph parameter cv"),
-            if *local { "near in id (mesh-like)" } else { "random" },
+            if *local {
+                "near in id (mesh-like)"
+            } else {
+                "random"
+            },
             led.x(s, &format!("pr-{g}")),
             if paper.is_finite() {
                 led.x(paper, "paper §6.3")
             } else {
                 "not given".into()
             },
-            led.pct(val(&format!("pr-{g}-fgp"), "remote_fraction"), "remote_fraction"),
+            led.pct(
+                val(&format!("pr-{g}-fgp"), "remote_fraction"),
+                "remote_fraction"
+            ),
             led.pct(val(&k, "remote_fraction"), "remote_fraction"),
         )?;
     }
@@ -1088,7 +1132,10 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
         &out.join("fig12_pagerank"),
         "Fig. 12: PageRank, CODA over FGP-Only, ours and the paper's",
         "speedup",
-        &PR_GRAPHS.iter().map(|g| g.0.to_string()).collect::<Vec<_>>(),
+        &PR_GRAPHS
+            .iter()
+            .map(|g| g.0.to_string())
+            .collect::<Vec<_>>(),
         &[("ours".into(), f12.clone()), ("paper".into(), f12p)],
         Some(1.0),
     )?;
@@ -1221,8 +1268,16 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
             "| {w} | {} | {} | {} | {} |",
             led.x(a, &format!("{key} coda")),
             led.x(b, &format!("{key} coda-bal")),
-            led.f(imbalance(&format!("{key}-coda")), 2, &format!("{key}-coda nodes")),
-            led.f(imbalance(&format!("{key}-coda-bal")), 2, &format!("{key}-coda-bal nodes")),
+            led.f(
+                imbalance(&format!("{key}-coda")),
+                2,
+                &format!("{key}-coda nodes")
+            ),
+            led.f(
+                imbalance(&format!("{key}-coda-bal")),
+                2,
+                &format!("{key}-coda-bal nodes")
+            ),
         )?;
     }
     {
@@ -1255,10 +1310,7 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
             "Eq. 1 balanced (beyond the paper): CODA over FGP-Only",
             "speedup (log scale)",
             &bal_rows.iter().map(|r| r.0.clone()).collect::<Vec<_>>(),
-            &[
-                ("paper rule".into(), a),
-                ("balanced N_bpg".into(), b),
-            ],
+            &[("paper rule".into(), a), ("balanced N_bpg".into(), b)],
             Some(1.0),
         )?;
     }
@@ -1321,7 +1373,10 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
             let mig: Vec<f64> = benches
                 .iter()
                 .map(|(b, _)| {
-                    let (n, cyc) = (val(&format!("{b}-mig"), "migrations"), val(&format!("{b}-fgp"), "cycles"));
+                    let (n, cyc) = (
+                        val(&format!("{b}-mig"), "migrations"),
+                        val(&format!("{b}-fgp"), "cycles"),
+                    );
                     n * base_cfg.placement.migration_cycles as f64
                         / (cyc * (sys.nodes * sys.sms_per_node) as f64)
                 })
@@ -1393,7 +1448,10 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
             val(&format!("{b}-fgp"), "l2_hit_rate"),
             val(&format!("{b}-fgp-aff"), "l2_hit_rate"),
         );
-        let (ia, ifg) = (imbalance(&format!("{b}-fgp-aff")), imbalance(&format!("{b}-fgp")));
+        let (ia, ifg) = (
+            imbalance(&format!("{b}-fgp-aff")),
+            imbalance(&format!("{b}-fgp")),
+        );
         let mut why = Vec::new();
         if (ha - hf).abs() > TOL / 2.0 {
             why.push(format!(
@@ -1492,14 +1550,23 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
     if let Some(c) = led.cmp(
         am_c,
         gm_c,
-        &format!("CODA's arithmetic-mean speedup ({})", led.x(am_c, "mean coda")),
+        &format!(
+            "CODA's arithmetic-mean speedup ({})",
+            led.x(am_c, "mean coda")
+        ),
         &format!("its geometric mean ({})", led.x(gm_c, "geomean coda")),
     ) {
         let top = benches
             .iter()
             .map(|(b, _)| (sp(b, "fgp", "coda"), *b))
             .filter(|x| x.0.is_finite())
-            .fold((f64::NAN, ""), |a, x| if a.0.is_nan() || x.0 > a.0 { x } else { a });
+            .fold((f64::NAN, ""), |a, x| {
+                if a.0.is_nan() || x.0 > a.0 {
+                    x
+                } else {
+                    a
+                }
+            });
         writeln!(
             ctx,
             "- {c}; the largest single speedup is {} ({}).",

@@ -82,7 +82,10 @@ pub(super) fn measured(r: SharingReport) {
     for f in [r.frac_one_block, r.frac_one_gpu, r.access_frac_one_gpu] {
         assert!((0.0..=1.0).contains(&f), "{r:?}");
     }
-    assert!(r.frac_one_gpu >= r.frac_one_block, "one block is on one GPU: {r:?}");
+    assert!(
+        r.frac_one_gpu >= r.frac_one_block,
+        "one block is on one GPU: {r:?}"
+    );
     assert_eq!(
         r.category,
         crate::sharing::classify(r.frac_one_block, r.frac_one_gpu),
