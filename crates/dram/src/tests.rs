@@ -496,8 +496,10 @@ fn config_toml_roundtrip_and_unknown_keys() {
 /// tests. With tFAW = 40 ns (10 x tRRD_S) every five consecutive ACTs must still span it.
 #[test]
 fn tfaw_longer_than_four_trrd_is_enforced() {
-    let mut cfg = DramConfig::default();
-    cfg.tfaw_ns = 40.0;
+    let cfg = DramConfig {
+        tfaw_ns: 40.0,
+        ..DramConfig::default()
+    };
     assert!(cfg.tfaw_ns > 4.0 * cfg.trrd_s_ns);
     let mut ch = Channel::new(&cfg);
     ch.enable_command_log();

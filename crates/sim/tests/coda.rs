@@ -73,8 +73,10 @@ fn kmeans_arrays_are_placed_by_their_block_stride() {
     let info = w.begin_launch().unwrap().unwrap();
     // the per-page reading (spec A2, a named option) keeps the exact span B x N_bpg; the
     // paper's literal Eq. 2 caps the chunk at one page
-    let mut cfg = locus_sim::config::PlacementCfg::default();
-    cfg.rounding = locus_sim::config::CodaRounding::PerPageMajority;
+    let cfg = locus_sim::config::PlacementCfg {
+        rounding: locus_sim::config::CodaRounding::PerPageMajority,
+        ..Default::default()
+    };
     let ds = analyze(
         &mut w,
         &info,

@@ -1251,7 +1251,7 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
     for w in names
         .iter()
         .map(|s| s.as_str())
-        .chain(trace_names.iter().map(|t| *t))
+        .chain(trace_names.iter().copied())
     {
         let key = if names.iter().any(|n| n == w) {
             w.to_string()
@@ -1399,7 +1399,7 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
     // per benchmark: CODA slower than FGP-Only (paper: CODA >= FGP-Only almost everywhere)
     for (b, _) in &benches {
         let s = sp(b, "fgp", "coda");
-        if !(s < 1.0 - TOL) {
+        if !s.is_finite() || s >= 1.0 - TOL {
             continue;
         }
         n_dis += 1;
@@ -1440,7 +1440,7 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
     // Fig. 15: affinity alone moves a benchmark other than SAD
     for (b, _) in benches.iter().filter(|b| b.0 != "sad") {
         let s = sp(b, "fgp", "fgp-aff");
-        if !((s - 1.0).abs() > TOL) {
+        if !s.is_finite() || (s - 1.0).abs() <= TOL {
             continue;
         }
         n_dis += 1;
@@ -1481,7 +1481,7 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
     // Fig. 10: remote accesses not reduced significantly in a benchmark other than GE
     for (b, _) in benches.iter().filter(|b| b.0 != "ge") {
         let r = red(b, "fgp", "coda");
-        if !(r <= TOL) {
+        if !r.is_finite() || r > TOL {
             continue;
         }
         n_dis += 1;
