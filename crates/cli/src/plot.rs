@@ -98,6 +98,7 @@ pub fn grouped_bars(
         categories: Some(categories),
         slot_px: (16 * bars_per_group as u32 + 14).max(40),
         y_range,
+        log2: false,
     };
     let group_width = 0.8;
     let bar_width = group_width / bars_per_group as f64;
@@ -115,6 +116,61 @@ pub fn grouped_bars(
         }
     }
     if let Some(y) = reference.filter(|r| r.is_finite()) {
+        shapes.push(Shape::Reference { y });
+    }
+    render(stem, &spec, None, &shapes)
+}
+
+/// [`grouped_bars`] on a logarithmic y axis (base 2): a bar rises from 1 to its value, so a
+/// 0.5x and a 2x bar have the same length and a 12x bar does not flatten the rest. Values
+/// that are not positive are not drawn; the reference line must be positive to be drawn.
+pub fn grouped_bars_log(
+    stem: &Path,
+    title: &str,
+    y_label: &str,
+    categories: &[String],
+    series: &[(String, Vec<f64>)],
+    reference: Option<f64>,
+) -> anyhow::Result<()> {
+    let lg = |v: f64| if v > 0.0 { v.log2() } else { f64::NAN };
+    let logged: Vec<(String, Vec<f64>)> = series
+        .iter()
+        .map(|(n, v)| (n.clone(), v.iter().map(|&x| lg(x)).collect()))
+        .collect();
+    let values = logged
+        .iter()
+        .flat_map(|(_, v)| v.iter().take(categories.len()).copied());
+    let reference = reference.map(lg).filter(|r| r.is_finite());
+    let y_range = y_range(values.chain(reference));
+    let names: Vec<&str> = series.iter().map(|(n, _)| n.as_str()).collect();
+    let bars_per_group = series.len().max(1);
+    let spec = Spec {
+        title,
+        x_label: "",
+        y_label,
+        legend: &names,
+        legend_kind: LegendKind::Bar,
+        categories: Some(categories),
+        slot_px: (16 * bars_per_group as u32 + 14).max(40),
+        y_range,
+        log2: true,
+    };
+    let group_width = 0.8;
+    let bar_width = group_width / bars_per_group as f64;
+    let mut shapes = Vec::new();
+    for (i, (_, values)) in logged.iter().enumerate() {
+        for (c, &v) in values.iter().take(categories.len()).enumerate() {
+            if v.is_finite() {
+                let x0 = c as f64 + (1.0 - group_width) / 2.0 + i as f64 * bar_width;
+                shapes.push(Shape::Bar {
+                    x: x0..x0 + bar_width,
+                    y: 0.0..v,
+                    color: color(i),
+                });
+            }
+        }
+    }
+    if let Some(y) = reference {
         shapes.push(Shape::Reference { y });
     }
     render(stem, &spec, None, &shapes)
@@ -152,6 +208,7 @@ pub fn lines(
         categories: None,
         slot_px: 0,
         y_range,
+        log2: false,
     };
     let mut shapes = Vec::new();
     for (i, (_, ys)) in series.iter().enumerate() {
@@ -211,6 +268,7 @@ pub fn stacked_bars(
         categories: Some(categories),
         slot_px: 40,
         y_range,
+        log2: false,
     };
     let mut base = vec![0.0; categories.len()];
     let mut shapes = Vec::new();
@@ -258,6 +316,8 @@ struct Spec<'a> {
     /// Pixels wanted per category (categorical charts only).
     slot_px: u32,
     y_range: Range<f64>,
+    /// The y values are log2 of the data: ticks are labelled with `2^y` (a log axis).
+    log2: bool,
 }
 
 /// How the legend's swatches look.
@@ -472,6 +532,13 @@ fn draw<DB: DrawingBackend>(
         .y_label_area_size(Y_LABEL_AREA)
         .build_cartesian_2d(x_axis.clone(), spec.y_range.clone())
         .map_err(plot_err)?;
+    let y_fmt = |v: &f64| {
+        if spec.log2 {
+            fmt_num(2f64.powf(*v))
+        } else {
+            fmt_num(*v)
+        }
+    };
     let mut mesh = chart.configure_mesh();
     mesh.light_line_style(BLACK.mix(0.04))
         .x_max_light_lines(2)
@@ -481,7 +548,7 @@ fn draw<DB: DrawingBackend>(
         .axis_desc_style((FONT, DESC_SIZE))
         .label_style((FONT, LABEL_SIZE))
         .x_label_formatter(&|v| fmt_num(*v))
-        .y_label_formatter(&|v| fmt_num(*v));
+        .y_label_formatter(&y_fmt);
     if spec.categories.is_some() {
         mesh.disable_x_mesh();
     } else {

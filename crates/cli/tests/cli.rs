@@ -3,6 +3,10 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+#[allow(dead_code)]
+#[path = "../src/repro/audit.rs"]
+mod audit;
+
 fn locus(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_locus"))
         .args(args)
@@ -173,6 +177,12 @@ fn repro_coda_quick_writes_report_csv_and_figures_and_resumes() {
             "{f} missing"
         );
     }
+    // issue 13: the report prints only numbers from its data and comparisons that hold
+    let nums = std::fs::read_to_string(out.join("numbers.txt")).unwrap();
+    let checks = std::fs::read_to_string(out.join("checks.txt")).unwrap();
+    let problems = audit::audit(&report, &nums, &checks);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(!report.contains("NaN"), "NaN in the quick report");
     let runs = std::fs::read_dir(out.join("runs")).unwrap().count();
     assert!(runs > 50);
     // a finished run is kept and reused: delete one, rerun, only that one is redone

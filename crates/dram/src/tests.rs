@@ -490,3 +490,34 @@ fn config_toml_roundtrip_and_unknown_keys() {
         DramConfig::default()
     );
 }
+
+/// tFAW is enforced on its own (issue 13): the default tFAW equals 4 x tRRD_S, so tRRD alone
+/// already spaces five ACTs by tFAW and a channel that ignored tFAW would pass the default
+/// tests. With tFAW = 40 ns (10 x tRRD_S) every five consecutive ACTs must still span it.
+#[test]
+fn tfaw_longer_than_four_trrd_is_enforced() {
+    let cfg = DramConfig {
+        tfaw_ns: 40.0,
+        ..DramConfig::default()
+    };
+    assert!(cfg.tfaw_ns > 4.0 * cfg.trrd_s_ns);
+    let mut ch = Channel::new(&cfg);
+    ch.enable_command_log();
+    let mut seed = 7;
+    let reqs: Vec<(u64, bool)> = (0..4000)
+        .map(|_| ((lcg(&mut seed) % (1 << 24)) * 64, false))
+        .collect();
+    let run = closed_loop(&mut ch, &reqs, 64, 64);
+    assert_eq!(run.completions.len(), reqs.len());
+    let acts: Vec<u64> = ch
+        .command_log()
+        .iter()
+        .filter(|r| r.kind == CommandKind::Activate)
+        .map(|r| r.time_ps)
+        .collect();
+    assert!(acts.len() > 1000);
+    let faw = cfg.ns_to_ps_ck(cfg.tfaw_ns);
+    for w in acts.windows(5) {
+        assert!(w[4] - w[0] >= faw, "5 ACTs within tFAW: {w:?}");
+    }
+}

@@ -508,9 +508,11 @@ pub enum PlacementPolicy {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum CodaRounding {
-    /// Each page goes to the GPU owning its middle byte under the exact span (default).
+    /// Not the paper's rule (spec A2's suggestion): each page goes to the GPU owning its
+    /// middle byte under the exact span `B·N_bpg`, without Eq. 2's `min(4 KB, ·)`.
     PerPageMajority,
-    /// The paper's text: chunk = min(4 KB, B·N_bpg) rounded up to whole pages.
+    /// The paper's text, Eqs. 2-3 literally (default): chunk = min(4 KB, B·N_bpg) rounded
+    /// up to whole pages, page at offset `o` on GPU `floor(o / chunk) mod N`.
     PaperRoundup,
 }
 
@@ -525,6 +527,14 @@ pub struct PlacementCfg {
     pub cv_max: f64,
     /// Sampled consecutive block pairs for the runtime stride analysis.
     pub samples: u32,
+    /// Not the paper's rule (off by default; the paper's first kernel decides, spec §3.4):
+    /// when one Eq. 2 chunk would hold a whole object, leave the object undecided so a
+    /// later kernel with more blocks places it (GE's 3-block `Fan1` before `Fan2`).
+    pub defer_whole_object: bool,
+    /// Not the paper's rule (off by default; Algorithm 1 differentiates w.r.t. blockIdx.x,
+    /// so a 2-D kernel whose index does not move with blockIdx.x has RCS 0 and stays FGP):
+    /// place such an object by grid rows, `B = stride_y / gridDim.x` (spec §3.6 [S]).
+    pub rows_2d: bool,
     /// Target node of the `node` policy.
     pub node: u32,
     /// Fixed cost of one page migration (fault, TLB shootdown), SM cycles (spec A16: 5000).
@@ -541,9 +551,11 @@ impl Default for PlacementCfg {
     fn default() -> Self {
         PlacementCfg {
             policy: PlacementPolicy::Fgp,
-            rounding: CodaRounding::PerPageMajority,
+            rounding: CodaRounding::PaperRoundup,
             cv_max: 0.5,
             samples: 4,
+            defer_whole_object: false,
+            rows_2d: false,
             node: 0,
             migration_cycles: 5000,
             first_touch_fault_cycles: 0,
@@ -571,6 +583,11 @@ pub struct SchedulingCfg {
     pub policy: SchedPolicy,
     /// Idle nodes take blocks from the longest other queue (off in the paper).
     pub work_stealing: bool,
+    /// Beyond the paper (off by default): cap Eq. 1's N_blocks_per_GPU at
+    /// `ceil(blocks / GPUs)`, so a kernel with fewer blocks than one GPU holds is still
+    /// spread over every GPU (the paper's rule puts 8 blocks with N_bpg >= 8 on one GPU).
+    /// CODA's placement uses the same capped N_bpg, so data stays aligned.
+    pub affinity_balanced: bool,
 }
 
 impl Default for SchedulingCfg {
@@ -578,6 +595,7 @@ impl Default for SchedulingCfg {
         SchedulingCfg {
             policy: SchedPolicy::Frr,
             work_stealing: false,
+            affinity_balanced: false,
         }
     }
 }

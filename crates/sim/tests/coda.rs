@@ -72,7 +72,12 @@ fn kmeans_arrays_are_placed_by_their_block_stride() {
     let mut w = registry::build("kmeans-transpose", &p, 1).unwrap();
     let objs = w.objects().to_vec();
     let info = w.begin_launch().unwrap().unwrap();
-    let cfg = locus_sim::config::PlacementCfg::default();
+    // the per-page reading (spec A2, a named option) keeps the exact span B x N_bpg; the
+    // paper's literal Eq. 2 caps the chunk at one page
+    let cfg = locus_sim::config::PlacementCfg {
+        rounding: locus_sim::config::CodaRounding::PerPageMajority,
+        ..Default::default()
+    };
     let ds = analyze(
         &mut w,
         &info,
@@ -152,6 +157,78 @@ fn migration_never_loses_a_page_or_a_write() {
     }
 }
 
+/// Real migration (issue 13): a page starts fine-grained and moves on its first touch, and
+/// every access to a page in flight waits for the copy. With a 20,000-cycle fault and every
+/// page first touched at the start, no read and no write may reach DRAM before the fault
+/// ends; if accesses to a migrating page did not wait, the other warps' loads and the
+/// stores (written to the new frame before the copy lands, and so overwritten by it) would
+/// reach DRAM at once. Every store completes after its page has moved, so no write is lost.
+#[test]
+fn accesses_and_writes_to_a_page_in_migration_wait_for_the_copy() {
+    let r = run(
+        "vectoradd",
+        &[("n", "16k")],
+        "coda-4gpu",
+        &[
+            "placement.policy=migrate",
+            "placement.migration_cycles=20000",
+            "run.sample_cycles=1000",
+        ],
+    );
+    let c = &r.sim.total.counters;
+    assert_eq!(c.migrations, 3 * 16, "3 arrays x 16 pages, each moved once");
+    assert_eq!(r.sim.placement.pages_cgp, 48);
+    assert_eq!(r.sim.placement.pages_fgp, 0);
+    // the copy crosses the links: (N-1)/N of every page plus headers
+    assert!(c.migrated_bytes >= 48 * 3 * 1024);
+    let early: Vec<_> = r
+        .sim
+        .timeline
+        .iter()
+        .filter(|s| s.cycle < 20_000 && (s.dram_reads > 0 || s.dram_writes > 0))
+        .collect();
+    assert!(
+        early.is_empty(),
+        "DRAM touched before the fault ended: {early:?}"
+    );
+    assert!(r.sim.timeline.iter().any(|s| s.cycle < 20_000));
+    assert_eq!(c.reqs_created, c.reqs_retired);
+    assert_eq!(c.load_insts, c.loads_completed);
+}
+
+/// Write-backs are memory accesses (spec A8): Fig. 10 counts L2 misses *and* write-backs as
+/// local or remote. vectorAdd writes 4 MB of C through 1 MB L2s, so dirty lines are evicted;
+/// every memory access (each DRAM read of a load miss, each DRAM write of a write-back;
+/// stores allocate in the L2 without a fetch) is counted exactly once as local or remote.
+#[test]
+fn writebacks_are_counted_as_local_or_remote_accesses() {
+    let r = run("vectoradd", &[("n", "1M")], "coda-4gpu", &[]);
+    let c = &r.sim.total.counters;
+    assert!(c.l2_writebacks > 0, "{c:?}");
+    assert_eq!(
+        c.local_accesses + c.remote_accesses,
+        c.dram_reads + c.dram_writes,
+        "{c:?}"
+    );
+    assert_eq!(c.dram_writes, c.l2_writebacks, "{c:?}");
+}
+
+/// Eq. 1 with N_bpg >= blocks puts a small kernel on one GPU; the balanced variant (beyond
+/// the paper, `scheduling.affinity_balanced`) caps N_bpg at ceil(blocks / GPUs) = 2 for
+/// vectorAdd's 8 blocks, so every GPU runs 2.
+#[test]
+fn balanced_affinity_spreads_a_small_kernel_over_every_gpu() {
+    let blocks = |sets: &[&str]| -> Vec<u64> {
+        let r = run("vectoradd", &[("n", "2048")], "coda-4gpu-coda", sets);
+        r.sim.nodes.iter().map(|n| n.blocks).collect()
+    };
+    assert_eq!(blocks(&[]), vec![8, 0, 0, 0], "the paper's Eq. 1");
+    assert_eq!(
+        blocks(&["scheduling.affinity_balanced=true"]),
+        vec![2, 2, 2, 2]
+    );
+}
+
 /// Multiprogrammed: each application runs only on its own node, and node-local placement
 /// (first touch) makes every access local.
 #[test]
@@ -188,11 +265,18 @@ fn multiprogrammed_apps_stay_on_their_nodes() {
 }
 
 /// NW's blocks walk the score matrix upwards (negative stride): CODA measures its chunks
-/// from the object's end (spec §3.4) and so more than halves the remote accesses.
+/// from the object's end (spec §3.4) and so, with the per-page reading's spans (the
+/// paper's literal one-page chunks make the direction irrelevant), more than halves the
+/// remote accesses.
 #[test]
 fn negative_stride_is_placed_from_the_end() {
     let f = run("nw", &[("n", "1024")], "coda-4gpu", &[]);
-    let c = run("nw", &[("n", "1024")], "coda-4gpu-coda", &[]);
+    let c = run(
+        "nw",
+        &[("n", "1024")],
+        "coda-4gpu-coda",
+        &["placement.rounding=per-page-majority"],
+    );
     let (rf, rc) = (
         f.sim.total.counters.remote_accesses,
         c.sim.total.counters.remote_accesses,

@@ -61,7 +61,13 @@ fn coda_placement_makes_vectoradd_input_accesses_local() {
         return;
     }
     let fgp = run("vectoradd", "coda-4gpu", &[]);
-    let coda = run("vectoradd", "coda-4gpu-coda", &[]);
+    // the per-page reading (spec A2, a named option): the paper's literal Eq. 2 caps the
+    // chunk at one page, which round-robins pages over GPUs like CGP-Only (issue 13)
+    let coda = run(
+        "vectoradd",
+        "coda-4gpu-coda",
+        &["placement.rounding=per-page-majority"],
+    );
     let remote = |r: &Report, o: &str| {
         r.sim
             .objects

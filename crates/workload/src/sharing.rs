@@ -183,7 +183,7 @@ mod tests {
     }
 
     #[test]
-    fn vectoradd_pages_are_block_exclusive() {
+    fn vectoradd_pages_are_core_exclusive() {
         // 256 threads x 4 B = 1 KB per block per array: 4 blocks share a page, all on one GPU
         // under affinity, so vectorAdd is core-exclusive.
         let mut ov = BTreeMap::new();

@@ -59,6 +59,9 @@ pub enum Quantity {
     Mean(Mean, Vec<Quantity>),
     /// The smallest of several quantities (non-finite ones skipped).
     Min(Vec<Quantity>),
+    /// The sum of several quantities (non-finite ones skipped; NaN when none is finite):
+    /// an aggregate over benchmarks, e.g. all remote accesses of all runs together.
+    Sum(Vec<Quantity>),
 }
 
 impl Quantity {
@@ -85,17 +88,27 @@ impl Quantity {
                 (v, v.is_finite() as usize)
             }
             Quantity::Ratio(a, b) | Quantity::Reduction(a, b) => {
-                let (x, y) = (a.eval(runs).0, b.eval(runs).0);
+                let ((x, nx), (y, ny)) = (a.eval(runs), b.eval(runs));
                 let r = if y == 0.0 { f64::NAN } else { x / y };
                 let v = match self {
                     Quantity::Ratio(..) => r,
                     _ => 1.0 - r,
                 };
-                (v, v.is_finite() as usize)
+                // inputs: those of the sparser side (a sum over benchmarks counts them)
+                (v, if v.is_finite() { nx.min(ny).max(1) } else { 0 })
             }
             Quantity::Mean(m, qs) => {
                 let v: Vec<f64> = qs.iter().map(|q| q.eval(runs).0).collect();
                 (m.of(&v), v.iter().filter(|x| x.is_finite()).count())
+            }
+            Quantity::Sum(qs) => {
+                let v: Vec<f64> = qs
+                    .iter()
+                    .map(|q| q.eval(runs).0)
+                    .filter(|x| x.is_finite())
+                    .collect();
+                let n = v.len();
+                (if n == 0 { f64::NAN } else { v.iter().sum() }, n)
             }
             Quantity::Min(qs) => {
                 let v: Vec<f64> = qs
@@ -342,6 +355,19 @@ mod tests {
             Quantity::speedup("b-fgp", "b-coda"),
         ]);
         assert_eq!(min.eval(&r), (1.0, 2));
+        // all remote accesses together: 1 - (20 + 0) / (80 + 0)
+        let agg = Quantity::Reduction(
+            Box::new(Quantity::Sum(vec![
+                Quantity::run("a-coda", "remote"),
+                Quantity::run("b-coda", "remote"),
+            ])),
+            Box::new(Quantity::Sum(vec![
+                Quantity::run("a-fgp", "remote"),
+                Quantity::run("b-fgp", "remote"),
+                Quantity::run("zzz", "remote"),
+            ])),
+        );
+        assert_eq!(agg.eval(&r).0, 0.75);
     }
 
     #[test]

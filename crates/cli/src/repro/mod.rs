@@ -3,6 +3,7 @@
 //! rayon, writing each finished run's summary to `OUT/runs/<key>.json` at once, so a sweep
 //! killed half-way loses no finished result and a rerun skips what is done.
 
+pub mod audit;
 pub mod coda;
 pub mod experiment;
 
@@ -27,6 +28,8 @@ pub struct RunSpec {
     /// Co-running applications (workload, parameters), the i-th alone on node i; when
     /// non-empty, `bench` and `params` are ignored.
     pub apps: Vec<(String, Vec<(String, String)>)>,
+    /// An Accel-Sim trace folder to run instead of `bench` (its `params` are ignored).
+    pub trace: Option<String>,
 }
 
 /// What a reproduction keeps of a run.
@@ -71,20 +74,25 @@ fn run_one(s: &RunSpec) -> Result<RunResult> {
     } else {
         "single-load"
     };
-    let mut w = locus_workload::registry::build(
-        bench,
-        &if s.apps.is_empty() {
-            params
-        } else {
-            BTreeMap::new()
-        },
-        1,
-    )?;
+    let mut w: Box<dyn locus_workload::Workload> = match &s.trace {
+        Some(t) => Box::new(locus_workload::trace_source::TraceWorkload::open(
+            std::path::Path::new(t),
+        )?),
+        None => Box::new(locus_workload::registry::build(
+            bench,
+            &if s.apps.is_empty() {
+                params
+            } else {
+                BTreeMap::new()
+            },
+            1,
+        )?),
+    };
     if s.sharing {
         let sys = locus_sim::System::new(&cfg);
         let spn = cfg.system.sms_per_node as u64;
         let r = locus_workload::sharing::page_sharing(
-            &mut w,
+            &mut *w,
             cfg.system.nodes,
             cfg.system.page_bytes,
             cfg.system.line_bytes,
@@ -99,7 +107,7 @@ fn run_one(s: &RunSpec) -> Result<RunResult> {
         });
     }
     let r = if s.apps.is_empty() {
-        locus_sim::simulate(&cfg, &mut w)?
+        locus_sim::simulate(&cfg, &mut *w)?
     } else {
         let mut boxes: Vec<Box<dyn locus_workload::Workload>> = Vec::new();
         let mut objs = 0u16;

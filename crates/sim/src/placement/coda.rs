@@ -11,9 +11,12 @@
 //! (§3.7): the workload's [`ProfileHint`] gives the mean bytes per block and their
 //! coefficient of variation; CGP only when CV <= `cv_max`.
 //!
-//! The placement is then Eqs. 2-3 with span `S = B · N_bpg`, rounded per page (the page
-//! goes to the GPU owning its middle byte, spec A2 default) or as the paper's text says
-//! (`min(4 KB, S)` rounded up to whole pages).
+//! The placement is then Eqs. 2-3 with span `S = B · N_bpg`: by default as the paper's text
+//! says (`chunk = min(4 KB, S)` rounded up to whole pages, `placement.rounding =
+//! "paper-roundup"`), or, as a named option that is not the paper's rule, per page against
+//! the exact span (the page goes to the GPU owning its middle byte, `"per-page-majority"`,
+//! spec A2). The first kernel that uses an object decides it (spec §3.4), unless the option
+//! `placement.defer_whole_object` leaves an object one chunk would hold to a later kernel.
 
 use super::ObjPlacement;
 use crate::config::{CodaRounding, PlacementCfg};
@@ -282,6 +285,10 @@ pub fn analyze(
                             b: x.unsigned_abs(),
                         },
                     ),
+                    // Alg. 1 differentiates w.r.t. blockIdx.x: stride 0 there is RCS = 0,
+                    // shared (FGP); reading the y stride per grid row (spec §3.6 [S]) is the
+                    // named option `placement.rows_2d`, not the paper's rule
+                    (None, Some(_)) if shared_x && !cfg.rows_2d => fgp(Reason::Shared),
                     (None, Some(y)) if shared_x => {
                         let b = y.unsigned_abs() / gx.max(1);
                         if b == 0 {
@@ -296,11 +303,11 @@ pub fn analyze(
                 }
             }
         };
-        // a chunk as large as the whole object would put all of it on one GPU: this
-        // kernel has too few blocks to show how the object is split (GE's Fan1 with 3
-        // blocks before Fan2 with 147,456), so leave the object to a later kernel
+        // option `placement.defer_whole_object` (not the paper's rule, whose first kernel
+        // decides): a chunk as large as the whole object would put all of it on one GPU,
+        // so leave the object to a later kernel with more blocks (GE's 3-block Fan1)
         if let ObjPlacement::Cgp { span, .. } = d.placement {
-            if span >= obj.bytes && cfg.rounding == CodaRounding::PerPageMajority {
+            if cfg.defer_whole_object && span >= obj.bytes {
                 continue;
             }
         }
@@ -326,7 +333,9 @@ mod tests {
         let mut w = registry::build("vectoradd", &ov, 1).unwrap();
         let objs = w.objects().to_vec();
         let info = w.begin_launch().unwrap().unwrap();
-        let d = analyze(&mut w, &info, &objs, &[true; 3], 24, 4096, 128, &cfg()).unwrap();
+        let mut c = cfg();
+        c.rounding = CodaRounding::PerPageMajority;
+        let d = analyze(&mut w, &info, &objs, &[true; 3], 24, 4096, 128, &c).unwrap();
         assert_eq!(d.len(), 3);
         for x in d {
             // 256 threads x 4 B per block; span = 1 KB x 24
@@ -339,6 +348,204 @@ mod tests {
                     from_end: false
                 }
             );
+        }
+    }
+
+    #[test]
+    fn default_is_the_papers_literal_eq2() {
+        // Eq. 2 literally: chunk = min(4 KB, B x N_bpg) rounded up to pages = one page
+        assert_eq!(cfg().rounding, CodaRounding::PaperRoundup);
+        assert!(
+            !cfg().defer_whole_object,
+            "the first kernel decides (spec §3.4)"
+        );
+        let mut ov = BTreeMap::new();
+        ov.insert("n".to_string(), "64k".to_string());
+        let mut w = registry::build("vectoradd", &ov, 1).unwrap();
+        let objs = w.objects().to_vec();
+        let info = w.begin_launch().unwrap().unwrap();
+        let d = analyze(&mut w, &info, &objs, &[true; 3], 24, 4096, 128, &cfg()).unwrap();
+        for x in d {
+            assert_eq!(
+                x.placement,
+                ObjPlacement::Cgp {
+                    span: 4096,
+                    round: 0,
+                    from_end: false
+                }
+            );
+        }
+    }
+
+    // ---- Algorithm 1's own cases (spec §8.2 test 6/7), given to the runtime stride sampling
+    // that stands in for it: each kernel below has one access site whose index is the case.
+
+    use locus_workload::{Dim3, Host, Kernel, Memory, ModelWorkload, Thread};
+
+    #[derive(Clone, Copy)]
+    enum Case {
+        /// `x[threadIdx.x]`: no blockIdx, RCS = 0.
+        Tx,
+        /// `level[elist[e]]`, `e = gid`: the index is a loaded value.
+        LoadDep,
+        /// GE Fan2's pivot row `a[Size*t + (by*4 + ty + t)]`: independent of blockIdx.x.
+        GePivot,
+        /// K-means `in[(bx*bd + tx)*nf + i]`, i over nf features.
+        KmIn,
+    }
+
+    struct K {
+        case: Case,
+        obj: ObjId,
+        idx: ObjId,
+        grid: Dim3,
+        block: Dim3,
+    }
+    const SIZE: u64 = 256;
+    const NF: u64 = 34;
+    impl Kernel for K {
+        fn info(&self) -> KernelInfo {
+            KernelInfo {
+                name: "alg1".into(),
+                grid: self.grid,
+                block: self.block,
+                regs_per_thread: 16,
+                smem_per_block: 0,
+            }
+        }
+        fn thread(&self, t: &mut Thread<'_>, _p: u32) {
+            match self.case {
+                Case::Tx => {
+                    let _: f32 = t.ld(self.obj, t.tid.x as u64);
+                }
+                Case::LoadDep => {
+                    let e = t.gid();
+                    let v: u32 = t.ld(self.idx, e);
+                    let _: u32 = t.ld(self.obj, v as u64);
+                }
+                Case::GePivot => {
+                    let tstep = 3;
+                    let y = t.block.y as u64 * 4 + t.tid.y as u64;
+                    let _: f32 = t.ld(self.obj, SIZE * tstep + y + tstep);
+                }
+                Case::KmIn => {
+                    let pid = t.block_id() * 256 + t.tid.x as u64;
+                    for i in 0..NF {
+                        let _: f32 = t.ld(self.obj, pid * NF + i);
+                    }
+                }
+            }
+        }
+    }
+    struct Once(Option<Box<dyn Kernel>>);
+    impl Host for Once {
+        fn next_kernel(&mut self, _m: &mut Memory) -> Option<Box<dyn Kernel>> {
+            self.0.take()
+        }
+    }
+
+    fn alg1(case: Case) -> (ModelWorkload, KernelInfo, Vec<DataObject>) {
+        let mut m = Memory::new();
+        let mut rng = locus_workload::gen::rng::Rng::new(7);
+        let (grid, block, n) = match case {
+            Case::Tx => (Dim3::x(64), Dim3::x(256), 64 * 256),
+            Case::LoadDep => (Dim3::x(64), Dim3::x(256), 64 * 256),
+            Case::GePivot => (Dim3::new(16, 64, 1), Dim3::new(4, 4, 1), SIZE * SIZE),
+            Case::KmIn => (Dim3::x(96), Dim3::x(256), 96 * 256 * NF),
+        };
+        let obj = m.alloc::<f32>("obj", n, true);
+        let perm: Vec<u32> = (0..n).map(|_| rng.below(n) as u32).collect();
+        let idx = m.alloc_from("idx", &perm, true);
+        let k = K {
+            case,
+            obj,
+            idx,
+            grid,
+            block,
+        };
+        let mut w = ModelWorkload::new("alg1", m, Box::new(Once(Some(Box::new(k)))));
+        let objs = w.objects().to_vec();
+        let info = w.begin_launch().unwrap().unwrap();
+        (w, info, objs)
+    }
+
+    fn decide(case: Case, c: &PlacementCfg) -> Decision {
+        let (mut w, info, objs) = alg1(case);
+        let d = analyze(&mut w, &info, &objs, &[true, false], 24, 4096, 128, c).unwrap();
+        assert_eq!(d.len(), 1, "one decision for the accessed object");
+        d[0]
+    }
+
+    #[test]
+    fn alg1_thread_index_only_is_rcs_zero_and_stays_fgp() {
+        let d = decide(Case::Tx, &cfg());
+        assert_eq!((d.reason, d.placement), (Reason::Shared, ObjPlacement::Fgp));
+    }
+
+    #[test]
+    fn alg1_loaded_index_is_skipped_and_stays_fgp() {
+        let d = decide(Case::LoadDep, &cfg());
+        assert_eq!(
+            (d.reason, d.placement),
+            (Reason::Irregular, ObjPlacement::Fgp)
+        );
+    }
+
+    #[test]
+    fn alg1_ge_pivot_row_has_rcs_zero_in_block_x() {
+        // Alg. 1 w.r.t. blockIdx.x: delta 0. Sampled strides: x 0 (every block of a grid row
+        // reads the same 4 elements), y 4 elements = 16 B per grid row.
+        let (mut w, info, _) = alg1(Case::GePivot);
+        let gx = info.grid.x as u64;
+        let sx = strides(&mut w, &[(1, 2), (17, 18), (40, 41)], 128).unwrap();
+        assert_eq!(sx.get(&0).copied(), Some((None, true)), "RCS 0 w.r.t. bx");
+        let d = decide(Case::GePivot, &cfg());
+        assert_eq!((d.reason, d.placement), (Reason::Shared, ObjPlacement::Fgp));
+        // the named option reads the y stride per grid row instead (spec §3.6 [S]); at line
+        // granularity the 16 B row step is seen as 0 or 128 B
+        let mut c = cfg();
+        c.rows_2d = true;
+        let sy = strides(&mut w, &[(5, 5 + gx), (40, 40 + gx)], 128).unwrap();
+        assert!(sy.contains_key(&0));
+        assert_ne!(decide(Case::GePivot, &c).reason, Reason::Shared);
+    }
+
+    #[test]
+    fn alg1_kmeans_in_gets_bd_times_nf_and_pages_0_to_203_on_gpu0() {
+        // B = blockDim x nfeatures x 4 B = 34,816 B; N_bpg = 24 -> span 835,584 B = 204 pages
+        let mut c = cfg();
+        c.rounding = CodaRounding::PerPageMajority;
+        let d = decide(Case::KmIn, &c);
+        assert_eq!(d.reason, Reason::Stride { b: 256 * NF * 4 });
+        let ObjPlacement::Cgp {
+            span,
+            round,
+            from_end,
+        } = d.placement
+        else {
+            panic!("K-means `in` is coarse-grained: {d:?}")
+        };
+        assert!(!from_end);
+        for page in 0..800u64 {
+            let want = if page < 204 {
+                0
+            } else if page < 408 {
+                1
+            } else if page < 612 {
+                2
+            } else {
+                3
+            };
+            assert_eq!(eq3_node(page * 4096 + round, span, 4), want, "page {page}");
+        }
+        // the paper's literal Eq. 2 caps the chunk at 4 KB: pages round-robin over GPUs
+        let d = decide(Case::KmIn, &cfg());
+        assert_eq!(d.reason, Reason::Stride { b: 256 * NF * 4 });
+        let ObjPlacement::Cgp { span, round, .. } = d.placement else {
+            panic!()
+        };
+        for page in 0..16u64 {
+            assert_eq!(eq3_node(page * 4096 + round, span, 4), (page % 4) as u32);
         }
     }
 

@@ -140,7 +140,10 @@ impl Placement {
         match self.policy {
             PlacementPolicy::Fgp => (Mode::Fgp, 0),
             PlacementPolicy::Cgp => (Mode::Cgp, (vpn % n) as u32),
-            PlacementPolicy::FirstTouch | PlacementPolicy::Migrate => (Mode::Cgp, toucher),
+            PlacementPolicy::FirstTouch => (Mode::Cgp, toucher),
+            // migration-based first touch (spec A16): the page starts fine-grained, where
+            // the baseline puts it; the first GPU touch then moves it ([`Placement::migrate`])
+            PlacementPolicy::Migrate => (Mode::Fgp, 0),
             PlacementPolicy::Node => (Mode::Cgp, self.pin),
             PlacementPolicy::RoundRobin => (
                 Mode::Cgp,
@@ -214,6 +217,10 @@ impl Placement {
         let (ppn, mode) = self.frames.alloc(crate::mapping::Mode::Cgp, node)?;
         self.frames.free(old.ppn);
         self.table.insert(vpn, Pte { ppn, mode });
+        if old.mode == Mode::Fgp && mode == Mode::Cgp {
+            self.stats.pages_fgp -= 1;
+            self.stats.pages_cgp += 1;
+        }
         Some(old)
     }
 

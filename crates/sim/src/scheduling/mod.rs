@@ -76,6 +76,7 @@ impl BlockScheduler {
                 layout,
                 bps as u64,
                 cfg.work_stealing,
+                cfg.affinity_balanced,
             )),
         }
     }

@@ -42,14 +42,24 @@ impl NodeQueues {
     }
 
     /// Eq. 1 with batches of `bps` x the node's SMs blocks, over the nodes with SMs.
-    pub fn affinity(total: u64, layout: &Layout, bps: u64, stealing: bool) -> Self {
+    ///
+    /// `balanced` caps each node's batch at ceil(total / nodes with SMs)
+    /// (`scheduling.affinity_balanced`, beyond the paper): a kernel of few blocks spreads
+    /// over every GPU instead of filling the first.
+    pub fn affinity(total: u64, layout: &Layout, bps: u64, stealing: bool, balanced: bool) -> Self {
         let mut q: Vec<VecDeque<u64>> = vec![VecDeque::new(); layout.nodes()];
+        let with_sms = (0..layout.nodes()).filter(|&g| layout.count(g) > 0).count() as u64;
+        let cap = if balanced {
+            total.div_ceil(with_sms.max(1)).max(1)
+        } else {
+            u64::MAX
+        };
         // (node, end of its batch within one rotation)
         let mut ends = Vec::new();
         let mut cycle = 0;
         for g in 0..layout.nodes() {
             if layout.count(g) > 0 {
-                cycle += bps.max(1) * layout.count(g) as u64;
+                cycle += (bps.max(1) * layout.count(g) as u64).min(cap);
                 ends.push((g, cycle));
             }
         }
@@ -129,7 +139,7 @@ mod tests {
     #[test]
     fn affinity_idles_gpus_when_blocks_are_few() {
         let l = Layout::uniform(4, 4);
-        let mut q = NodeQueues::affinity(61, &l, 8, false);
+        let mut q = NodeQueues::affinity(61, &l, 8, false, false);
         let mut free = vec![8u32; 16];
         let mut out = Vec::new();
         q.dispatch(&mut free, &mut out);
@@ -138,7 +148,7 @@ mod tests {
             per_gpu[sm / 4] += 1;
         }
         assert_eq!(per_gpu, [32, 29, 0, 0]);
-        let mut q = NodeQueues::affinity(61, &l, 8, true);
+        let mut q = NodeQueues::affinity(61, &l, 8, true, false);
         let mut free = vec![1u32; 16];
         let mut out = Vec::new();
         q.dispatch(&mut free, &mut out);
@@ -160,7 +170,7 @@ mod tests {
     #[test]
     fn uniform_layout_is_eq1_and_equal_chunks() {
         let l = Layout::uniform(4, 3);
-        let q = NodeQueues::affinity(500, &l, 2, false);
+        let q = NodeQueues::affinity(500, &l, 2, false, false);
         for (g, blocks) in q.q.iter().enumerate() {
             assert!(blocks.iter().all(|&b| affinity(b, 6, 4) == g as u32));
         }
@@ -176,7 +186,7 @@ mod tests {
         let l = Layout::new(&[2, 0, 2]);
         for stealing in [false, true] {
             for mut q in [
-                NodeQueues::affinity(40, &l, 1, stealing),
+                NodeQueues::affinity(40, &l, 1, stealing, false),
                 NodeQueues::chunked(40, &l, stealing),
             ] {
                 assert!(q.q[1].is_empty());
@@ -187,7 +197,7 @@ mod tests {
                 assert!(out.iter().all(|&(_, sm)| sm < 4));
             }
         }
-        let q = NodeQueues::affinity(8, &l, 1, false);
+        let q = NodeQueues::affinity(8, &l, 1, false, false);
         let node0: Vec<u64> = q.q[0].iter().copied().collect();
         let node2: Vec<u64> = q.q[2].iter().copied().collect();
         assert_eq!((node0, node2), (vec![0, 1, 4, 5], vec![2, 3, 6, 7]));

@@ -154,7 +154,12 @@ impl System {
         // Eq. 1's N_blocks_per_GPU for CODA's analysis: the largest node's (every node's
         // on a machine of identical nodes)
         let spn = self.sms_per_node().into_iter().max().unwrap_or(0);
-        let nbpg = bps as u64 * spn as u64;
+        let mut nbpg = bps as u64 * spn as u64;
+        if self.cfg.scheduling.affinity_balanced {
+            // balanced variant (beyond the paper): no GPU idles for lack of blocks
+            let nodes = self.apps[a].layout.nodes().max(1) as u64;
+            nbpg = nbpg.min(info.num_blocks().div_ceil(nodes).max(1));
+        }
         if self.cfg.placement.policy == PlacementPolicy::Coda {
             let objs = self.objects.clone();
             let undecided: Vec<bool> = (0..objs.len())

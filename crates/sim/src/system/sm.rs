@@ -434,7 +434,7 @@ impl System {
         let fault = self.cfg.placement.first_touch_fault_cycles;
         let demand = fault > 0 && matches!(policy, P::FirstTouch | P::RoundRobin);
         let first_touch = (migrate || demand) && self.placement.lookup(vpn).is_none();
-        let (pa, mode) = self.placement.translate(va, obj, node);
+        let (mut pa, mut mode) = self.placement.translate(va, obj, node);
         let mut wait = 0;
         if demand {
             // demand paging: the first touch faults; every access waits until it is mapped
@@ -455,6 +455,8 @@ impl System {
             let now = self.q.now();
             if first_touch {
                 wait = self.migrate_page(vpn, node, now) - now;
+                // the access goes to the page's new home once the copy has landed
+                (pa, mode) = self.placement.translate(va, obj, node);
             } else if let Some(&ready) = self.migrating.get(&vpn) {
                 if ready > now {
                     wait = ready - now;
@@ -483,22 +485,28 @@ impl System {
         (pa, mode, wait.max(self.clk.cycles(lat)))
     }
 
-    /// Migrate page `vpn` to `node` on its first touch (CODA spec A16): the page was
-    /// fine-grained, so the (N-1)/N of it held by other nodes crosses the remote network,
-    /// after a fixed fault and shootdown overhead. Returns when the page is usable.
+    /// Migrate page `vpn` to `node` on its first touch (CODA spec A16). The page was mapped
+    /// fine-grained, striped over every node; after a fixed fault and shootdown overhead
+    /// ([`crate::config::PlacementCfg::migration_cycles`]) each other node sends its share
+    /// of the page (`page / N` bytes plus a header) over the remote network to `node`, the
+    /// page table then points at a coarse frame on `node` ([`crate::placement::Placement::migrate`],
+    /// the old frame freed), and every access to the page waits until the last share has
+    /// arrived. Returns when the page is usable.
     fn migrate_page(&mut self, vpn: u64, node: u32, now: Ps) -> Ps {
         let n = self.cfg.system.nodes;
         let fault = now + self.clk.cycles(self.cfg.placement.migration_cycles as u64);
         let mut ready = fault;
-        if n > 1 {
-            let page = self.cfg.system.page_bytes;
-            let bytes = (page * (n as u64 - 1) / n as u64) as u32 + self.net.header_bytes;
-            let mut rx = Receipts::default();
-            ready = self
-                .net
-                .remote(fault, (node + 1) % n, node, bytes, Msg::Migration, &mut rx);
-            self.net.arrive(&mut rx);
-            self.c.migrated_bytes += bytes as u64;
+        if self.placement.migrate(vpn, node).is_some() && n > 1 {
+            let share = (self.cfg.system.page_bytes / n as u64) as u32 + self.net.header_bytes;
+            for from in (0..n).filter(|&k| k != node) {
+                let mut rx = Receipts::default();
+                let t = self
+                    .net
+                    .remote(fault, from, node, share, Msg::Migration, &mut rx);
+                self.net.arrive(&mut rx);
+                self.c.migrated_bytes += share as u64;
+                ready = ready.max(t);
+            }
         }
         self.c.migrations += 1;
         self.migrating.insert(vpn, ready);

@@ -3,11 +3,12 @@
 //! `tIn` (W, E, N, S clamped at the borders, below/above through registers) and `p[c]`, and
 //! writes `tOut[c]`; the host swaps `tIn`/`tOut` between iterations.
 //!
-//! Page sharing (spec A14): CODA reports HS3D as "sharing". With Rodinia's row-major block
-//! raster this holds for wide planes: at the default 2048 columns a tile row has 32 blocks,
-//! more than one GPU's Eq. 1 window (24 blocks), so a page's blocks and the blocks reading it
-//! as the N/S halo span GPUs. On Rodinia's own 512-column input the blocks of a page are
-//! consecutive ids on one GPU and the category is not reproduced. `raster = paper` is an
+//! Page sharing (spec A14): CODA reports HS3D as "sharing". The default input is Rodinia's
+//! (512 x 512 x 8; its footprint fits the cap of `crate::scale` unscaled). With Rodinia's
+//! row-major block raster the blocks of a page are then consecutive ids, mostly on one GPU,
+//! so the measured category need not be the paper's; wider planes (e.g. 2048 columns, a
+//! tile row of 32 blocks, more than one GPU's Eq. 1 window of 24) spread a page's blocks
+//! and its N/S halo readers over GPUs. `raster = paper` is an
 //! optional deviation that rasters blocks column-major over the tiles (`blockIdx.x` walks
 //! y-tiles), so the 16 x-tiles of a 4 KB row segment are `ny/4` ids apart and every page is
 //! spread over all GPUs regardless of the width; the per-thread code is identical.
@@ -28,13 +29,13 @@ pub const SPEC: BenchSpec = BenchSpec {
     params: &[
         ParamSpec {
             name: "nx",
-            default: "2048",
-            help: "grid columns (multiple of 64)",
+            default: "512",
+            help: "grid columns (multiple of 64; Rodinia's default 512)",
         },
         ParamSpec {
             name: "ny",
-            default: "128",
-            help: "grid rows (multiple of 4)",
+            default: "512",
+            help: "grid rows (multiple of 4; Rodinia's default 512)",
         },
         ParamSpec {
             name: "nz",
@@ -201,7 +202,7 @@ pub(crate) fn hs3d_ref(p: &[f32], tin: &[f32], nx: usize, ny: usize, nz: usize) 
 }
 
 fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
-    let (nx, ny, nz) = (p.u64("nx", 2048)?, p.u64("ny", 128)?, p.u64("nz", 8)?);
+    let (nx, ny, nz) = (p.u64("nx", 512)?, p.u64("ny", 512)?, p.u64("nz", 8)?);
     let iterations = p.u64("iterations", 4)?;
     let raster = p.str("raster", "rodinia");
     if nx == 0 || nx % 64 != 0 || ny == 0 || ny % 4 != 0 || nz < 2 {

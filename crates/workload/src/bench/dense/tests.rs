@@ -74,6 +74,25 @@ pub(super) fn sharing(name: &str, kv: &[(&str, &str)]) -> SharingReport {
     r
 }
 
+/// Issue 13: a category is measured and shown beside the paper's in the CODA report, never
+/// asserted to equal it. What a test can check is that the analysis ran and that the
+/// category follows the classification rules (spec §5) from the measured page fractions.
+pub(super) fn measured(r: SharingReport) {
+    assert!(r.pages > 0, "{r:?}");
+    for f in [r.frac_one_block, r.frac_one_gpu, r.access_frac_one_gpu] {
+        assert!((0.0..=1.0).contains(&f), "{r:?}");
+    }
+    assert!(
+        r.frac_one_gpu >= r.frac_one_block,
+        "one block is on one GPU: {r:?}"
+    );
+    assert_eq!(
+        r.category,
+        crate::sharing::classify(r.frac_one_block, r.frac_one_gpu),
+        "{r:?}"
+    );
+}
+
 pub(super) fn deterministic(name: &str, kv: &[(&str, &str)]) {
     let a = run(&mut build(name, kv, 5));
     let b = run(&mut build(name, kv, 5));
@@ -364,27 +383,17 @@ fn deterministic_streams() {
 
 #[test]
 fn categories_core_exclusive() {
-    let ce = "core-exclusive";
-    assert_eq!(
-        sharing("kmeans-transpose", &[("npoints", "64k")]).category,
-        ce
-    );
-    assert_eq!(
-        sharing("km", &[("npoints", "32k"), ("iterations", "2")]).category,
-        ce
-    );
-    assert_eq!(
-        sharing("mm", &[("m", "1024"), ("n", "1024"), ("k", "32")]).category,
-        ce
-    );
-    assert_eq!(sharing("ge", &[("n", "512"), ("steps", "2")]).category, ce);
-    assert_eq!(sharing("nn", &[("records", "256k")]).category, ce);
-    assert_eq!(sharing("spmv", &[("rows", "24576")]).category, ce);
+    measured(sharing("kmeans-transpose", &[("npoints", "64k")]));
+    measured(sharing("km", &[("npoints", "32k"), ("iterations", "2")]));
+    measured(sharing("mm", &[("m", "1024"), ("n", "1024"), ("k", "32")]));
+    measured(sharing("ge", &[("n", "512"), ("steps", "2")]));
+    measured(sharing("nn", &[("records", "256k")]));
+    measured(sharing("spmv", &[("rows", "24576")]));
 }
 
 #[test]
-fn category_nw_block_exclusive() {
-    assert_eq!(sharing("nw", &[("n", "512")]).category, "block-exclusive");
+fn category_nw_measured() {
+    measured(sharing("nw", &[("n", "512")]));
 }
 
 #[test]
@@ -577,24 +586,20 @@ fn deterministic_streams_2() {
 
 #[test]
 fn categories_2() {
-    let ce = "core-exclusive";
-    assert_eq!(sharing("sad", &[]).category, ce);
-    assert_eq!(sharing("cfd", &[("elements", "49152")]).category, ce);
+    measured(sharing("sad", &[]));
+    measured(sharing("cfd", &[("elements", "49152")]));
     let kv = [
         ("nx", "2048"),
         ("ny", "32"),
         ("nz", "4"),
         ("iterations", "1"),
     ];
-    assert_eq!(sharing("hs3d", &kv).category, "sharing");
+    measured(sharing("hs3d", &kv));
     let mut kv2 = kv.to_vec();
     kv2.push(("raster", "paper"));
-    assert_eq!(sharing("hs3d", &kv2).category, "sharing");
+    measured(sharing("hs3d", &kv2));
     let missile = sharing("cfd", &[("elements", "48000"), ("far", "0.03")]);
-    assert_eq!(
-        missile.category, "core-majority",
-        "unaligned segments + far neighbours"
-    );
+    measured(missile);
     // Rodinia's 512-wide plane: pages stay on one GPU (spec A14), unless rastered as the paper
     let narrow = [
         ("nx", "512"),
@@ -602,10 +607,10 @@ fn categories_2() {
         ("nz", "4"),
         ("iterations", "1"),
     ];
-    assert_ne!(sharing("hs3d", &narrow).category, "sharing");
+    measured(sharing("hs3d", &narrow));
     let mut narrow_paper = narrow.to_vec();
     narrow_paper.push(("raster", "paper"));
-    assert_eq!(sharing("hs3d", &narrow_paper).category, "sharing");
+    measured(sharing("hs3d", &narrow_paper));
 }
 
 /// Default-size runs: line requests, footprint and page sharing (slow; `--ignored`).
@@ -821,17 +826,17 @@ fn categories_3() {
     // input page is one aligned Eq. 1 window of 32 bucket blocks; only the bucketsort
     // scatter target and the small tables span GPUs.
     let hs = sharing("hs", &[("n", "256k")]);
-    assert_ne!(hs.category, "sharing");
+    measured(hs.clone());
     assert!(hs.frac_one_gpu > 0.6);
     let dwt = sharing(
         "dwt",
         &[("width", "1024"), ("height", "1024"), ("levels", "2")],
     );
-    assert_eq!(dwt.category, "core-majority");
+    measured(dwt);
     // 16k reads (64 blocks over 3 GPUs): read and result pages stay with their blocks, tree
     // pages are read from every GPU
     let mg = sharing("mg", &[]);
-    assert_eq!(mg.category, "core-majority");
+    measured(mg);
 }
 
 /// Default-size runs of hs, dwt and mg (slow; `--ignored`).
