@@ -313,4 +313,112 @@ mod tests {
         }
         assert_eq!((t.used(), t.evictions()), (4, 0));
     }
+
+    use proptest::prelude::*;
+    use rustc_hash::FxHashMap;
+
+    /// One directory access of a generated sequence: (line, node, op) with op 0 = remote
+    /// read, 1 = write keeping the writer's copy, 2 = local write / atomic.
+    type Op = (u64, u32, u8);
+
+    /// Every organisation, small enough that the sequences evict (4 nodes, home 0).
+    fn orgs() -> Vec<(&'static str, Directory)> {
+        vec![
+            ("ideal", Directory::FullMap(FullMap::new(0))),
+            ("line-fifo", Directory::LineFifo(LineFifo::new(0, 8, 2))),
+            ("hmg", Directory::Hmg(Hmg::new(0, 8, 2))),
+            ("rec", Directory::Rec(Rec::new(0, 4, 8, 2, 4, true))),
+            ("rec-fifo", Directory::Rec(Rec::new(0, 4, 8, 2, 4, false))),
+        ]
+    }
+
+    /// Play `ops` on `d` against the truth: the nodes that may hold each line (they read
+    /// it and no invalidation of it reached them since). Checks safety (after a write no
+    /// node but the writer may still hold the line), capacity, and returns the
+    /// invalidations that targeted a node not holding the line (false positives) and the
+    /// evict-initiated invalidations.
+    fn play(d: &mut Directory, ops: &[Op]) -> Result<(u64, u64), TestCaseError> {
+        let mut truth: FxHashMap<u64, u64> = FxHashMap::default();
+        let mut out = Vec::new();
+        let (mut false_pos, mut evict) = (0, 0);
+        for &(line, node, op) in ops {
+            out.clear();
+            let writer = match op {
+                0 => {
+                    d.read(line, node, &mut out);
+                    None
+                }
+                1 => {
+                    d.write(line, Some(node), &mut out);
+                    Some(node)
+                }
+                _ => {
+                    d.write(line, None, &mut out);
+                    None
+                }
+            };
+            for v in &out {
+                let t = truth.entry(v.line).or_default();
+                false_pos += (v.sharers & !*t).count_ones() as u64;
+                evict += (v.cause == Cause::Evict) as u64 * v.sharers.count_ones() as u64;
+                *t &= !v.sharers;
+                prop_assert_eq!(v.sharers & 1, 0, "the home is never invalidated");
+            }
+            let keep = writer.filter(|&w| w != 0).map_or(0, bit);
+            if op == 0 {
+                if node != 0 {
+                    *truth.entry(line).or_default() |= bit(node);
+                }
+            } else {
+                let t = truth.entry(line).or_default();
+                prop_assert_eq!(
+                    *t & !keep,
+                    0,
+                    "a copy survived a write to line {} (op {:?})",
+                    line,
+                    (line, node, op)
+                );
+                *t = keep;
+            }
+            prop_assert!(d.entries() <= d.capacity(), "entries above capacity");
+        }
+        Ok((false_pos, evict))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        /// Over random read/write sequences, every organisation: never exceeds its
+        /// capacity, never leaves a stale copy after a write; REC and the line directory
+        /// never invalidate a line at a node that does not hold it (no false positives);
+        /// the ideal directory never sends an evict-initiated invalidation.
+        #[test]
+        fn directories_are_safe_and_bounded(
+            ops in proptest::collection::vec((0u64..64, 0u32..4, 0u8..3), 1..300)
+        ) {
+            for (name, mut d) in orgs() {
+                let (fp, ev) = play(&mut d, &ops)?;
+                if name != "hmg" {
+                    prop_assert_eq!(fp, 0, "{} sent a false-positive invalidation", name);
+                }
+                if name == "ideal" {
+                    prop_assert_eq!(ev, 0, "the ideal directory evicted");
+                }
+            }
+        }
+    }
+
+    /// HMG does send false positives (rec.md §2.7), REC does not, on the same sequence:
+    /// GPU1 reads line 0, GPU2 line 1 of one 4-line region; the home writes line 1.
+    #[test]
+    fn hmg_false_positive_rec_none() {
+        let ops = [(0, 1, 0), (1, 2, 0), (1, 0, 2)];
+        let mut h = Directory::Hmg(Hmg::new(0, 8, 2));
+        let mut r = Directory::Rec(Rec::new(0, 4, 8, 2, 4, true));
+        assert_eq!(
+            play(&mut h, &ops).unwrap().0,
+            6,
+            "4 lines x 2 sharers, of which GPU1 held line 0 and GPU2 line 1"
+        );
+        assert_eq!(play(&mut r, &ops).unwrap().0, 0);
+    }
 }
