@@ -5,6 +5,7 @@
 
 pub mod coda;
 pub mod experiment;
+pub mod rec;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
