@@ -164,6 +164,16 @@ impl System {
                             self.home_write(&r, None, u32::MAX);
                         }
                     }
+                    None if r.at_home && r.kind == Kind::Read => {
+                        // a remote node's read at the home slice (two-level L2) finds the
+                        // MSHRs full: go to memory without one. Waiting here could deadlock:
+                        // the home's MSHRs may all hold its own remote misses, stalled at
+                        // the slices whose MSHRs hold reads stalled here. `l2_fill` answers
+                        // it although no MSHR entry names it.
+                        self.note_miss(at, r.line);
+                        self.reqs[id as usize].bypass = true;
+                        self.send_to_memory(id, at, now + l2_lat, false);
+                    }
                     None => {
                         // MSHRs full: retry when one frees
                         self.c.l2_misses -= 1;
@@ -302,6 +312,7 @@ impl System {
             at_home: false,
             ver: 0,
             issue_ver: 0,
+            bypass: false,
             t_l2: Ps::MAX,
             rx: Receipts::default(),
         });
@@ -482,6 +493,13 @@ impl System {
             }
             None => 0,
         };
+        if r.bypass {
+            // a home-slice read that bypassed full MSHRs (`l2_access`): it alone is answered
+            self.reqs[id as usize].bypass = false;
+            self.reqs[id as usize].ver = ver;
+            self.respond_from_l2(id, at, s, now);
+            return;
+        }
         let mut waiters = std::mem::take(&mut self.scratch_tok);
         waiters.clear();
         self.slices[s].mshr.complete(r.line, &mut waiters);
@@ -811,6 +829,7 @@ impl System {
                 at_home: false,
                 ver,
                 issue_ver: 0,
+                bypass: false,
                 t_l2: Ps::MAX,
                 rx,
             });

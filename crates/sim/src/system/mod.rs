@@ -131,6 +131,9 @@ pub(crate) struct Req {
     pub ver: u32,
     /// Checker: version of the line completed when the load issued.
     pub issue_ver: u32,
+    /// A remote read at the home slice that found the MSHRs full and went to memory
+    /// without one (`l2_access`): its fill answers it alone.
+    pub bypass: bool,
     /// When the request first reached its node's L2 slice (`Ps::MAX` before): the L2
     /// lookup latency of REC Fig. 16 is measured from here.
     pub t_l2: Ps,
@@ -168,6 +171,7 @@ impl Req {
             at_home: false,
             ver: 0,
             issue_ver: 0,
+            bypass: false,
             t_l2: Ps::MAX,
             rx: Receipts::default(),
         }
