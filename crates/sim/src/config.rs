@@ -1006,7 +1006,7 @@ impl Config {
         let line = self.system.line_bytes as u64;
         let r = d.range_bytes;
         let lines = r / line.max(1);
-        if r % line.max(1) != 0 || lines < 2 || !lines.is_power_of_two() || lines > 1024 {
+        if !r.is_multiple_of(line.max(1)) || lines < 2 || !lines.is_power_of_two() || lines > 1024 {
             return Err(format!(
                 "directory.range_bytes = {r}: must be system.line_bytes ({line}) times a power of two from 2 to 1024, e.g. {} (16 lines; REC Table 1: 128, 256, 1024, 4096 with 64 B lines)",
                 16 * line

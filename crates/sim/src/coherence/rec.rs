@@ -367,7 +367,7 @@ mod tests {
                 },
             ]
         );
-        let mut h = vec![0; 17];
+        let mut h = [0u64; 17];
         h[2] = 1;
         assert_eq!(d.coalesced(), &h[..], "two lines coalesced at eviction");
         assert_eq!(
