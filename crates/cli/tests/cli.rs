@@ -477,3 +477,26 @@ fn readme_preset_list_matches_the_presets() {
     real.sort_unstable();
     assert_eq!(listed, real);
 }
+
+/// `locus analyze rec-storage` prints REC Table 1 and the §5.5 points.
+#[test]
+fn rec_storage_reproduces_table_1() {
+    let (code, out, err) = locus(&["analyze", "rec-storage"]);
+    assert_eq!(code, 0, "{err}");
+    let bits = |name: &str| -> u32 {
+        let l = out.lines().find(|l| l.starts_with(name)).unwrap();
+        let f: Vec<&str> = l[22..].split_whitespace().collect();
+        f[7].parse().unwrap()
+    };
+    assert_eq!(bits("baseline (64 B) "), 52);
+    assert_eq!(bits("rec 128 B "), 50);
+    assert_eq!(bits("rec 256 B "), 57);
+    assert_eq!(bits("rec 1 KB  "), 103);
+    assert_eq!(bits("rec 4 KB  "), 293);
+    assert_eq!(bits("baseline 8 GPUs"), 56);
+    assert_eq!(bits("rec 1 KB 8 GPUs"), 167);
+    assert_eq!(bits("baseline 16 GPUs"), 64);
+    assert_eq!(bits("rec 1 KB 16 GPUs"), 295);
+    let (code, _, err) = locus(&["analyze", "rec-storage", "--l2-bytes", "0"]);
+    assert_eq!(code, 2, "bad input exits 2: {err}");
+}

@@ -30,6 +30,7 @@ pub struct Config {
     /// Kinds of node of a heterogeneous machine (issue 7 §4), referenced by name from
     /// `system.node_kinds`; see [`NodeKindCfg`]. Empty: every node is the `system` node.
     pub node_kinds: Vec<NodeKindCfg>,
+    pub directory: DirectoryCfg,
 }
 
 /// Nodes and clocks. A node is a GPU, a partition of a GPU, or a memory stack.
@@ -234,6 +235,10 @@ pub enum KernelBoundary {
     /// Write back dirty remote lines and keep them, clean (release of a hardware-coherent
     /// L2, REC §2.4).
     KeepCleanRemote,
+    /// Write back every dirty line, local and remote, and keep them all, clean: the release
+    /// of REC §2.4 / §4.1 ("release operations flush the L2 caches"; rec.md §6.14: write
+    /// back, keep valid); the acquire leaves the L2 alone.
+    CleanAll,
     /// Nothing.
     None,
 }
@@ -735,13 +740,76 @@ pub enum Protocol {
     Directory,
 }
 
-/// Organisation of the home-side directory (`crate::coherence`).
+/// Organisation of the home-side directory (`crate::coherence`, rec.md §2.3-§3.7).
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum DirectoryKind {
-    /// Exact, unbounded per-line sharer sets: the ideal directory (REC §2.8), no
-    /// evict-initiated invalidations.
-    FullMap,
+    /// Exact, unbounded per-line sharer sets: the ideal directory (REC §2.8, rec.md §6.17),
+    /// no evict-initiated invalidations. `full-map` is accepted as an alias.
+    #[serde(alias = "full-map")]
+    Ideal,
+    /// The paper's baseline: one line per entry, set-associative, FIFO; every eviction
+    /// invalidates the sharers (rec.md §2.3). "2x entries" = a larger `directory.entries`.
+    LineFifo,
+    /// HMG as REC models it: one sharer vector per aligned 4-line region, FIFO, writes and
+    /// evictions invalidate all four lines (rec.md §2.7).
+    Hmg,
+    /// REC: a base + per-line position and sharer bits over an aligned
+    /// `directory.range_bytes` range, per-line write invalidations (rec.md §3).
+    Rec,
+}
+
+impl DirectoryKind {
+    /// The name used in configuration and statistics.
+    pub fn name(self) -> &'static str {
+        match self {
+            DirectoryKind::Ideal => "ideal",
+            DirectoryKind::LineFifo => "line-fifo",
+            DirectoryKind::Hmg => "hmg",
+            DirectoryKind::Rec => "rec",
+        }
+    }
+}
+
+/// Entry replacement of the REC directory (rec.md §3.7).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Replacement {
+    /// LRU per set, invalid ways first; recency at allocation and remote read/write hits.
+    Lru,
+    /// Insertion order (hits do not refresh): REC Fig. 18's comparison point.
+    Fifo,
+}
+
+/// The home-side directory (used when `coherence.protocol = "directory"`; rec.md Table 2:
+/// 8K entries, 8-way, at the home L2 controller).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DirectoryCfg {
+    /// Organisation: `ideal` (default, unbounded), `line-fifo`, `hmg` or `rec`.
+    pub kind: DirectoryKind,
+    /// Entries per home node (bounded kinds).
+    pub entries: u32,
+    /// Associativity (bounded kinds); `entries` must be a multiple of it.
+    pub ways: u32,
+    /// REC's coalescing range, bytes: `system.line_bytes` times a power of two of at least
+    /// 2 (rec.md Table 1: 128 B, 256 B, 1 KB (default), 4 KB).
+    pub range_bytes: u64,
+    /// REC's entry replacement (`lru` default, `fifo`); `line-fifo` and `hmg` are FIFO, as
+    /// the paper models them.
+    pub replacement: Replacement,
+}
+
+impl Default for DirectoryCfg {
+    fn default() -> Self {
+        DirectoryCfg {
+            kind: DirectoryKind::Ideal,
+            entries: 8192,
+            ways: 8,
+            range_bytes: 1024,
+            replacement: Replacement::Lru,
+        }
+    }
 }
 
 /// Coherence of cached remote data.
@@ -749,8 +817,6 @@ pub enum DirectoryKind {
 #[serde(deny_unknown_fields, default)]
 pub struct CoherenceCfg {
     pub protocol: Protocol,
-    /// Directory organisation when `protocol = "directory"`.
-    pub directory: DirectoryKind,
     /// Size of an invalidation packet, bytes (a header: the line address).
     pub inv_bytes: u32,
     /// Run the coherence checker (shadow versions; costs time and memory, for tests).
@@ -761,7 +827,6 @@ impl Default for CoherenceCfg {
     fn default() -> Self {
         CoherenceCfg {
             protocol: Protocol::None,
-            directory: DirectoryKind::FullMap,
             inv_bytes: 16,
             check: false,
         }
@@ -1074,6 +1139,7 @@ impl Config {
                 "coherence.protocol = \"directory\" needs l2.write_policy_remote = \"write-through\" (REC §2.2): the directory has no owner state, so a dirty remote copy would hide its writes from the other nodes; or use l2.organisation = \"home-side\"".into(),
             );
         }
+        self.check_directory()?;
         let inv = self.coherence.inv_bytes;
         if inv == 0 || inv > 4096 {
             return Err(format!(
@@ -1093,6 +1159,44 @@ impl Config {
             return Err(format!(
                 "run.sample_cycles = {}: at most 2^40 (0 turns sampling off)",
                 self.run.sample_cycles
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    /// `[directory]`: sizes and the REC range (checked whatever the protocol, so a
+    /// preset cannot carry a broken directory that a later `--set` would expose).
+    fn check_directory(&self) -> Result<(), String> {
+        let d = &self.directory;
+        if d.ways == 0 || d.ways > 1024 {
+            return Err(format!(
+                "directory.ways = {}: must be 1..=1024 (8 in REC Table 2)",
+                d.ways
+            ));
+        }
+        if d.entries == 0 || d.entries > 1 << 24 {
+            return Err(format!(
+                "directory.entries = {}: must be 1..=16777216 (8192 in REC Table 2)",
+                d.entries
+            ));
+        }
+        if !d.entries.is_multiple_of(d.ways) {
+            return Err(format!(
+                "directory.entries = {} is not divisible by directory.ways = {}: use a multiple of the ways, e.g. {}",
+                d.entries,
+                d.ways,
+                (d.entries / d.ways).max(1) * d.ways
+            ));
+        }
+        let line = self.system.line_bytes as u64;
+        let r = d.range_bytes;
+        let lines = r / line.max(1);
+        if !r.is_multiple_of(line.max(1)) || lines < 2 || !lines.is_power_of_two() || lines > 1024 {
+            return Err(format!(
+                "directory.range_bytes = {r}: must be system.line_bytes ({line}) times a power of two from 2 to 1024, e.g. {} (16 lines; REC Table 1: 128, 256, 1024, 4096 with 64 B lines)",
+                16 * line
             ));
         }
         Ok(())

@@ -50,6 +50,12 @@ pub const PRESETS: &[Preset] = &[
         toml: include_str!("../../../presets/h100.toml"),
         base: None,
     },
+    Preset {
+        name: "rec-4gpu",
+        about: "REC Table 2: 4 GPUs x 64 CUs, 16 KB L1V, 2 MB 16-way L2, 64 B lines, 1 TB/s HBM, 300 GB/s all-to-all, 8K-entry 8-way line-fifo directory (--set directory.kind=rec)",
+        toml: include_str!("../../../presets/rec-4gpu.toml"),
+        base: None,
+    },
 ];
 
 /// Find a preset by name.
@@ -189,6 +195,11 @@ fn unknown(path: &str, key: &str, t: &toml::map::Map<String, Value>, origin: &st
     if full == "l2.flush_remote_at_kernel_end" {
         return SimError::Config(format!(
             "{origin}: `l2.flush_remote_at_kernel_end` was replaced by `l2.kernel_boundary`: write l2.kernel_boundary = \"flush-remote\" for true, \"none\" for false (or \"keep-clean-remote\")"
+        ));
+    }
+    if full == "coherence.directory" {
+        return SimError::Config(format!(
+            "{origin}: `coherence.directory` moved to the `[directory]` section: write directory.kind = \"ideal\" (was \"full-map\"), \"line-fifo\", \"hmg\" or \"rec\", e.g. --set directory.kind=rec"
         ));
     }
     let hint = locus_workload::nearest(key, &keys_of(t))

@@ -388,9 +388,59 @@ pub struct CoherenceStats {
     /// Directory entries in use at the end, and capacity evictions.
     pub directory_entries: u64,
     pub directory_evictions: u64,
+    /// Invalidations sent and those that hit in the target's L2, by cause: `write` (the
+    /// written line), `false-positive` (another line of a coarse HMG entry), `eviction`
+    /// (REC Figs. 5 and 14).
+    pub invalidations_by_cause: std::collections::BTreeMap<String, InvalCause>,
+    /// Invalidations that hit a line in a sharer's L2 although its data was still valid:
+    /// eviction and false-positive hits (REC Fig. 14's "unnecessary invalidations").
+    pub unnecessary_invalidations: u64,
+    /// Invalidation traffic over the run, GB/s (packets x `coherence.inv_bytes` / time;
+    /// REC Fig. 15).
+    pub invalidation_gbps: f64,
+    /// L2 misses, the cold ones (first miss of a node on a line, rec.md §6.21) and the
+    /// others (REC Figs. 4 and 13 exclude cold misses). Tracked with the directory only.
+    pub l2_misses: u64,
+    pub l2_cold_misses: u64,
+    pub l2_misses_non_cold: u64,
+    /// Mean L2 lookup latency of reads at their node's slice: arrival to data leaving the
+    /// slice (a hit's latency or a miss's round trip), ns (REC Fig. 16).
+    pub l2_lookup_latency_ns: f64,
+    /// Inter-node messages end to end (once per message, whatever its route), by kind,
+    /// and their total (REC Fig. 14's inter-GPU transactions).
+    pub inter_node_transactions: std::collections::BTreeMap<String, MsgStat>,
+    pub inter_node_transactions_total: u64,
+    /// The directory organisation's own figures (with `coherence.protocol = "directory"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub directory: Option<DirectoryStats>,
     /// The checker's verdict (`coherence.check = true`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checker: Option<CheckerStats>,
+}
+
+/// Invalidations of one cause.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct InvalCause {
+    pub sent: u64,
+    /// Found the line in the target node's L2.
+    pub hits: u64,
+}
+
+/// A directory organisation's figures, summed over the homes (`[directory]`).
+#[derive(Clone, Debug, Serialize)]
+pub struct DirectoryStats {
+    /// `ideal`, `line-fifo`, `hmg` or `rec`.
+    pub kind: String,
+    /// Entries in use at the end and the capacity (0 = unbounded), over all homes.
+    pub entries: u64,
+    pub capacity: u64,
+    /// `entries / capacity` (0 when unbounded).
+    pub occupancy: f64,
+    pub evictions: u64,
+    /// Evicted entries by the number of lines they tracked (index = lines; REC Fig. 12),
+    /// and the mean.
+    pub coalesced_histogram: Vec<u64>,
+    pub coalesced_mean: f64,
 }
 
 /// The coherence checker's verdict.

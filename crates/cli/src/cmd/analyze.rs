@@ -14,6 +14,19 @@ pub enum AnalyzeCmd {
     /// space and kind, warp instructions per memory instruction (`--all --markdown` for
     /// every built-in workload).
     Mix(super::mix::MixArgs),
+    /// Directory storage (REC Table 1 and §5.5): bits per entry of the baseline line
+    /// directory and of REC by coalescing range and GPU count, and directory kilobytes.
+    RecStorage(RecStorageArgs),
+}
+
+#[derive(Args)]
+pub struct RecStorageArgs {
+    /// L2 bytes per GPU the percentages refer to (REC Table 2: 2 MB).
+    #[arg(long, default_value_t = 2 << 20)]
+    pub l2_bytes: u64,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args)]
@@ -34,7 +47,58 @@ pub fn run(c: AnalyzeCmd) -> Result<()> {
     match c {
         AnalyzeCmd::Sharing(a) => sharing(a),
         AnalyzeCmd::Mix(a) => super::mix::run(a),
+        AnalyzeCmd::RecStorage(a) => rec_storage(a),
     }
+}
+
+/// `locus analyze rec-storage`: the table of `locus_sim::coherence::storage::table`.
+fn rec_storage(a: RecStorageArgs) -> Result<()> {
+    if a.l2_bytes == 0 {
+        anyhow::bail!("--l2-bytes must be at least 1 (REC Table 2: 2097152)");
+    }
+    let t = locus_sim::coherence::storage::table(a.l2_bytes);
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&t)?);
+        return Ok(());
+    }
+    println!(
+        "directory storage (REC Table 1, §5.5): 48-bit tags, 64 B lines, % of a {} KB L2",
+        a.l2_bytes / 1024
+    );
+    println!(
+        "{:<22} {:>4} {:>8} {:>7} {:>5} {:>4} {:>6} {:>5} {:>6} {:>8} {:>7} {:>6}",
+        "organisation",
+        "GPUs",
+        "range B",
+        "entries",
+        "base",
+        "pos",
+        "sharer",
+        "valid",
+        "bits",
+        "kB",
+        "x base",
+        "% L2"
+    );
+    for r in &t {
+        let e = &r.entry;
+        println!(
+            "{:<22} {:>4} {:>8} {:>7} {:>5} {:>4} {:>6} {:>5} {:>6} {:>8.1} {:>7.2} {:>6.2}",
+            r.name,
+            r.nodes,
+            e.range_bytes,
+            r.entries,
+            e.base,
+            e.position,
+            e.sharer,
+            e.valid,
+            e.total,
+            r.kb,
+            r.vs_baseline,
+            r.pct_of_l2
+        );
+    }
+    Ok(())
 }
 
 fn sharing(a: SharingArgs) -> Result<()> {

@@ -8,6 +8,29 @@ use std::path::PathBuf;
 pub enum ReproCmd {
     /// CODA (Kim et al., TACO 2018): Figs. 5, 9, 10, 11, 12, 14, 15 and migration.
     Coda(ReproArgs),
+    /// REC (Ko et al., JSA 2025): Fig. 11-style main results (baseline line directory,
+    /// 2x entries, HMG, REC, ideal) on rec-4gpu, claims declared before the runs.
+    Rec(RecArgs),
+}
+
+#[derive(Args)]
+pub struct RecArgs {
+    /// Output folder: runs.csv, verdicts.csv, runs/ (one JSON per finished run; rerunning
+    /// skips them).
+    #[arg(long, short = 'o', default_value = "out/repro-rec")]
+    pub out: PathBuf,
+    /// A benchmark subset and the first 2M warp instructions of each run.
+    #[arg(long)]
+    pub quick: bool,
+    /// Comma-separated workloads instead of REC's 12 (e.g. --workloads mm,spmv).
+    #[arg(long)]
+    pub workloads: Option<String>,
+    /// Simulations run at once (default: all cores).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    /// No progress bar and no summary.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Args)]
@@ -27,25 +50,32 @@ pub struct ReproArgs {
     pub quiet: bool,
 }
 
+/// Create the output folder and resolve `--jobs`, before any simulation runs.
+fn prepare(out: &std::path::Path, jobs: Option<usize>) -> Result<usize> {
+    // an unusable output folder is reported before any simulation runs
+    std::fs::create_dir_all(out).map_err(|e| {
+        anyhow::anyhow!("-o {}: cannot create the output folder: {e}", out.display())
+    })?;
+    if jobs == Some(0) {
+        anyhow::bail!("--jobs 0: give at least 1 (default: all cores)");
+    }
+    Ok(jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    }))
+}
+
 pub fn run(c: ReproCmd) -> Result<()> {
     match c {
         ReproCmd::Coda(a) => {
-            // an unusable output folder is reported before any simulation runs
-            std::fs::create_dir_all(&a.out).map_err(|e| {
-                anyhow::anyhow!(
-                    "-o {}: cannot create the output folder: {e}",
-                    a.out.display()
-                )
-            })?;
-            if a.jobs == Some(0) {
-                anyhow::bail!("--jobs 0: give at least 1 (default: all cores)");
-            }
-            let jobs = a.jobs.unwrap_or_else(|| {
-                std::thread::available_parallelism()
-                    .map(|n| n.get())
-                    .unwrap_or(1)
-            });
+            let jobs = prepare(&a.out, a.jobs)?;
             crate::repro::coda::run(&a.out, a.quick, jobs, a.quiet)
+        }
+        ReproCmd::Rec(a) => {
+            let benches = crate::repro::rec::benches(a.workloads.as_deref(), a.quick)?;
+            let jobs = prepare(&a.out, a.jobs)?;
+            crate::repro::rec::run(&a.out, &benches, a.quick, jobs, a.quiet)
         }
     }
 }

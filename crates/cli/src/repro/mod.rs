@@ -6,6 +6,7 @@
 pub mod audit;
 pub mod coda;
 pub mod experiment;
+pub mod rec;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};

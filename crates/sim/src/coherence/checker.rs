@@ -54,7 +54,8 @@ impl LineState {
         let limit = self
             .pending
             .iter()
-            .map(|&(v, _)| v - 1)
+            // an eviction's invalidations may hold version 0 (a line never written)
+            .map(|&(v, _)| v.saturating_sub(1))
             .min()
             .unwrap_or(u32::MAX);
         self.completed = self.completed.max(self.finished.min(limit));

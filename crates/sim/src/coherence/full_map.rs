@@ -1,8 +1,10 @@
-//! The ideal directory (REC §2.8, "zero unnecessary invalidations"): exact, unbounded
-//! per-line sharer sets, so only writes invalidate. A map from line to a sharer bit mask
-//! (one bit per node, up to 64 nodes; the home's own bit is never set).
+//! The ideal directory (`directory.kind = "ideal"`, alias `full-map`; REC §2.8 / rec.md
+//! §6.17, "zero unnecessary invalidations"): exact, unbounded per-line sharer sets, so only
+//! writes invalidate and no eviction ever does. A map from line to a sharer bit mask (one
+//! bit per node, up to 64 nodes; the home's own bit is never set). The map grows with the
+//! lines shared (amortised; the bounded organisations allocate nothing per access).
 
-use super::{DirectoryOrg, Inval};
+use super::{Cause, DirectoryOrg, Inval};
 use rustc_hash::FxHashMap;
 
 /// Exact sharer sets of the lines homed at one node.
@@ -45,7 +47,11 @@ impl DirectoryOrg for FullMap {
         };
         let inv = old & !keep;
         if inv != 0 {
-            out.push(Inval { line, sharers: inv });
+            out.push(Inval {
+                line,
+                sharers: inv,
+                cause: Cause::Write,
+            });
         }
     }
 
@@ -73,7 +79,8 @@ mod tests {
             out,
             vec![Inval {
                 line: 5,
-                sharers: 0b0010
+                sharers: 0b0010,
+                cause: Cause::Write,
             }]
         );
         assert_eq!(d.sharers(5), 0b1000, "the writer stays a sharer");

@@ -142,6 +142,9 @@ pub struct Network {
     pub kinds: Vec<PortKind>,
     /// Per port, what it carried by message kind.
     pub msgs: Vec<MsgCounts>,
+    /// End-to-end inter-node messages by kind, counted once per message whatever its
+    /// route's length (REC Fig. 14's inter-GPU transactions).
+    pub transactions: MsgCounts,
     /// The inter-node network; its link `l` is port `inter_base + l`.
     graph: Graph,
     channels: usize,
@@ -205,6 +208,7 @@ impl Network {
         Network {
             kinds,
             msgs: vec![MsgCounts::default(); ports.len()],
+            transactions: MsgCounts::default(),
             ports,
             names,
             graph,
@@ -248,12 +252,14 @@ impl Network {
             ports,
             msgs,
             inter_base,
+            transactions,
             ..
         } = self;
         let route = graph.route(from, to);
         if route.is_empty() {
             return now;
         }
+        count(transactions, msg, bytes);
         rx.push(ROUTE | from << 15 | to, bytes);
         let mut t = now;
         for &l in route {

@@ -2,6 +2,7 @@
 //! event loop, the kernel boundary, and the final report.
 
 use super::{App, Ev, System};
+use crate::coherence::Cause;
 use crate::config::PlacementPolicy;
 use crate::error::SimError;
 use crate::placement::{coda, ObjPlacement};
@@ -484,12 +485,52 @@ impl System {
         Ok(self.report(&name, warnings, t_host))
     }
 
+    /// The directory's own figures, summed over the homes.
+    fn directory_stats(&self) -> Option<crate::stats::DirectoryStats> {
+        if self.dirs.is_empty() {
+            return None;
+        }
+        let entries = self.dirs.iter().map(|d| d.entries()).sum();
+        let cap = self
+            .dirs
+            .iter()
+            .map(|d| d.capacity())
+            .fold(0u64, u64::saturating_add);
+        let capacity = if cap == u64::MAX { 0 } else { cap };
+        let mut hist: Vec<u64> = Vec::new();
+        for d in &self.dirs {
+            let h = d.coalesced();
+            if hist.len() < h.len() {
+                hist.resize(h.len(), 0);
+            }
+            for (a, b) in hist.iter_mut().zip(h) {
+                *a += b;
+            }
+        }
+        let n: u64 = hist.iter().sum();
+        let lines: u64 = hist.iter().enumerate().map(|(i, c)| i as u64 * c).sum();
+        Some(crate::stats::DirectoryStats {
+            kind: self.cfg.directory.kind.name().to_string(),
+            entries,
+            capacity,
+            occupancy: if capacity == 0 {
+                0.0
+            } else {
+                entries as f64 / capacity as f64
+            },
+            evictions: self.dirs.iter().map(|d| d.evictions()).sum(),
+            coalesced_histogram: hist,
+            coalesced_mean: if n == 0 { 0.0 } else { lines as f64 / n as f64 },
+        })
+    }
+
     /// The coherence section: present when a directory or the checker is on.
     fn coherence_stats(&self) -> Option<crate::stats::CoherenceStats> {
         if self.dirs.is_empty() && self.chk.is_none() {
             return None;
         }
         let k = &self.coh;
+        let end = self.stopped_at.unwrap_or(self.q.now()).max(1);
         Some(crate::stats::CoherenceStats {
             protocol: format!("{:?}", self.cfg.coherence.protocol).to_lowercase(),
             invalidations_sent: k.inv_sent,
@@ -500,6 +541,43 @@ impl System {
             fills_dropped: k.fills_dropped,
             directory_entries: self.dirs.iter().map(|d| d.entries()).sum(),
             directory_evictions: self.dirs.iter().map(|d| d.evictions()).sum(),
+            invalidations_by_cause: ["write", "false-positive", "eviction"]
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    let c = crate::stats::InvalCause {
+                        sent: k.inv_sent_by[i],
+                        hits: k.inv_hits_by[i],
+                    };
+                    (n.to_string(), c)
+                })
+                .collect(),
+            unnecessary_invalidations: k.inv_hits_by[Cause::Evict.index()]
+                + k.inv_hits_by[Cause::FalsePositive.index()],
+            invalidation_gbps: (k.inv_sent * self.cfg.coherence.inv_bytes as u64) as f64
+                / (end as f64 / 1000.0),
+            l2_misses: self.c.l2_misses,
+            l2_cold_misses: k.l2_cold_misses,
+            l2_misses_non_cold: self.c.l2_misses.saturating_sub(k.l2_cold_misses),
+            l2_lookup_latency_ns: if k.l2_reads == 0 {
+                0.0
+            } else {
+                k.l2_read_latency_ps as f64 / k.l2_reads as f64 / 1000.0
+            },
+            inter_node_transactions: crate::noc::Msg::ALL
+                .iter()
+                .map(|&m| {
+                    let t = &self.net.transactions;
+                    let st = crate::stats::MsgStat {
+                        packets: t.packets[m as usize],
+                        bytes: t.bytes[m as usize],
+                    };
+                    (m.name().to_string(), st)
+                })
+                .filter(|(_, st)| st.packets > 0)
+                .collect(),
+            inter_node_transactions_total: self.net.transactions.packets.iter().sum(),
+            directory: self.directory_stats(),
             checker: self.chk.as_ref().map(|c| crate::stats::CheckerStats {
                 checks: c.checks,
                 violations: c.violations,

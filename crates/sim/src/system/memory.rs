@@ -5,6 +5,7 @@
 //! directory, invalidations, the fill/invalidation race; issue 7 §2, `crate::coherence`).
 
 use super::{Ev, Kind, Req, System};
+use crate::coherence::{Cause, Inval};
 use crate::config::{KernelBoundary, L2Organisation, WritePolicy};
 use crate::noc::{Msg, Receipts};
 use locus_engine::Ps;
@@ -96,6 +97,9 @@ impl System {
     pub(crate) fn l2_access(&mut self, id: u32) {
         let now = self.q.now();
         let (r, at, s) = self.arrive_at_slice(id);
+        if self.reqs[id as usize].t_l2 == Ps::MAX {
+            self.reqs[id as usize].t_l2 = now;
+        }
         let org = self.cfg.l2.organisation;
         let dir = self.directory_on();
         if r.kind == Kind::Write && !r.at_home && dir {
@@ -140,6 +144,7 @@ impl System {
                 self.slices[s].misses += 1;
                 match self.slices[s].mshr.add(r.line, id as u64) {
                     Some(true) => {
+                        self.note_miss(at, r.line);
                         if r.kind == Kind::Read && !r.at_home {
                             self.count_access(r.src, r.home, r.bytes as u64, r.obj);
                         }
@@ -153,10 +158,21 @@ impl System {
                         }
                     }
                     Some(false) => {
+                        self.note_miss(at, r.line);
                         self.c.l2_mshr_merges += 1;
                         if r.kind == Kind::Atomic {
                             self.home_write(&r, None, u32::MAX);
                         }
+                    }
+                    None if r.at_home && r.kind == Kind::Read => {
+                        // a remote node's read at the home slice (two-level L2) finds the
+                        // MSHRs full: go to memory without one. Waiting here could deadlock:
+                        // the home's MSHRs may all hold its own remote misses, stalled at
+                        // the slices whose MSHRs hold reads stalled here. `l2_fill` answers
+                        // it although no MSHR entry names it.
+                        self.note_miss(at, r.line);
+                        self.reqs[id as usize].bypass = true;
+                        self.send_to_memory(id, at, now + l2_lat, false);
                     }
                     None => {
                         // MSHRs full: retry when one frees
@@ -187,6 +203,7 @@ impl System {
         };
         if !self.cacheable(r, at) {
             self.c.l2_misses += 1;
+            self.note_miss(at, r.line);
             self.count_access(r.src, r.home, r.bytes as u64, r.obj);
             forward(self);
             return;
@@ -202,6 +219,7 @@ impl System {
                     self.c.l2_hits += 1;
                 } else {
                     self.c.l2_misses += 1;
+                    self.note_miss(at, r.line);
                     // write-validate allocation: no fetch, the line becomes dirty
                     let meta = mode_meta(r.mode);
                     if let Some(v) = self.slices[s].cache.insert(r.line, true, meta) {
@@ -238,6 +256,7 @@ impl System {
                     self.c.l2_hits += 1;
                 } else {
                     self.c.l2_misses += 1;
+                    self.note_miss(at, r.line);
                     if self.directory_on() {
                         // a fill in flight predates this write: do not install it
                         self.slices[s].mshr.poison(r.line);
@@ -293,6 +312,8 @@ impl System {
             at_home: false,
             ver: 0,
             issue_ver: 0,
+            bypass: false,
+            t_l2: Ps::MAX,
             rx: Receipts::default(),
         });
         self.send_to_memory(id, node, t, true);
@@ -472,6 +493,13 @@ impl System {
             }
             None => 0,
         };
+        if r.bypass {
+            // a home-slice read that bypassed full MSHRs (`l2_access`): it alone is answered
+            self.reqs[id as usize].bypass = false;
+            self.reqs[id as usize].ver = ver;
+            self.respond_from_l2(id, at, s, now);
+            return;
+        }
         let mut waiters = std::mem::take(&mut self.scratch_tok);
         waiters.clear();
         self.slices[s].mshr.complete(r.line, &mut waiters);
@@ -519,6 +547,10 @@ impl System {
                 }
             }
             Kind::Read => {
+                if r.t_l2 != Ps::MAX {
+                    self.coh.l2_reads += 1;
+                    self.coh.l2_read_latency_ps += t.saturating_sub(r.t_l2);
+                }
                 let b = r_line(self);
                 let t = self.net.slice_to_sm(t, at, slice, b, &mut r.rx);
                 self.reqs[id as usize] = r;
@@ -623,12 +655,12 @@ impl System {
             let shift = self.line_shift;
             let remote =
                 |line: u64, meta: u8| map.locate(line << shift, meta_mode(meta)).node != node;
-            let dirty = if action == KernelBoundary::FlushRemote {
-                self.slices[s]
+            let dirty = match action {
+                KernelBoundary::FlushRemote => self.slices[s]
                     .cache
-                    .invalidate_where(|line, _, meta| remote(line, meta))
-            } else {
-                self.slices[s].cache.clean_where(remote)
+                    .invalidate_where(|line, _, meta| remote(line, meta)),
+                KernelBoundary::CleanAll => self.slices[s].cache.clean_where(|_, _| true),
+                _ => self.slices[s].cache.clean_where(remote),
             };
             for v in dirty {
                 self.writeback(node, v.line, v.meta, now);
@@ -661,10 +693,46 @@ impl System {
         let mut buf = std::mem::take(&mut self.inval_buf);
         buf.clear();
         self.dirs[home as usize].read(line, node, &mut buf);
-        for inv in &buf {
-            self.send_invals(home, inv.line, inv.sharers, 0);
-        }
+        self.send_inval_buf(home, &buf, None);
         self.inval_buf = buf;
+    }
+
+    /// Send the invalidations `buf` a directory produced at `home`; `written` is the line
+    /// and checker version of the write that called it, if any. Returns how many
+    /// invalidations of that write's own line were sent. Every other invalidation (an
+    /// eviction's, or a false positive of a coarse entry) makes the directory forget
+    /// sharers of a line that was not written: the checker holds that line's next write
+    /// back from completing until they land (no acknowledgements, REC §2.4), or a stale
+    /// copy could be read after the write completed.
+    fn send_inval_buf(&mut self, home: u32, buf: &[Inval], written: Option<(u64, u32)>) -> u32 {
+        let mut own = 0;
+        for inv in buf {
+            match written {
+                Some((l, v)) if inv.line == l && inv.cause == Cause::Write => {
+                    own += self.send_invals(home, inv.line, inv.sharers, v, inv.cause);
+                }
+                _ => {
+                    let v = self.chk.as_ref().map_or(0, |c| c.performed(inv.line));
+                    let n = self.send_invals(home, inv.line, inv.sharers, v, inv.cause);
+                    match &mut self.chk {
+                        Some(c) if n > 0 => c.complete_after(inv.line, v, n),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        own
+    }
+
+    /// An L2 miss of node `node` on `line`: count it cold if the node never missed on it
+    /// (tracked with the directory protocol only).
+    #[inline]
+    fn note_miss(&mut self, node: u32, line: u64) {
+        if let Some(seen) = self.l2_seen.get_mut(node as usize) {
+            if seen.insert(line) {
+                self.coh.l2_cold_misses += 1;
+            }
+        }
     }
 
     /// A write of request `r` (store, write-back or atomic) is performed at its home.
@@ -718,9 +786,7 @@ impl System {
             let mut buf = std::mem::take(&mut self.inval_buf);
             buf.clear();
             self.dirs[home as usize].write(line, writer.filter(|&w| w != home), &mut buf);
-            for inv in &buf {
-                sent += self.send_invals(home, inv.line, inv.sharers, ver);
-            }
+            sent = self.send_inval_buf(home, &buf, Some((line, ver)));
             self.inval_buf = buf;
         }
         if let Some(c) = &mut self.chk {
@@ -728,8 +794,9 @@ impl System {
         }
     }
 
-    /// Send an invalidation of `line` from `home` to every node in `mask`; returns how many.
-    fn send_invals(&mut self, home: u32, line: u64, mask: u64, ver: u32) -> u32 {
+    /// Send an invalidation of `line` from `home` to every node in `mask`, caused by
+    /// `cause`; returns how many.
+    fn send_invals(&mut self, home: u32, line: u64, mask: u64, ver: u32, cause: Cause) -> u32 {
         let now = self.q.now();
         let bytes = self.cfg.coherence.inv_bytes;
         let mut n = 0;
@@ -752,15 +819,19 @@ impl System {
                 line,
                 bytes,
                 obj: locus_workload::NO_OBJ,
-                token: u64::MAX,
+                // an invalidation's token carries its cause
+                token: cause.index() as u64,
                 direct: false,
                 at_home: false,
                 ver,
                 issue_ver: 0,
+                bypass: false,
+                t_l2: Ps::MAX,
                 rx,
             });
             self.q.push(t, Ev::Inval(id));
             self.coh.inv_sent += 1;
+            self.coh.inv_sent_by[cause.index()] += 1;
             n += 1;
         }
         n
@@ -779,6 +850,7 @@ impl System {
         let s = self.slice_of(node, r.line, r.home, r.chan);
         if let Some(v) = self.slices[s].cache.invalidate(r.line) {
             self.coh.inv_hits += 1;
+            self.coh.inv_hits_by[r.token as usize] += 1;
             if v.dirty {
                 // a dirty remote copy (write-back remote policy) holds other bytes of the
                 // line: write them back rather than lose them

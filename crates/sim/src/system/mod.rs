@@ -131,6 +131,12 @@ pub(crate) struct Req {
     pub ver: u32,
     /// Checker: version of the line completed when the load issued.
     pub issue_ver: u32,
+    /// A remote read at the home slice that found the MSHRs full and went to memory
+    /// without one (`l2_access`): its fill answers it alone.
+    pub bypass: bool,
+    /// When the request first reached its node's L2 slice (`Ps::MAX` before): the L2
+    /// lookup latency of REC Fig. 16 is measured from here.
+    pub t_l2: Ps,
     pub rx: Receipts,
 }
 
@@ -165,6 +171,8 @@ impl Req {
             at_home: false,
             ver: 0,
             issue_ver: 0,
+            bypass: false,
+            t_l2: Ps::MAX,
             rx: Receipts::default(),
         }
     }
@@ -383,6 +391,9 @@ pub struct System {
     /// Coherence counters.
     pub(crate) coh: CohCounters,
     pub(crate) inval_buf: Vec<Inval>,
+    /// Per node, the lines its L2 has missed on before (directory protocol only): a miss
+    /// on a line not in it is cold (rec.md §6.21, Figs. 4 and 13 exclude them).
+    pub(crate) l2_seen: Vec<rustc_hash::FxHashSet<u64>>,
 }
 
 /// The policy a periodic timer belongs to; an epoch dispatches on it by `match` (no `dyn`).
@@ -425,6 +436,16 @@ pub(crate) struct CohCounters {
     pub l1_inv_hits: u64,
     /// Fills not installed because an invalidation crossed them (L2 and L1).
     pub fills_dropped: u64,
+    /// Invalidations sent and those that found the line in the target's L2, by
+    /// [`crate::coherence::Cause`] (write, false positive, eviction).
+    pub inv_sent_by: [u64; crate::coherence::Cause::COUNT],
+    pub inv_hits_by: [u64; crate::coherence::Cause::COUNT],
+    /// L2 misses on a line the slice's node never missed on before.
+    pub l2_cold_misses: u64,
+    /// Reads answered by their node's L2 slice and the sum of their lookup latencies
+    /// (arrival at the slice to data leaving it), ps.
+    pub l2_reads: u64,
+    pub l2_read_latency_ps: u64,
 }
 
 impl System {
@@ -551,6 +572,10 @@ impl System {
             chk: cfg.coherence.check.then(Checker::default),
             coh: CohCounters::default(),
             inval_buf: Vec::new(),
+            l2_seen: match cfg.coherence.protocol {
+                Protocol::None => Vec::new(),
+                Protocol::Directory => (0..nodes).map(|_| Default::default()).collect(),
+            },
             cfg: cfg.clone(),
         };
         if cfg.run.sample_cycles > 0 {

@@ -182,3 +182,51 @@ fn a_write_before_the_read_is_served_is_seen_by_the_read() {
     );
     assert_eq!(s.live_requests(), 0);
 }
+
+/// A one-entry line directory (REC's baseline, rec.md §2.3): node 1 shares line A, then
+/// node 2's read of line B evicts A's entry and sends node 1 an invalidation. A write of
+/// A at the home right after finds no entry and invalidates nobody, yet it must not
+/// complete before the eviction's invalidation lands (no acknowledgements): until then
+/// node 1 may still read its old copy.
+#[test]
+fn a_write_after_an_eviction_completes_when_the_eviction_invalidation_lands() {
+    let sets: Vec<String> = [
+        "coherence.protocol=directory",
+        "l2.write_policy_remote=write-through",
+        "coherence.check=true",
+        "directory.kind=line-fifo",
+        "directory.entries=1",
+        "directory.ways=1",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mut s = System::new(&preset::load(Some("coda-4gpu"), None, &sets).unwrap());
+    let (a, loc_a) = line_at_node0(&s);
+    let shift = s.line_shift;
+    let b = (a + 1..)
+        .find(|&l| s.map.locate(l << shift, Mode::Fgp).node == 0)
+        .unwrap();
+    let loc_b = s.map.locate(b << shift, Mode::Fgp);
+    issue(&mut s, Kind::Read, 4, a, &loc_a);
+    run_until(&mut s, |_| false);
+    let rb = issue(&mut s, Kind::Read, 8, b, &loc_b);
+    run_until(&mut s, |e| matches!(e, Ev::DramDone(i) if *i == rb));
+    assert_eq!(s.coh.inv_sent, 1, "B's entry evicted A's");
+    assert_eq!(s.coh.inv_received, 0, "still in flight");
+    let w = issue(&mut s, Kind::Write, 0, a, &loc_a);
+    run_until(&mut s, |e| matches!(e, Ev::L2Access(i) if *i == w));
+    let c = s.chk.as_ref().unwrap();
+    assert_eq!(c.performed(a), 1);
+    assert_eq!(
+        c.completed(a),
+        0,
+        "held back by the eviction's invalidation"
+    );
+    run_until(&mut s, |_| false);
+    assert_eq!(s.coh.inv_received, 1);
+    assert_eq!(s.coh.inv_sent_by[crate::coherence::Cause::Evict.index()], 1);
+    assert_eq!(s.coh.inv_hits_by[crate::coherence::Cause::Evict.index()], 1);
+    assert_eq!(s.chk.as_ref().unwrap().completed(a), 1);
+    assert_eq!(s.live_requests(), 0);
+}
