@@ -5,8 +5,11 @@
 use crate::registry::BenchSpec;
 use std::sync::OnceLock;
 
+pub mod amdapp;
+pub mod cudasdk;
 pub mod dense;
 pub mod graph;
+pub mod heteromark;
 pub mod micro;
 pub mod vectoradd;
 
@@ -17,6 +20,9 @@ pub fn all() -> &'static [BenchSpec] {
         let mut v = vec![vectoradd::SPEC];
         v.extend_from_slice(graph::SPECS);
         v.extend_from_slice(dense::SPECS);
+        v.extend_from_slice(heteromark::SPECS);
+        v.extend_from_slice(amdapp::SPECS);
+        v.extend_from_slice(cudasdk::SPECS);
         v.extend_from_slice(&[micro::SINGLE, micro::STREAM, micro::RANDOM, micro::CHAIN]);
         v
     })

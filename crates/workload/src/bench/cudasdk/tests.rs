@@ -1,0 +1,1 @@
+//! Tests of the CUDA-samples models against host references on small inputs.
