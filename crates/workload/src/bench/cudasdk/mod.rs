@@ -4,8 +4,20 @@
 
 use crate::registry::BenchSpec;
 
+pub mod blackscholes;
+pub mod convsep;
+pub mod fwt;
+pub mod scalarprod;
+pub mod transpose;
+
 #[cfg(test)]
 mod tests;
 
 /// The CUDA-samples benchmarks of this folder.
-pub const SPECS: &[BenchSpec] = &[];
+pub const SPECS: &[BenchSpec] = &[
+    blackscholes::SPEC,
+    fwt::SPEC,
+    convsep::SPEC,
+    transpose::SPEC,
+    scalarprod::SPEC,
+];
