@@ -128,6 +128,7 @@ impl Kernel for SimpleConv {
 }
 
 /// The host reference (the sample's `simpleConvolutionCPUReference`, in the kernel's order).
+#[cfg(test)]
 pub(crate) fn reference(input: &[u32], mask: &[f32], w: u64, h: u64, mw: u64) -> Vec<u32> {
     let step = (mw - 1) / 2;
     (0..w * h)

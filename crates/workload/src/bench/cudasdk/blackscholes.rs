@@ -75,7 +75,8 @@ fn cnd(d: f32) -> f32 {
 /// `BlackScholesBodyGPU`: (call, put) of one option.
 pub(crate) fn body(s: f32, x: f32, t: f32) -> (f32, f32) {
     let sqrt_t = t.sqrt();
-    let d1 = ((s / x).ln() + (RISKFREE + 0.5 * VOLATILITY * VOLATILITY) * t) / (VOLATILITY * sqrt_t);
+    let d1 =
+        ((s / x).ln() + (RISKFREE + 0.5 * VOLATILITY * VOLATILITY) * t) / (VOLATILITY * sqrt_t);
     let d2 = d1 - VOLATILITY * sqrt_t;
     let (c1, c2) = (cnd(d1), cnd(d2));
     let exp_rt = (-RISKFREE * t).exp();
@@ -133,7 +134,11 @@ impl Kernel for Bs {
         let (s, x, y) = (split(s), split(x), split(y));
         let mut out = [(0.0f32, 0.0f32); 2];
         for (k, o) in out.iter_mut().enumerate() {
-            let (sv, xv, yv) = if k == 0 { (s.0, x.0, y.0) } else { (s.1, x.1, y.1) };
+            let (sv, xv, yv) = if k == 0 {
+                (s.0, x.0, y.0)
+            } else {
+                (s.1, x.1, y.1)
+            };
             t.sfu(2);
             t.fp(8);
             t.sfu(3);
@@ -191,13 +196,15 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
 }
 
 /// Host reference (the sample's `BlackScholesCPU`: the same formula in double precision).
+#[cfg(test)]
 pub(crate) fn reference(s: f64, x: f64, t: f64) -> (f64, f64) {
     let cnd = |d: f64| {
         let k = 1.0 / (1.0 + 0.231_641_9 * d.abs());
         let c = 0.398_942_280_401_432_7
             * (-0.5 * d * d).exp()
             * (k * (0.319_381_53
-                + k * (-0.356_563_782 + k * (1.781_477_937 + k * (-1.821_255_978 + k * 1.330_274_429)))));
+                + k * (-0.356_563_782
+                    + k * (1.781_477_937 + k * (-1.821_255_978 + k * 1.330_274_429)))));
         if d > 0.0 {
             1.0 - c
         } else {
@@ -216,6 +223,7 @@ pub(crate) fn reference(s: f64, x: f64, t: f64) -> (f64, f64) {
 }
 
 /// Split a `float2` stored as u64.
+#[cfg(test)]
 pub(crate) fn split_pair(v: u64) -> (f32, f32) {
     split(v)
 }

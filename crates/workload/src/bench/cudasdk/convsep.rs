@@ -195,6 +195,7 @@ impl Kernel for ConvPass {
 
 /// The sample's `convolutionRowCPU` then `convolutionColumnCPU` (zero outside the image),
 /// summing the taps in the kernel's order.
+#[cfg(test)]
 pub(crate) fn reference(src: &[f32], k: &[f32], w: usize, h: usize) -> Vec<f32> {
     let mut buf = vec![0.0f32; w * h];
     let mut out = vec![0.0f32; w * h];

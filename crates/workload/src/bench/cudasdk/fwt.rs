@@ -70,7 +70,12 @@ impl Kernel for Batch2 {
         entry(t, 3, 11);
         let lo = pos & (self.stride - 1);
         let i0 = ((pos - lo) << 2) + lo;
-        let idx = [i0, i0 + self.stride, i0 + 2 * self.stride, i0 + 3 * self.stride];
+        let idx = [
+            i0,
+            i0 + self.stride,
+            i0 + 2 * self.stride,
+            i0 + 3 * self.stride,
+        ];
         t.alu(4);
         let mut d = [0.0f32; 4];
         for (k, &i) in idx.iter().enumerate() {
@@ -252,6 +257,7 @@ fn fwt_launches(d: ObjId, log2n: u32, out: &mut Vec<Box<dyn Kernel>>) {
 }
 
 /// The sample's `dyadicConvolutionCPU`: `r[i] = sum_j data[i ^ j] * kernel[j]`.
+#[cfg(test)]
 pub(crate) fn dyadic_convolution(data: &[f32], kernel: &[f32]) -> Vec<f64> {
     (0..data.len())
         .map(|i| {

@@ -153,6 +153,7 @@ impl Kernel for ScalarProd {
 }
 
 /// The sample's `scalarProdCPU` (double accumulation).
+#[cfg(test)]
 pub(crate) fn reference(a: &[f32], b: &[f32], vectors: usize, elements: usize) -> Vec<f64> {
     (0..vectors)
         .map(|v| {

@@ -8,7 +8,11 @@ use crate::scale::FOOTPRINT_CAP_BYTES;
 
 #[test]
 fn blackscholes_prices_match_the_double_precision_formula() {
-    let mut w = build("blackscholes", &[("options", "1000"), ("iterations", "3")], 4);
+    let mut w = build(
+        "blackscholes",
+        &[("options", "1000"), ("iterations", "3")],
+        4,
+    );
     let price: Vec<u64> = get(&w, "d_StockPrice");
     let strike: Vec<u64> = get(&w, "d_OptionStrike");
     let years: Vec<u64> = get(&w, "d_OptionYears");
@@ -31,15 +35,25 @@ fn blackscholes_prices_match_the_double_precision_formula() {
             .zip([(c.0, p.0), (c.1, p.1)])
         {
             let (rc, rp) = blackscholes::reference(k.0 as f64, k.1 as f64, k.2 as f64);
-            assert!((gc as f64 - rc).abs() < 1e-3 * (1.0 + rc.abs()), "{gc} {rc}");
-            assert!((gp as f64 - rp).abs() < 1e-3 * (1.0 + rp.abs()), "{gp} {rp}");
+            assert!(
+                (gc as f64 - rc).abs() < 1e-3 * (1.0 + rc.abs()),
+                "{gc} {rc}"
+            );
+            assert!(
+                (gp as f64 - rp).abs() < 1e-3 * (1.0 + rp.abs()),
+                "{gp} {rp}"
+            );
         }
     }
     // SFU-heavy: 18 SFU instructions per thread against 5 memory instructions
     let sfu = r.by_class[&InstClass::Sfu];
     assert_eq!(sfu, 3 * 16 * 18, "3 launches x 16 warps (500 threads) x 18");
     // float2 accesses: each warp load covers 256 B = two lines
-    let mut w = build("blackscholes", &[("options", "1024"), ("iterations", "1")], 4);
+    let mut w = build(
+        "blackscholes",
+        &[("options", "1024"), ("iterations", "1")],
+        4,
+    );
     let mut bp = BlockProgram::default();
     let mut l = w.next_launch().unwrap().unwrap();
     l.block(0, false, 128, &mut bp).unwrap();
@@ -75,7 +89,10 @@ fn fwt_is_the_dyadic_convolution_and_launches_as_the_host() {
         r2 += r * r;
     }
     assert!((d2 / r2).sqrt() < 1e-6, "L2 error {}", (d2 / r2).sqrt());
-    assert!(r.by_space[&Space::Shared] > 0, "batch1 stages in shared memory");
+    assert!(
+        r.by_space[&Space::Shared] > 0,
+        "batch1 stages in shared memory"
+    );
     // batch1 at log2N 10: 256 threads, load + 5 radix-4 stages + store = 7 phases: 6 BAR
     // per warp; 16 blocks x 8 warps x 6 per transform
     assert_eq!(r.by_class[&InstClass::Barrier], 3 * 16 * 8 * 6);
@@ -167,7 +184,11 @@ fn convsep_rows_stage_a_halo_and_skip_it_at_the_image_edge() {
 #[test]
 fn transpose_is_the_host_transpose_in_every_variant() {
     for v in ["nobankconflicts", "coalesced", "naive"] {
-        let mut w = build("transpose", &[("n", "64"), ("variant", v), ("reps", "2")], 1);
+        let mut w = build(
+            "transpose",
+            &[("n", "64"), ("variant", v), ("reps", "2")],
+            1,
+        );
         let r = run(&mut w);
         assert_eq!(r.kernels.len(), 3, "warm-up + 2 reps");
         let got: Vec<f32> = get(&w, "d_odata");

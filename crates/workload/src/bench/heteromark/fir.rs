@@ -159,10 +159,11 @@ impl Host for FirHost {
     }
 }
 
+/// The host's copy of the filtered signal, shared with the host program.
+pub(crate) type HostOutput = Arc<Mutex<Vec<f32>>>;
+
 /// Build the workload and a handle to the host's output signal (filled as blocks finish).
-pub(crate) fn build_with_output(
-    p: &Params,
-) -> Result<(ModelWorkload, Arc<Mutex<Vec<f32>>>), WorkloadError> {
+pub(crate) fn build_with_output(p: &Params) -> Result<(ModelWorkload, HostOutput), WorkloadError> {
     let npb = p.u64("npb", default_npb())?;
     let nblocks = p.u64("nblocks", 1)?;
     let taps = p.u64("taps", 16)?;
@@ -206,6 +207,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
 }
 
 /// The suite's `Verify`: the whole signal filtered on the host, in the kernel's order.
+#[cfg(test)]
 pub(crate) fn reference(signal: &[f32], coeff: &[f32]) -> Vec<f32> {
     (0..signal.len())
         .map(|n| {

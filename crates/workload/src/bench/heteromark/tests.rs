@@ -107,7 +107,10 @@ fn fir_blocks_with_history_equal_the_whole_signal_filter() {
     let coeff: Vec<f32> = (0..16).map(|i| i as f32).collect();
     let want = fir::reference(&signal, &coeff);
     let got = out.lock().unwrap().clone();
-    assert_eq!(got, want, "the kernel's order of operations gives identical floats");
+    assert_eq!(
+        got, want,
+        "the kernel's order of operations gives identical floats"
+    );
     // a boundary sample really needed the history: output 256 includes input 255
     assert!(got[256] > 0.0 && got[256] != coeff[0] * 256.0);
     // per warp 16 taps x 2 loads + 1 store; in warp 0 of each launch the lanes with
@@ -206,7 +209,11 @@ fn hm_pagerank_one_thread_per_row_loads_scatter() {
         .filter(|i| i.class == InstClass::Load)
         .collect();
     assert_eq!(loads[0].nlines, 1, "row_offsets[tid]: consecutive");
-    assert!(loads[2].nlines >= 16, "column_numbers[j]: {}", loads[2].nlines);
+    assert!(
+        loads[2].nlines >= 16,
+        "column_numbers[j]: {}",
+        loads[2].nlines
+    );
 }
 
 #[test]
