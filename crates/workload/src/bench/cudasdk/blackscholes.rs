@@ -11,7 +11,10 @@
 //! Input. Paper: NUBA Table 2 (nuba.md §6.3), BH with a 48 MB footprint (five float arrays:
 //! 2,516,582 options). Rule 1 of `scale.rs`: factor 2/3, options a multiple of 256 (one
 //! block's two options per thread): 1,677,568. Rule 2 (the 512 launches): the option count
-//! halves until a `coda-4gpu` run takes under a minute, [`RULE2_HALVINGS`] times.
+//! halves until a `coda-4gpu` run takes under a minute, [`RULE2_HALVINGS`] = 4 times: at
+//! four halvings (104,704 options, 2 MiB) a run is 105.5 M warp instructions and 8.4 M L1
+//! requests, about 30 s at the host rates of BENCHMARKS.md; at three it would be twice
+//! that, about a minute.
 
 use crate::bench::dense::common::{bad, kinfo, prologue, seq};
 use crate::gen::rng::Rng;

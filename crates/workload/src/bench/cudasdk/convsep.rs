@@ -14,7 +14,9 @@
 //! Input. Paper: NUBA Table 2 (nuba.md §6.3), CONVS with a 151 MB footprint (three float
 //! images; the sample's square shape: 3632 x 3632; the sample's own default is 3072 x 3072).
 //! Rule 1 of `scale.rs`: factor (32 MiB / 151 MiB)^(1/2), side a multiple of 128: 1664 x
-//! 1664 (31.7 MiB). Rule 2: see [`RULE2_HALVINGS`].
+//! 1664 (31.7 MiB). Rule 2 does not apply: a `coda-4gpu` run is 165.8 M warp instructions
+//! and 63.2 M L1 requests, about 45 s at the host rates of BENCHMARKS.md (measured on the
+//! shared, loaded machine only, so estimated from those counts).
 
 use crate::bench::dense::common::{bad, entry, kinfo, seq};
 use crate::gen::rng::Rng;
@@ -59,7 +61,7 @@ const RSTEPS: u64 = 8;
 const CX: u64 = 16;
 const CY: u64 = 8;
 const CSTEPS: u64 = 8;
-/// Halvings of rule 2 applied to the rule-1 side.
+/// Halvings of rule 2 applied to the rule-1 side (none: see the module documentation).
 pub const RULE2_HALVINGS: u32 = 0;
 
 /// The default side: rule 1 on NUBA's 151 MiB (3 images), then rule 2.

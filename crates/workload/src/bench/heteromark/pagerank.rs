@@ -15,8 +15,10 @@
 //! §4.3), PR with a 256 MB footprint = 182,681 nodes at sparsity 0.001 (33.4 M
 //! connections). Rule 1 of `scale.rs`: the node count and the row length (both grow the
 //! footprint; the sparsity stays) shrink by one factor until the footprint fits 32 MiB,
-//! nodes a multiple of 64; then rule 2 (work cap: one thread per row makes every warp
-//! load of `column_numbers`/`values` touch up to 32 lines) halves them again, see
+//! nodes a multiple of 64: 64,000 nodes. Rule 2 (work cap: one thread per row makes every
+//! warp load of `column_numbers`/`values` touch up to 32 lines): at 64,000 nodes a
+//! `coda-4gpu` run is 196 M L1 requests, well over a minute at 2-3 M requests per second;
+//! one halving (32,000 nodes, 1.02 M connections, 8.2 MiB) gives 47 M, see
 //! [`default_nodes`].
 
 use crate::bench::dense::common::{bad, entry, kinfo, loop_step};
