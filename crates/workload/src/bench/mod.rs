@@ -5,9 +5,12 @@
 use crate::registry::BenchSpec;
 use std::sync::OnceLock;
 
+pub mod amdapp;
+pub mod cudasdk;
 pub mod dense;
 pub mod graph;
 pub mod mars;
+pub mod heteromark;
 pub mod micro;
 pub mod polybench;
 pub mod shoc;
@@ -25,6 +28,9 @@ pub fn all() -> &'static [BenchSpec] {
         v.extend_from_slice(shoc::SPECS);
         v.extend_from_slice(tango::SPECS);
         v.extend_from_slice(mars::SPECS);
+        v.extend_from_slice(heteromark::SPECS);
+        v.extend_from_slice(amdapp::SPECS);
+        v.extend_from_slice(cudasdk::SPECS);
         v.extend_from_slice(&[micro::SINGLE, micro::STREAM, micro::RANDOM, micro::CHAIN]);
         v
     })

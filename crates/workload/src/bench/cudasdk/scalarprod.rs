@@ -1,0 +1,195 @@
+//! scalarProd (CUDA samples `0_Introduction/scalarProd`, kernel `scalarProdGPU`): the dot
+//! products of `vectorN` pairs of vectors of `elementN` floats,
+//! `scalarProdGPU<<<128, 256>>>`.
+//!
+//! Each block takes vectors `blockIdx.x, blockIdx.x + 128, ...`; per vector its 256
+//! threads fill `ACCUM_N` = 1024 partial sums in shared memory (`accumResult[iAccum] =
+//! sum over pos = base + iAccum, += 1024 of A[pos] * B[pos]`, four accumulators per thread,
+//! coalesced loads), then reduce them by halving strides 512 .. 1, a `__syncthreads()`
+//! before each, and after a last `__syncthreads()` thread 0 writes `d_C[vec]`.
+//!
+//! Input. Paper: NDP Table 1 (ndp.md §5.4), SP with 512 vectors of 32 K elements (A and B:
+//! 128 MiB). Rule 1 of `scale.rs` (both counts grow the footprint): factor just under 1/2
+//! (`d_C` counts too), element count a multiple of 256: 255 vectors of 16,128 elements
+//! (31.4 MiB).
+
+use crate::bench::dense::common::{bad, entry, kinfo, loop_step, seq};
+use crate::gen::rng::Rng;
+use crate::memory::Memory;
+use crate::model::{Kernel, ModelWorkload, Thread};
+use crate::program::{Dim3, KernelInfo, ObjId, WorkloadError};
+use crate::registry::{BenchSpec, ParamSpec, Params};
+use crate::scale::{dim, linear_factor};
+
+/// Registry entry.
+pub const SPEC: BenchSpec = BenchSpec {
+    name: "scalarprod",
+    suite: "CUDA samples",
+    category: "-",
+    about: "dot products of vector pairs, 1024 shared-memory partial sums per vector and a tree reduction (scalarProdGPU); 31.4 MiB",
+    params: &[
+        ParamSpec {
+            name: "vectors",
+            default: "255",
+            help: "vector pairs (VECTOR_N)",
+        },
+        ParamSpec {
+            name: "elements",
+            default: "16128",
+            help: "elements per vector (ELEMENT_N)",
+        },
+    ],
+    build,
+};
+
+const ACCUM_N: u64 = 1024;
+const GRID: u64 = 128;
+const BLOCK: u64 = 256;
+/// Reduction stages (strides 512 .. 1).
+const STAGES: u32 = 10;
+
+/// Rule 1 on NDP's 512 x 32 K: (vectors, elements).
+pub fn default_dims() -> (u64, u64) {
+    let fp = 2 * 512 * 32768 * 4 + 512 * 4;
+    let f = linear_factor(fp, 2);
+    (dim(512, f, 1), dim(32768, f, BLOCK))
+}
+
+struct ScalarProd {
+    c: ObjId,
+    a: ObjId,
+    b: ObjId,
+    vectors: u64,
+    elements: u64,
+}
+
+impl ScalarProd {
+    /// Vectors of the busiest block.
+    fn rounds(&self) -> u32 {
+        self.vectors.div_ceil(GRID) as u32
+    }
+}
+
+impl Kernel for ScalarProd {
+    fn info(&self) -> KernelInfo {
+        kinfo(
+            "scalarProdGPU",
+            Dim3::x(GRID as u32),
+            Dim3::x(BLOCK as u32),
+            16,
+            (ACCUM_N * 4) as u32,
+        )
+    }
+    /// Per vector: accumulate, ten reduction stages, the store; the store of one vector and
+    /// the accumulation of the next share a phase (no barrier between them in the kernel).
+    fn phases(&self) -> u32 {
+        self.rounds() * (STAGES + 1) + 1
+    }
+    /// Per thread: entry `MOV; S2R x2` (2 int). Per vector: `vectorBase`, `vectorEnd` (2
+    /// int) and the accumulator loop (per accumulator: its entry test, per element
+    /// `IMAD.WIDE` x2, `LDG` x2, `FFMA`, the loop step; then the shared address and `STS`,
+    /// the accumulator loop step). Per reduction stage: per slot the shared addresses (2
+    /// int), `LDS` x2, `FADD`, `STS`, the loop step, then the stage loop step. Thread 0:
+    /// `LDS`, `IMAD.WIDE`, `STG`.
+    fn thread(&self, t: &mut Thread<'_>, phase: u32) {
+        let tid = t.tid.x as u64;
+        let round = phase / (STAGES + 1);
+        let r = phase % (STAGES + 1);
+        let vec = t.block.x as u64 + round as u64 * GRID;
+        if r == 0 {
+            if round == 0 {
+                entry(t, 2, 0);
+            } else if tid == 0 && vec - GRID < self.vectors {
+                // thread 0 stores the previous vector's result
+                let v = t.sh_ld_f32(0);
+                t.alu(1);
+                t.st(self.c, vec - GRID, v);
+            }
+            if vec >= self.vectors {
+                return;
+            }
+            let base = self.elements * vec;
+            let end = base + self.elements;
+            t.alu(2);
+            let mut acc = tid;
+            while acc < ACCUM_N {
+                t.alu(1);
+                t.branch(1);
+                let mut sum = 0.0f32;
+                let mut pos = base + acc;
+                while pos < end {
+                    t.alu(2);
+                    let x: f32 = t.ld(self.a, pos);
+                    let y: f32 = t.ld(self.b, pos);
+                    t.fp(1);
+                    sum += x * y;
+                    loop_step(t);
+                    pos += ACCUM_N;
+                }
+                t.alu(1);
+                t.sh_st_f32(acc as u32, sum);
+                loop_step(t);
+                acc += BLOCK;
+            }
+        } else {
+            if vec >= self.vectors {
+                return;
+            }
+            let stride = (ACCUM_N / 2) >> (r - 1);
+            let mut i = tid;
+            while i < stride {
+                t.alu(2);
+                let x = t.sh_ld_f32(i as u32);
+                let y = t.sh_ld_f32((stride + i) as u32);
+                t.fp(1);
+                t.sh_st_f32(i as u32, x + y);
+                loop_step(t);
+                i += BLOCK;
+            }
+            t.alu(2);
+            t.branch(1);
+        }
+    }
+}
+
+/// The sample's `scalarProdCPU` (double accumulation).
+#[cfg(test)]
+pub(crate) fn reference(a: &[f32], b: &[f32], vectors: usize, elements: usize) -> Vec<f64> {
+    (0..vectors)
+        .map(|v| {
+            (v * elements..(v + 1) * elements)
+                .map(|i| a[i] as f64 * b[i] as f64)
+                .sum()
+        })
+        .collect()
+}
+
+fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
+    let (dv, de) = default_dims();
+    let vectors = p.u64("vectors", dv)?;
+    let elements = p.u64("elements", de)?;
+    if vectors == 0 || elements == 0 {
+        return Err(bad(
+            "scalarprod: vectors and elements must be positive".into()
+        ));
+    }
+    let n = vectors
+        .checked_mul(elements)
+        .filter(|&n| n <= crate::registry::MAX_PARAM)
+        .ok_or_else(|| bad("scalarprod: vectors * elements is too large (at most 2^28)".into()))?;
+    let mut rng = Rng::new(p.seed);
+    let av: Vec<f32> = (0..n).map(|_| rng.f32()).collect();
+    let bv: Vec<f32> = (0..n).map(|_| rng.f32()).collect();
+    let mut m = Memory::new();
+    let a = m.alloc_from("d_A", &av, true);
+    let b = m.alloc_from("d_B", &bv, true);
+    let c = m.alloc::<f32>("d_C", vectors, false);
+    let k = ScalarProd {
+        c,
+        a,
+        b,
+        vectors,
+        elements,
+    };
+    Ok(ModelWorkload::new("scalarprod", m, seq(vec![Box::new(k)])))
+}
