@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 pub mod dense;
 pub mod graph;
 pub mod micro;
+pub mod rodinia;
 pub mod vectoradd;
 
 /// Every built-in benchmark, in listing order.
@@ -17,6 +18,7 @@ pub fn all() -> &'static [BenchSpec] {
         let mut v = vec![vectoradd::SPEC];
         v.extend_from_slice(graph::SPECS);
         v.extend_from_slice(dense::SPECS);
+        v.extend_from_slice(rodinia::SPECS);
         v.extend_from_slice(&[micro::SINGLE, micro::STREAM, micro::RANDOM, micro::CHAIN]);
         v
     })

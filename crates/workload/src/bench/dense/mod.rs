@@ -4,7 +4,7 @@
 use crate::registry::BenchSpec;
 
 pub mod cfd;
-mod common;
+pub(crate) mod common;
 pub mod dwt;
 pub mod ge;
 pub mod hs;

@@ -1,0 +1,138 @@
+//! Tests of the Rodinia models: results against plain host implementations on small
+//! inputs, and the mechanism each model depends on (coalescing, shared-memory staging,
+//! launch counts of the host loop). Helpers are shared with the Parboil and Mantevo tests.
+
+use crate::memory::Elem;
+use crate::model::ModelWorkload;
+use crate::program::{BlockProgram, InstClass, ObjId, Space, Workload};
+use crate::registry;
+use std::collections::BTreeMap;
+
+pub(crate) fn build(name: &str, kv: &[(&str, &str)], seed: u64) -> ModelWorkload {
+    let ov: BTreeMap<String, String> = kv
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    registry::build(name, &ov, seed).unwrap()
+}
+
+/// Per-launch summary of a complete functional run.
+#[derive(Debug, Default)]
+pub(crate) struct Run {
+    pub kernels: Vec<String>,
+    /// Warp instructions by (class, space) over the whole run.
+    pub mem_insts: u64,
+    pub shared_insts: u64,
+    pub lines: u64,
+}
+
+pub(crate) fn run(w: &mut ModelWorkload) -> Run {
+    let mut bp = BlockProgram::default();
+    let mut r = Run::default();
+    while let Some(mut l) = w.next_launch().unwrap() {
+        r.kernels.push(l.info().name.clone());
+        for b in 0..l.info().num_blocks() {
+            l.block(b, false, 128, &mut bp).unwrap();
+            for wp in &bp.warps {
+                for i in &wp.insts {
+                    if i.class.is_mem() {
+                        if i.space == Space::Shared {
+                            r.shared_insts += 1;
+                        } else {
+                            r.mem_insts += 1;
+                        }
+                    }
+                }
+                r.lines += wp.lines.len() as u64;
+            }
+        }
+    }
+    r
+}
+
+pub(crate) fn obj(w: &ModelWorkload, name: &str) -> ObjId {
+    w.objects()
+        .iter()
+        .position(|o| o.name == name)
+        .unwrap_or_else(|| panic!("no {name}")) as ObjId
+}
+
+pub(crate) fn get<T: Elem>(w: &ModelWorkload, name: &str) -> Vec<T> {
+    w.memory().to_vec(obj(w, name))
+}
+
+pub(crate) fn close(a: f32, b: f32, tol: f32) -> bool {
+    (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
+}
+
+/// The global-memory instructions of warp `warp` of block `block` of the first launch:
+/// (class, space, lines).
+pub(crate) fn first_block_mem(
+    w: &mut ModelWorkload,
+    block: u64,
+    warp: usize,
+) -> Vec<(InstClass, Space, u32)> {
+    let mut bp = BlockProgram::default();
+    let mut l = w.next_launch().unwrap().unwrap();
+    l.block(block, false, 128, &mut bp).unwrap();
+    bp.warps[warp]
+        .insts
+        .iter()
+        .filter(|i| i.class.is_mem())
+        .map(|i| (i.class, i.space, i.nlines as u32))
+        .collect()
+}
+
+#[test]
+fn backprop_equals_host_training_step() {
+    use super::backprop::reference;
+    // 32 inputs keep the hidden layer out of saturation, so the deltas are not zero
+    let n = 32usize;
+    let mut w = build("backprop", &[("in", "32")], 7);
+    let input: Vec<f32> = get(&w, "input_cuda");
+    let weights: Vec<f32> = get(&w, "input_hidden_cuda");
+    let r = run(&mut w);
+    assert_eq!(
+        r.kernels,
+        ["bpnn_layerforward_CUDA", "bpnn_adjust_weights_cuda"]
+    );
+    assert!(r.shared_insts > 0, "the forward kernel stages its tile in shared memory");
+    let partial: Vec<f32> = get(&w, "hidden_partial_sum");
+    let hd: Vec<f32> = get(&w, "hidden_delta_cuda");
+    let (p_ref, w_ref, o_ref) = reference(&input, &weights, &hd);
+    assert_eq!(partial.len(), n);
+    for (a, b) in partial.iter().zip(&p_ref) {
+        assert!(close(*a, *b, 1e-6), "{a} vs {b}");
+    }
+    // the deltas the host computed are those of the reference's partial sums
+    assert!(hd[1..].iter().any(|&d| d != 0.0));
+    let wd: Vec<f32> = get(&w, "input_hidden_cuda");
+    let od: Vec<f32> = get(&w, "input_prev_weights_cuda");
+    for i in 0..wd.len() {
+        assert!(close(wd[i], w_ref[i], 1e-6), "w[{i}] {} vs {}", wd[i], w_ref[i]);
+        assert!(close(od[i], o_ref[i], 1e-6), "oldw[{i}]");
+    }
+    // the update moved weights (the hidden layer is out of saturation at this size)
+    assert!((0..wd.len()).any(|i| wd[i] != weights[i]));
+}
+
+#[test]
+fn backprop_tile_loads_coalesce_by_row_and_default_is_rule_one() {
+    // warp 0 of block 0 = rows ty 0,1 of the 16x16 tile: 17-float rows, 16 floats each,
+    // so the weight load touches the lines of two 64-byte row segments
+    let mut w = build("backprop", &[("in", "64")], 1);
+    let m = first_block_mem(&mut w, 0, 0);
+    let globals: Vec<_> = m.iter().filter(|x| x.1 == Space::Global).collect();
+    // phase 0 input load (tx == 0 lanes: 2 units, one line), phase 1 weight load, phase 7
+    // store, phase 8 partial-sum store
+    assert_eq!(globals.len(), 4, "{m:?}");
+    assert!(globals[1].2 <= 2);
+    assert_eq!(globals[3].0, InstClass::Store);
+    let d = super::backprop::default_in();
+    assert_eq!(
+        super::backprop::SPEC.params[0].default,
+        d.to_string(),
+        "the registry default is rule 1 of scale.rs"
+    );
+    assert!(super::backprop::footprint(d) <= crate::scale::FOOTPRINT_CAP_BYTES);
+}
