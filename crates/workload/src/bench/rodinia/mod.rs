@@ -5,9 +5,10 @@
 use crate::registry::BenchSpec;
 
 pub mod backprop;
+pub mod streamcluster;
 
 #[cfg(test)]
 pub(crate) mod tests;
 
 /// The Rodinia benchmarks of this folder.
-pub const SPECS: &[BenchSpec] = &[backprop::SPEC];
+pub const SPECS: &[BenchSpec] = &[backprop::SPEC, streamcluster::SPEC];

@@ -136,3 +136,98 @@ fn backprop_tile_loads_coalesce_by_row_and_default_is_rule_one() {
     );
     assert!(super::backprop::footprint(d) <= crate::scale::FOOTPRINT_CAP_BYTES);
 }
+
+/// The kernel's computation on the host: `work_mem` and the switch flags of one pgain.
+fn sc_host_kernel(st: &super::streamcluster::ScHost, x: usize) -> (Vec<f32>, Vec<u8>) {
+    let num = st.pts.weight.len();
+    let stride = st.k as usize + 1;
+    let mut wm = vec![0f32; stride * (num + 1)];
+    let mut sw = vec![0u8; num];
+    for tid in 0..num {
+        // the kernel sums coordinates in index order, as the host dist does
+        let xc = st.pts.dist(tid, x) * st.pts.weight[tid];
+        if xc < st.pts.cost[tid] {
+            sw[tid] = 1;
+            wm[tid * stride + st.k as usize] += xc - st.pts.cost[tid];
+        } else {
+            let c = st.center_table[st.pts.assign[tid] as usize] as usize;
+            wm[tid * stride + c] += st.pts.cost[tid] - xc;
+        }
+    }
+    (wm, sw)
+}
+
+#[test]
+fn streamcluster_pfl_equals_host_pfl() {
+    use super::streamcluster::host_state;
+    let (n, dim) = (300u64, 8u64);
+    // host reference: the same pFL with the kernel computed on the host
+    let mut st = host_state(n, dim, 4, 6, 9);
+    let mut launches = 0;
+    while let Some(x) = st.next_candidate() {
+        st.prepare();
+        let (mut wm, sw) = sc_host_kernel(&st, x as usize);
+        let g = st.pgain_serial(x as usize, &mut wm, &sw);
+        st.change += g;
+        launches += 1;
+    }
+    let mut w = build(
+        "streamcluster",
+        &[("n", "300"), ("dim", "8"), ("kmin", "4"), ("kmax", "6")],
+        9,
+    );
+    let r = run(&mut w);
+    assert_eq!(r.kernels.len(), launches, "one launch per pgain call");
+    assert!(launches as u64 >= st.iter, "at least one full pFL round");
+    assert!(r.kernels.iter().all(|k| k == "kernel_compute_cost"));
+    // pFL's end depends on every gain, so equal launch counts mean equal gains; the
+    // last launch's candidate record came from the same host state
+    let p: Vec<u32> = get(&w, "p");
+    assert_eq!(p.len() as u64, n * 8);
+    let cost: Vec<f32> = (0..n as usize).map(|i| f32::from_bits(p[i * 8 + 6])).collect();
+    assert!(cost.iter().all(|c| c.is_finite() && *c >= 0.0));
+}
+
+#[test]
+fn streamcluster_first_kernel_equals_host_kernel_and_coalesces() {
+    use super::streamcluster::host_state;
+    let mut st = host_state(1024, 16, 4, 6, 3);
+    let x = st.next_candidate().unwrap();
+    st.prepare();
+    let (wm_ref, sw_ref) = sc_host_kernel(&st, x as usize);
+    let mut w = build(
+        "streamcluster",
+        &[("n", "1024"), ("dim", "16"), ("kmin", "4"), ("kmax", "6")],
+        3,
+    );
+    let mut bp = BlockProgram::default();
+    {
+        let mut l = w.next_launch().unwrap().unwrap();
+        assert_eq!(l.info().block.x, 512);
+        assert_eq!(l.info().num_blocks(), 2);
+        l.block(0, false, 128, &mut bp).unwrap();
+        let loads: Vec<_> = bp.warps[0]
+            .insts
+            .iter()
+            .filter(|i| i.class == InstClass::Load)
+            .collect();
+        // per coordinate (rows of 1024 floats, line aligned): the point's (one line per
+        // warp) and the centre's (broadcast)
+        for c in 0..16 {
+            assert_eq!(loads[2 * c].nlines, 1);
+            assert_eq!(loads[2 * c + 1].nlines, 1);
+        }
+        // the AoS Point records: 32 B apart, 8 lines per warp
+        assert_eq!(loads[32].nlines, 8, "weight");
+        assert_eq!(loads[33].nlines, 8, "cost");
+        l.block(1, false, 128, &mut bp).unwrap();
+    }
+    let stride = st.k as usize + 1;
+    let wm: Vec<f32> = get(&w, "work_mem_d");
+    let sw: Vec<u8> = get(&w, "switch_membership_d");
+    assert_eq!(sw, sw_ref);
+    for i in 0..stride * 1025 {
+        assert!(close(wm[i], wm_ref[i], 1e-5), "work_mem[{i}] {} vs {}", wm[i], wm_ref[i]);
+    }
+    assert!(sw.iter().any(|&s| s == 1) && sw.iter().any(|&s| s == 0));
+}
