@@ -5,10 +5,11 @@
 use crate::registry::BenchSpec;
 
 pub mod backprop;
+pub mod bfs;
 pub mod streamcluster;
 
 #[cfg(test)]
 pub(crate) mod tests;
 
 /// The Rodinia benchmarks of this folder.
-pub const SPECS: &[BenchSpec] = &[backprop::SPEC, streamcluster::SPEC];
+pub const SPECS: &[BenchSpec] = &[backprop::SPEC, streamcluster::SPEC, bfs::SPEC];

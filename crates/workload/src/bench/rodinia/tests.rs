@@ -231,3 +231,57 @@ fn streamcluster_first_kernel_equals_host_kernel_and_coalesces() {
     }
     assert!(sw.iter().any(|&s| s == 1) && sw.iter().any(|&s| s == 0));
 }
+
+#[test]
+fn rodinia_bfs_costs_are_host_bfs_levels() {
+    use super::bfs::graphgen;
+    use std::collections::VecDeque;
+    let n = 3000u64;
+    let (nodes, edges) = graphgen(n, 2, 4, 11);
+    // the generator: every edge stored both ways, average degree min + max
+    let mut pairs = std::collections::HashMap::<(i32, i32), i64>::new();
+    for u in 0..n as usize {
+        let (s, c) = (nodes[2 * u] as usize, nodes[2 * u + 1] as usize);
+        for &v in &edges[s..s + c] {
+            *pairs.entry((u as i32, v)).or_default() += 1;
+            *pairs.entry((v, u as i32)).or_default() -= 1;
+        }
+    }
+    assert!(pairs.values().all(|&c| c == 0), "symmetric edge list");
+    let deg = edges.len() as f64 / n as f64;
+    assert!((deg - 6.0).abs() < 0.3, "average degree {deg}");
+    let mut dist = vec![-1i32; n as usize];
+    dist[0] = 0;
+    let mut q = VecDeque::from([0usize]);
+    while let Some(u) = q.pop_front() {
+        let (s, c) = (nodes[2 * u] as usize, nodes[2 * u + 1] as usize);
+        for &v in &edges[s..s + c] {
+            if dist[v as usize] < 0 {
+                dist[v as usize] = dist[u] + 1;
+                q.push_back(v as usize);
+            }
+        }
+    }
+    let depth = *dist.iter().max().unwrap() as usize;
+    let mut w = build("rodinia-bfs", &[("nodes", "3000")], 11);
+    let r = run(&mut w);
+    assert_eq!(r.kernels.len(), 2 * (depth + 1), "Kernel + Kernel2 per level, plus the last");
+    assert_eq!(r.kernels[0], "Kernel");
+    assert_eq!(r.kernels[1], "Kernel2");
+    let cost: Vec<i32> = get(&w, "d_cost");
+    assert_eq!(cost, dist);
+    let visited: Vec<u8> = get(&w, "d_graph_visited");
+    assert!(visited.iter().zip(&dist).all(|(v, d)| (*v == 1) == (*d >= 0)));
+}
+
+#[test]
+fn rodinia_bfs_flag_arrays_coalesce_and_default_is_rule_one() {
+    let mut w = build("rodinia-bfs", &[("nodes", "2048")], 2);
+    // Kernel of level 0: only node 0 is in the mask; every warp reads its 32 mask bytes
+    // with one line request, and only warp 0 of block 0 goes on to the edges
+    let m = first_block_mem(&mut w, 1, 0);
+    assert_eq!(m, vec![(InstClass::Load, Space::Global, 1)]);
+    let d = super::bfs::default_nodes();
+    assert_eq!(super::bfs::SPEC.params[0].default, d.to_string());
+    assert!(super::bfs::footprint(d, 6) <= crate::scale::FOOTPRINT_CAP_BYTES);
+}
