@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 pub mod dense;
 pub mod graph;
 pub mod micro;
+pub mod parboil;
 pub mod rodinia;
 pub mod vectoradd;
 
@@ -19,6 +20,7 @@ pub fn all() -> &'static [BenchSpec] {
         v.extend_from_slice(graph::SPECS);
         v.extend_from_slice(dense::SPECS);
         v.extend_from_slice(rodinia::SPECS);
+        v.extend_from_slice(parboil::SPECS);
         v.extend_from_slice(&[micro::SINGLE, micro::STREAM, micro::RANDOM, micro::CHAIN]);
         v
     })

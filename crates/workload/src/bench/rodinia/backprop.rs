@@ -58,11 +58,7 @@ pub fn footprint(n: u64) -> u64 {
 
 /// The default `in` by rule 1 (d = 1, tile 16).
 pub fn default_in() -> u64 {
-    scale::dim(
-        PAPER_IN,
-        scale::linear_factor(footprint(PAPER_IN), 1),
-        H,
-    )
+    scale::dim(PAPER_IN, scale::linear_factor(footprint(PAPER_IN), 1), H)
 }
 
 /// `bpnn_layerforward_CUDA`: phases 0 stage the input unit, 1 stage the weight, 2 multiply,

@@ -49,7 +49,8 @@ pub const SPEC: BenchSpec = BenchSpec {
         ParamSpec {
             name: "max_edges",
             default: "4",
-            help: "graphgen MAX_INIT_EDGES: most partners a node draws (average degree = min + max)",
+            help:
+                "graphgen MAX_INIT_EDGES: most partners a node draws (average degree = min + max)",
         },
     ],
     build,

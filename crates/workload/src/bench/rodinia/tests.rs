@@ -96,7 +96,10 @@ fn backprop_equals_host_training_step() {
         r.kernels,
         ["bpnn_layerforward_CUDA", "bpnn_adjust_weights_cuda"]
     );
-    assert!(r.shared_insts > 0, "the forward kernel stages its tile in shared memory");
+    assert!(
+        r.shared_insts > 0,
+        "the forward kernel stages its tile in shared memory"
+    );
     let partial: Vec<f32> = get(&w, "hidden_partial_sum");
     let hd: Vec<f32> = get(&w, "hidden_delta_cuda");
     let (p_ref, w_ref, o_ref) = reference(&input, &weights, &hd);
@@ -109,7 +112,12 @@ fn backprop_equals_host_training_step() {
     let wd: Vec<f32> = get(&w, "input_hidden_cuda");
     let od: Vec<f32> = get(&w, "input_prev_weights_cuda");
     for i in 0..wd.len() {
-        assert!(close(wd[i], w_ref[i], 1e-6), "w[{i}] {} vs {}", wd[i], w_ref[i]);
+        assert!(
+            close(wd[i], w_ref[i], 1e-6),
+            "w[{i}] {} vs {}",
+            wd[i],
+            w_ref[i]
+        );
         assert!(close(od[i], o_ref[i], 1e-6), "oldw[{i}]");
     }
     // the update moved weights (the hidden layer is out of saturation at this size)
@@ -184,7 +192,9 @@ fn streamcluster_pfl_equals_host_pfl() {
     // last launch's candidate record came from the same host state
     let p: Vec<u32> = get(&w, "p");
     assert_eq!(p.len() as u64, n * 8);
-    let cost: Vec<f32> = (0..n as usize).map(|i| f32::from_bits(p[i * 8 + 6])).collect();
+    let cost: Vec<f32> = (0..n as usize)
+        .map(|i| f32::from_bits(p[i * 8 + 6]))
+        .collect();
     assert!(cost.iter().all(|c| c.is_finite() && *c >= 0.0));
 }
 
@@ -227,7 +237,12 @@ fn streamcluster_first_kernel_equals_host_kernel_and_coalesces() {
     let sw: Vec<u8> = get(&w, "switch_membership_d");
     assert_eq!(sw, sw_ref);
     for i in 0..stride * 1025 {
-        assert!(close(wm[i], wm_ref[i], 1e-5), "work_mem[{i}] {} vs {}", wm[i], wm_ref[i]);
+        assert!(
+            close(wm[i], wm_ref[i], 1e-5),
+            "work_mem[{i}] {} vs {}",
+            wm[i],
+            wm_ref[i]
+        );
     }
     assert!(sw.iter().any(|&s| s == 1) && sw.iter().any(|&s| s == 0));
 }
@@ -265,13 +280,20 @@ fn rodinia_bfs_costs_are_host_bfs_levels() {
     let depth = *dist.iter().max().unwrap() as usize;
     let mut w = build("rodinia-bfs", &[("nodes", "3000")], 11);
     let r = run(&mut w);
-    assert_eq!(r.kernels.len(), 2 * (depth + 1), "Kernel + Kernel2 per level, plus the last");
+    assert_eq!(
+        r.kernels.len(),
+        2 * (depth + 1),
+        "Kernel + Kernel2 per level, plus the last"
+    );
     assert_eq!(r.kernels[0], "Kernel");
     assert_eq!(r.kernels[1], "Kernel2");
     let cost: Vec<i32> = get(&w, "d_cost");
     assert_eq!(cost, dist);
     let visited: Vec<u8> = get(&w, "d_graph_visited");
-    assert!(visited.iter().zip(&dist).all(|(v, d)| (*v == 1) == (*d >= 0)));
+    assert!(visited
+        .iter()
+        .zip(&dist)
+        .all(|(v, d)| (*v == 1) == (*d >= 0)));
 }
 
 #[test]
