@@ -307,3 +307,71 @@ fn rodinia_bfs_flag_arrays_coalesce_and_default_is_rule_one() {
     assert_eq!(super::bfs::SPEC.params[0].default, d.to_string());
     assert!(super::bfs::footprint(d, 6) <= crate::scale::FOOTPRINT_CAP_BYTES);
 }
+
+#[test]
+fn btree_tree_is_bpt_shaped_and_queries_find_their_records() {
+    use super::btree::{gen_keys, Bpt, KN_WORDS};
+    let n = 70_000u64;
+    let keys = gen_keys(n, 3);
+    let tree = Bpt::build(&keys);
+    assert_eq!(
+        tree.height(),
+        2,
+        "256-ary tree of 70k keys: root, one internal level, leaves"
+    );
+    let (kn, recs) = tree.to_knodes();
+    // records in breadth-first leaf order are the sorted keys
+    assert_eq!(recs, (0..n as i32).collect::<Vec<_>>());
+    // every leaf but possibly the root holds 128..=255 keys (split at cut(255) = 128)
+    let elems = kn.len() as u64 / KN_WORDS;
+    for k in 0..elems as usize {
+        let w = &kn[k * KN_WORDS as usize..(k + 1) * KN_WORDS as usize];
+        if w[515] == 1 {
+            let nk = w[516] as usize - 2;
+            assert!((128..=255).contains(&nk), "leaf {k} holds {nk}");
+        }
+    }
+    let mut w = build(
+        "btree",
+        &[
+            ("keys", "70000"),
+            ("k_count", "300"),
+            ("j_count", "200"),
+            ("j_range", "500"),
+        ],
+        3,
+    );
+    let r = run(&mut w);
+    assert_eq!(r.kernels, ["findK", "findRangeK"]);
+    let q: Vec<i32> = get(&w, "keysD");
+    let ans: Vec<i32> = get(&w, "ansD");
+    assert_eq!(ans, q, "record value = key, every key present");
+    let s: Vec<i32> = get(&w, "startD");
+    let e: Vec<i32> = get(&w, "endD");
+    let rs: Vec<i32> = get(&w, "RecstartD");
+    let rl: Vec<i32> = get(&w, "ReclenD");
+    for i in 0..200 {
+        assert_eq!(rs[i], s[i], "record index of key k is k");
+        assert_eq!(rl[i], e[i] - s[i] + 1);
+    }
+}
+
+#[test]
+fn btree_key_loads_coalesce_per_node() {
+    // the 256 threads read 256 consecutive keys of one knode: a warp's keys[thid] load is
+    // one 128-byte segment (at most two lines: knodes are 2068 bytes), currKnodeD a
+    // broadcast
+    let mut w = build(
+        "btree",
+        &[
+            ("keys", "70000"),
+            ("k_count", "4"),
+            ("j_count", "4"),
+            ("j_range", "10"),
+        ],
+        3,
+    );
+    let m = first_block_mem(&mut w, 0, 3);
+    assert_eq!(m[0], (InstClass::Load, Space::Global, 1), "currKnodeD[bid]");
+    assert!(m[1].2 <= 2, "keys[thid]: {m:?}");
+}
