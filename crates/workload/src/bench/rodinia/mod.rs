@@ -7,10 +7,11 @@ use crate::registry::BenchSpec;
 pub mod backprop;
 pub mod bfs;
 pub mod btree;
+pub mod lavamd;
 pub mod streamcluster;
 
 #[cfg(test)]
 pub(crate) mod tests;
 
 /// The Rodinia benchmarks of this folder.
-pub const SPECS: &[BenchSpec] = &[backprop::SPEC, streamcluster::SPEC, bfs::SPEC, btree::SPEC];
+pub const SPECS: &[BenchSpec] = &[backprop::SPEC, streamcluster::SPEC, bfs::SPEC, btree::SPEC, lavamd::SPEC];

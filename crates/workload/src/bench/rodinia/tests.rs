@@ -375,3 +375,36 @@ fn btree_key_loads_coalesce_per_node() {
     assert_eq!(m[0], (InstClass::Load, Space::Global, 1), "currKnodeD[bid]");
     assert!(m[1].2 <= 2, "keys[thid]: {m:?}");
 }
+
+#[test]
+fn lavamd_forces_equal_host_pair_sums() {
+    use super::lavamd::{boxes, interact, PAR};
+    let mut w = build("lavamd", &[("boxes1d", "3")], 2);
+    let rv: Vec<f32> = get(&w, "d_rv_gpu");
+    let qv: Vec<f32> = get(&w, "d_qv_gpu");
+    let r = run(&mut w);
+    assert_eq!(r.kernels, ["kernel_gpu_cuda"]);
+    assert!(r.shared_insts > r.mem_insts, "interactions read the staged boxes");
+    let bx = boxes(3);
+    assert_eq!(bx[13].len(), 26, "the centre box has 26 neighbours");
+    assert_eq!(bx[0].len(), 7, "a corner box has 7");
+    let fv: Vec<f32> = get(&w, "d_fv_gpu");
+    let p4 = |i: u64| -> [f32; 4] {
+        let b = 4 * i as usize;
+        [rv[b], rv[b + 1], rv[b + 2], rv[b + 3]]
+    };
+    for (h, nei) in bx.iter().enumerate() {
+        let order: Vec<u64> = std::iter::once(h as u64).chain(nei.iter().copied()).collect();
+        for i in 0..PAR {
+            let mut f = [0f32; 4];
+            for &nb in &order {
+                for j in 0..PAR {
+                    let pj = nb * PAR + j;
+                    interact(&mut f, p4(h as u64 * PAR + i), p4(pj), qv[pj as usize]);
+                }
+            }
+            let b = 4 * (h as u64 * PAR + i) as usize;
+            assert_eq!(&fv[b..b + 4], &f, "box {h} particle {i}");
+        }
+    }
+}
