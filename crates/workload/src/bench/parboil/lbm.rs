@@ -215,8 +215,8 @@ impl Kernel for StreamCollide {
     /// offset (`IMAD` x2, `ULDC`), then per gathered value its address (`IMAD.WIDE`: the
     /// field offsets `TOTAL_PADDED_CELLS*e*4` exceed the 24-bit immediate) and `LDG`, 19
     /// times, plus the flag word (`IMAD.WIDE`, `LDG`), `LOP3`, `ISETP`, `BRA`. Fluid cells:
-    /// rho (18 `FADD`), the three momenta (27 `FADD`), three IEEE divisions (`MUFU.RCP`, 4
-    /// `FFMA`, `FCHK` and its branch each), the `ACCEL` test (`LOP3`, `ISETP`, 3 `FSEL`),
+    /// rho (18 `FADD`), the three momenta (27 `FADD`), three divisions (`MUFU.RCP` + 4 fp each,
+    /// docs/workloads.md), the `ACCEL` test (`LOP3`, `ISETP`, 3 `FSEL`),
     /// `u2` and the bases (6 FP), and per output its velocity sum, `FFMA`, `FMUL`, `FADD`,
     /// `FMUL`, `FFMA` (5 FP, 95); obstacle cells only permute registers (their lanes are
     /// recorded on the collision path, see the body). Then 19 `STG`, each with its
@@ -242,8 +242,6 @@ impl Kernel for StreamCollide {
         for _ in 0..3 {
             t.sfu(1);
             t.fp(4);
-            t.alu(1);
-            t.branch(1);
         }
         t.alu(2);
         t.fp(3);

@@ -128,12 +128,11 @@ impl Kernel for LayerForward {
             3..=6 => {
                 let i = phase - 2;
                 let p2 = 1u64 << i;
-                t.alu(1);
+                t.sfu(1);
                 t.fp(1);
                 t.sfu(1);
-                t.alu(1);
-                t.alu(9);
                 t.sfu(1);
+                t.alu(20);
                 t.alu(1);
                 t.branch(1);
                 if ty % p2 == 0 {
@@ -175,11 +174,12 @@ struct AdjustWeights {
 }
 
 /// One `ETA * delta * ly + MOMENTUM * oldw` in double precision as nvcc compiles it
-/// (`ETA`, `MOMENTUM` are double literals): `F2F.F64.F32` x3, `DMUL` x2, `DFMA`, `F2F.F32`.
+/// (`ETA`, `MOMENTUM` are double literals): `F2F.F64.F32` x3, `DMUL` x2, `DFMA`, `F2F.F32`
+/// (conversions count 1 sfu each, docs/workloads.md).
 fn adjust(t: &mut Thread<'_>, d: f32, ly: f32, old: f32) -> f32 {
-    t.alu(3);
+    t.sfu(3);
     t.fp(3);
-    t.alu(1);
+    t.sfu(1);
     (ETA * d as f64 * ly as f64 + MOMENTUM * old as f64) as f32
 }
 

@@ -137,9 +137,10 @@ impl Kernel for LavaKernel {
     /// `LDG.64 offset` (addresses 3 int); threads below 100: 4 `LDG rv`, `LDG qv`, `F2F.F64`,
     /// 4 `STS`, `STS.64`. Compute, threads below 100: 4 `LDS` of `rA_shared[wtx]` and 4
     /// `LDG` of `fA[wtx]` (hoisted out of the j loop: the loop reads only shared memory),
-    /// then per neighbour particle 4 `LDS` + `LDS.64`, `r2`/`u2`/`exp`/`fs`/`d`/forces
-    /// (17 FP, `MUFU.EX2`), the four double accumulations (`FMUL`, `F2F` x2, `DADD` each: 8
-    /// FP, 8 conversions), the `qB` conversion and one int; the loop unrolled by 4 (`IADD3`,
+    /// then per neighbour particle 4 `LDS` + `LDS.64`, the `qB` conversion (`F2F`, 1 sfu),
+    /// `r2`/`u2`/`exp`/`fs`/`d`/forces (13 FP with `expf`'s 2, and its `MUFU.EX2`), the four
+    /// double accumulations (`FMUL`, `F2F` x2, `DADD` each: 8 FP, 8 conversions at 1 sfu)
+    /// and one int; the loop unrolled by 4 (`IADD3`,
     /// `ISETP`, `BRA` per 4); 4 `STG` of `fA[wtx]`; the outer loop step (3).
     fn thread(&self, t: &mut Thread<'_>, phase: u32) {
         let tx = t.tid.x as u64;
@@ -149,7 +150,7 @@ impl Kernel for LavaKernel {
         if phase == 0 {
             t.alu(4);
             t.branch(1);
-            t.alu(2);
+            t.sfu(2);
             t.fp(2);
             t.alu(1);
             let first_i: i64 = t.ld(self.box_o, bw / 2 + 2);
@@ -182,7 +183,7 @@ impl Kernel for LavaKernel {
             if tx < PAR {
                 let r = self.ld4(t, self.rv, first_j as u64 + tx);
                 let q: f32 = t.ld(self.qv, first_j as u64 + tx);
-                t.alu(1);
+                t.sfu(1);
                 for (c, x) in r.iter().enumerate() {
                     t.sh_st_f32(SH_RB + (4 * tx + c as u64) as u32, *x);
                 }
@@ -203,11 +204,12 @@ impl Kernel for LavaKernel {
                         *x = t.sh_ld_f32(SH_RB + (4 * j + c as u64) as u32);
                     }
                     let q = t.sh_ld_f32(SH_QB + 2 * j as u32);
-                    t.alu(1);
-                    t.fp(17);
+                    t.sfu(1);
+                    t.fp(13);
                     t.sfu(1);
                     t.fp(8);
-                    t.alu(9);
+                    t.sfu(8);
+                    t.alu(1);
                     interact(&mut f, a, b, q);
                     if j % 4 == 3 {
                         t.alu(2);
