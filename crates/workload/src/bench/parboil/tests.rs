@@ -198,3 +198,27 @@ fn parboil_stencil_reads_each_plane_once_from_global() {
     assert_eq!((x, y, z), (320, 320, 40));
     assert!(super::stencil::footprint(x, y, z) <= crate::scale::FOOTPRINT_CAP_BYTES);
 }
+
+/// Default inputs: within rule 1's footprint cap, and a complete functional run finishes
+/// (slow; `cargo test -p locus-workload -- --ignored defaults`).
+#[test]
+#[ignore]
+fn parboil_defaults_fit_the_cap_and_run() {
+    for name in ["lbm", "parboil-stencil"] {
+        let mut w = build(name, &[], 1);
+        let fp = w.memory().footprint();
+        assert!(
+            fp <= crate::scale::FOOTPRINT_CAP_BYTES,
+            "{name}: {fp} bytes"
+        );
+        let r = run(&mut w);
+        eprintln!(
+            "{name}: {} launches, {} global and {} shared warp memory insts, {} lines",
+            r.kernels.len(),
+            r.mem_insts,
+            r.shared_insts,
+            r.lines
+        );
+        assert!(r.lines > 0);
+    }
+}

@@ -229,9 +229,7 @@ impl Kernel for LavaKernel {
 fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
     let b1 = p.u64("boxes1d", 10)?;
     if b1 == 0 || b1 > 64 {
-        return Err(bad(format!(
-            "lavamd: boxes1d = {b1} must be in 1..=64"
-        )));
+        return Err(bad(format!("lavamd: boxes1d = {b1} must be in 1..=64")));
     }
     let bx = boxes(b1);
     let nb = bx.len() as u64;

@@ -14,4 +14,10 @@ pub mod streamcluster;
 pub(crate) mod tests;
 
 /// The Rodinia benchmarks of this folder.
-pub const SPECS: &[BenchSpec] = &[backprop::SPEC, streamcluster::SPEC, bfs::SPEC, btree::SPEC, lavamd::SPEC];
+pub const SPECS: &[BenchSpec] = &[
+    backprop::SPEC,
+    streamcluster::SPEC,
+    bfs::SPEC,
+    btree::SPEC,
+    lavamd::SPEC,
+];

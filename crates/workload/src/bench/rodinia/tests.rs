@@ -384,7 +384,10 @@ fn lavamd_forces_equal_host_pair_sums() {
     let qv: Vec<f32> = get(&w, "d_qv_gpu");
     let r = run(&mut w);
     assert_eq!(r.kernels, ["kernel_gpu_cuda"]);
-    assert!(r.shared_insts > r.mem_insts, "interactions read the staged boxes");
+    assert!(
+        r.shared_insts > r.mem_insts,
+        "interactions read the staged boxes"
+    );
     let bx = boxes(3);
     assert_eq!(bx[13].len(), 26, "the centre box has 26 neighbours");
     assert_eq!(bx[0].len(), 7, "a corner box has 7");
@@ -394,7 +397,9 @@ fn lavamd_forces_equal_host_pair_sums() {
         [rv[b], rv[b + 1], rv[b + 2], rv[b + 3]]
     };
     for (h, nei) in bx.iter().enumerate() {
-        let order: Vec<u64> = std::iter::once(h as u64).chain(nei.iter().copied()).collect();
+        let order: Vec<u64> = std::iter::once(h as u64)
+            .chain(nei.iter().copied())
+            .collect();
         for i in 0..PAR {
             let mut f = [0f32; 4];
             for &nb in &order {
@@ -406,5 +411,36 @@ fn lavamd_forces_equal_host_pair_sums() {
             let b = 4 * (h as u64 * PAR + i) as usize;
             assert_eq!(&fv[b..b + 4], &f, "box {h} particle {i}");
         }
+    }
+}
+
+/// Default inputs: within rule 1's footprint cap, and a complete functional run finishes
+/// (slow: minutes in a debug build; `cargo test -p locus-workload -- --ignored defaults`).
+#[test]
+#[ignore]
+fn rodinia_defaults_fit_the_cap_and_run() {
+    for name in [
+        "backprop",
+        "rodinia-bfs",
+        "btree",
+        "lavamd",
+        "streamcluster",
+    ] {
+        let mut w = build(name, &[], 1);
+        let fp = w.memory().footprint();
+        assert!(
+            fp <= crate::scale::FOOTPRINT_CAP_BYTES,
+            "{name}: {fp} bytes"
+        );
+        let r = run(&mut w);
+        eprintln!(
+            "{name}: {} launches, {} global and {} shared warp memory insts, {} lines, {:.1} MiB",
+            r.kernels.len(),
+            r.mem_insts,
+            r.shared_insts,
+            r.lines,
+            fp as f64 / (1 << 20) as f64
+        );
+        assert!(r.lines > 0);
     }
 }
