@@ -194,9 +194,15 @@ fn parboil_stencil_reads_each_plane_once_from_global() {
         shared > global.len(),
         "neighbours come from the shared plane"
     );
+    assert_eq!(super::stencil::rule1_sides(), (320, 320, 40));
     let (x, y, z) = super::stencil::default_sides();
-    assert_eq!((x, y, z), (320, 320, 40));
-    assert!(super::stencil::footprint(x, y, z) <= crate::scale::FOOTPRINT_CAP_BYTES);
+    assert_eq!((x, y, z), (128, 160, 20));
+    let p = super::stencil::SPEC.params;
+    assert_eq!(
+        (p[0].default, p[1].default, p[2].default),
+        ("128", "160", "20")
+    );
+    assert!(super::stencil::footprint(320, 320, 40) <= crate::scale::FOOTPRINT_CAP_BYTES);
 }
 
 /// Default inputs: within rule 1's footprint cap, and a complete functional run finishes
