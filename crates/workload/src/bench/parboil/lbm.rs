@@ -293,7 +293,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
         sz: p.u64("sz", dz)?,
     };
     let steps = p.u64("steps", 100)?;
-    if l.sx == 0 || l.sx % 8 != 0 || l.sx > 1024 || l.sy < 3 || l.sz < 3 || steps == 0 {
+    if l.sx == 0 || !l.sx.is_multiple_of(8) || l.sx > 1024 || l.sy < 3 || l.sz < 3 || steps == 0 {
         return Err(bad(format!(
             "lbm: need sx a multiple of 8 in 8..=1024 (one block per row), sy >= 3, sz >= 3, steps >= 1 (got {} x {} x {}, {steps} steps)",
             l.sx, l.sy, l.sz

@@ -232,7 +232,7 @@ impl Kernel for Coarsen {
             }
             p => {
                 let k = ((p - 2) / 2 + 1) as u64;
-                if p % 2 == 0 {
+                if p.is_multiple_of(2) {
                     t.alu(1);
                     let mut top = self.regs.get(local, 2);
                     if i < nx && j < ny {

@@ -135,7 +135,7 @@ impl Kernel for LayerForward {
                 t.alu(20);
                 t.alu(1);
                 t.branch(1);
-                if ty % p2 == 0 {
+                if ty.is_multiple_of(p2) {
                     t.alu(1);
                     let a = t.sh_ld_f32(sw);
                     let b = t.sh_ld_f32(SH_W + ((ty + p2 / 2) * H + tx) as u32);

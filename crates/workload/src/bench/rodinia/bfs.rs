@@ -11,9 +11,9 @@
 //!
 //! and repeats while `d_over` came back true.
 //!
-//! Input: Rodinia's `graphgen` (data/bfs/inputGen): every node draws `rand() % (MAX_INIT_EDGES
-//! - MIN_EDGES + 1) + MIN_EDGES` partners uniformly among all nodes and each edge is stored
-//! in both directions, so the average degree is `min_edges + max_edges` (graph1MW_6: 2..4,
+//! Input: Rodinia's `graphgen` (data/bfs/inputGen): every node draws
+//! `rand() % (MAX_INIT_EDGES - MIN_EDGES + 1) + MIN_EDGES` partners uniformly among all
+//! nodes and each edge is stored in both directions, so the average degree is `min_edges + max_edges` (graph1MW_6: 2..4,
 //! degree 6); source node 0. Not an R-MAT graph.
 //!
 //! Inputs: NDP §5.4 Table 1 runs BFS with 1M nodes (Rodinia's graph1MW_6.txt): 39 MB of
@@ -252,7 +252,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
     // the do { over = false; Kernel; Kernel2; copy over back } while (over) loop
     let mut step = 0u64;
     let host = crate::bench::dense::common::host(move |m: &mut Memory| {
-        let k: Box<dyn Kernel> = if step % 2 == 0 {
+        let k: Box<dyn Kernel> = if step.is_multiple_of(2) {
             if step > 0 && m.get::<u8>(over, 0) == 0 {
                 return None;
             }

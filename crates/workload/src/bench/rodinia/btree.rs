@@ -303,7 +303,7 @@ impl Kernel for FindK {
         if phase == 0 {
             t.alu(5);
         }
-        if phase < level_phases && phase % 2 == 0 {
+        if phase < level_phases && phase.is_multiple_of(2) {
             t.alu(1);
             let cur: i64 = t.ld(self.curr, bid);
             t.alu(1);
@@ -428,7 +428,7 @@ impl Kernel for FindRangeK {
         if phase == 0 {
             t.alu(5);
         }
-        if phase < lp && phase % 2 == 0 {
+        if phase < lp && phase.is_multiple_of(2) {
             self.step(t, self.curr, self.offset, self.start);
             self.step(t, self.last, self.offset2, self.end);
         } else if phase < lp {
