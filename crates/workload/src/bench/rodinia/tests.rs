@@ -244,7 +244,7 @@ fn streamcluster_first_kernel_equals_host_kernel_and_coalesces() {
             wm_ref[i]
         );
     }
-    assert!(sw.iter().any(|&s| s == 1) && sw.iter().any(|&s| s == 0));
+    assert!(sw.contains(&1) && sw.contains(&0));
 }
 
 #[test]
