@@ -15,6 +15,8 @@ pub mod micro;
 pub mod polybench;
 pub mod shoc;
 pub mod tango;
+pub mod parboil;
+pub mod rodinia;
 pub mod vectoradd;
 
 /// Every built-in benchmark, in listing order.
@@ -31,6 +33,8 @@ pub fn all() -> &'static [BenchSpec] {
         v.extend_from_slice(heteromark::SPECS);
         v.extend_from_slice(amdapp::SPECS);
         v.extend_from_slice(cudasdk::SPECS);
+        v.extend_from_slice(rodinia::SPECS);
+        v.extend_from_slice(parboil::SPECS);
         v.extend_from_slice(&[micro::SINGLE, micro::STREAM, micro::RANDOM, micro::CHAIN]);
         v
     })

@@ -1,0 +1,322 @@
+//! Parboil `stencil` (benchmarks/stencil, CUDA), registry name `parboil-stencil`: the 7-point
+//! Jacobi stencil `Anext = (left + right + up + down + top + bottom) * c1 - centre * c0` on
+//! an `nx x ny x nz` grid (`Index3D = i + nx*(j + ny*k)`), kernel
+//! `block2D_hybrid_coarsen_x`. Blocks of `tx x ty = 32 x 4` threads cover `2*tx x ty`
+//! columns (thread coarsening along x: each thread owns columns `i` and `i2 = i + tx`); the
+//! block walks up the z axis keeping the current plane in shared memory (`sh_A0`,
+//! `2*tx*ty` floats) and the planes below and above in registers (`bottom`, `top`: z-loop
+//! register blocking). Neighbours inside the tile come from shared memory, those across the
+//! tile edge (`threadIdx.x == 0` left, `threadIdx.x == tx-1` right of `i2`, first and last
+//! row) from global memory. Per z step: load `top`, compute and store both columns,
+//! `__syncthreads()`, rotate (`bottom = sh; sh = top`), `__syncthreads()`. The host runs
+//! `iterations` launches, swapping `d_A0` and `d_Anext` after each; only interior points are
+//! written (`d_Anext` starts zeroed).
+//!
+//! Inputs: NDP §5.4 Table 1 runs STN on a 512 x 512 x 64 grid (Parboil's `default` dataset,
+//! 100 iterations): 128 MiB of two grids, so rule 1 of [`crate::scale`] shrinks the three
+//! sides by 4^(1/3) (d = 3), rounded to the tile (x to 64, y to 4): 320 x 320 x 40. That
+//! input issues about 290 M warp instructions (100 launches of 1600 warps walking 38
+//! planes), over a minute on `coda-4gpu`, so rule 2 halves the three sides once, x rounded
+//! down to the 64-column tile: 128 x 160 x 20.
+
+use crate::bench::dense::common::{bad, kinfo, Regs};
+use crate::gen::rng::Rng;
+use crate::memory::Memory;
+use crate::model::{Kernel, ModelWorkload, Thread};
+use crate::program::{Dim3, KernelInfo, ObjId, WorkloadError};
+use crate::registry::{BenchSpec, ParamSpec, Params};
+use crate::scale;
+
+/// Registry entry.
+pub const SPEC: BenchSpec = BenchSpec {
+    name: "parboil-stencil",
+    suite: "Parboil",
+    category: "-",
+    about: "Parboil stencil: block2D_hybrid_coarsen_x 7-point 3-D Jacobi, 32x4 threads on \
+            64x4 columns, current plane in shared memory, z-loop register blocking, \
+            buffer swap per iteration",
+    params: &[
+        ParamSpec {
+            name: "nx",
+            default: "128",
+            help: "grid x (NDP: 512; rule 1 then rule 2)",
+        },
+        ParamSpec {
+            name: "ny",
+            default: "160",
+            help: "grid y (NDP: 512; rule 1 then rule 2)",
+        },
+        ParamSpec {
+            name: "nz",
+            default: "20",
+            help: "grid z (NDP: 64; rule 1 then rule 2)",
+        },
+        ParamSpec {
+            name: "iterations",
+            default: "100",
+            help: "launches (Parboil default dataset: 100)",
+        },
+    ],
+    build,
+};
+
+const TX: u64 = 32;
+const TY: u64 = 4;
+/// Parboil's coefficients: `c0 = 1/6`, `c1 = 1/6/6`.
+pub const C0: f32 = 1.0 / 6.0;
+pub const C1: f32 = 1.0 / 6.0 / 6.0;
+
+/// Device bytes of the two grids.
+pub fn footprint(nx: u64, ny: u64, nz: u64) -> u64 {
+    2 * 4 * nx * ny * nz
+}
+
+/// The sides by rule 1 (d = 3).
+pub fn rule1_sides() -> (u64, u64, u64) {
+    let f = scale::linear_factor(footprint(512, 512, 64), 3);
+    (
+        scale::dim(512, f, 2 * TX),
+        scale::dim(512, f, TY),
+        scale::dim(64, f, 1),
+    )
+}
+
+/// The default sides: rule 1's, halved once by rule 2 (tile rounding kept).
+pub fn default_sides() -> (u64, u64, u64) {
+    let (x, y, z) = rule1_sides();
+    (
+        scale::dim(x / 2, 1.0, 2 * TX),
+        scale::dim(y / 2, 1.0, TY),
+        scale::dim(z / 2, 1.0, 1),
+    )
+}
+
+/// `block2D_hybrid_coarsen_x`: phase 0 clears the shared tile, 1 loads the first planes,
+/// then per z step `k` phase `2k` computes and `2k + 1` rotates the planes.
+struct Coarsen {
+    a0: ObjId,
+    anext: ObjId,
+    nx: u64,
+    ny: u64,
+    nz: u64,
+    /// bottom, bottom2, top, top2 of every thread of the block being run.
+    regs: Regs,
+}
+
+impl Coarsen {
+    fn idx(&self, i: u64, j: u64, k: u64) -> u64 {
+        i + self.nx * (j + self.ny * k)
+    }
+    /// One column's update (`second`: the coarsened column `i2`).
+    #[allow(clippy::too_many_arguments)]
+    fn column(
+        &self,
+        t: &mut Thread<'_>,
+        i: u64,
+        j: u64,
+        k: u64,
+        sh: u32,
+        second: bool,
+        bottom: f32,
+        top: f32,
+    ) {
+        let (tx, ty) = (t.tid.x as u64, t.tid.y as u64);
+        let w = 2 * TX as u32;
+        let wreg = (second || i > 0) && j > 0 && i + 1 < self.nx && j + 1 < self.ny;
+        t.branch(1);
+        if !wreg {
+            return;
+        }
+        // the side neighbour across the tile edge: left of i (tx == 0), right of i2
+        // each `edge ? A0[..] : sh_A0[..]` is predicated: the global address is formed by
+        // every lane, then the edge lanes issue the `LDG` and the others the `LDS` at the
+        // same position
+        t.alu(1);
+        let lr = if !second {
+            if tx == 0 {
+                t.ld(self.a0, self.idx(i - 1, j, k))
+            } else {
+                t.sh_ld_f32(sh - 1)
+            }
+        } else if tx == TX - 1 {
+            t.ld(self.a0, self.idx(i + 1, j, k))
+        } else {
+            t.sh_ld_f32(sh + 1)
+        };
+        t.alu(1);
+        let down = if ty == 0 {
+            t.ld(self.a0, self.idx(i, j - 1, k))
+        } else {
+            t.sh_ld_f32(sh - w)
+        };
+        t.alu(1);
+        let up = if ty == TY - 1 {
+            t.ld(self.a0, self.idx(i, j + 1, k))
+        } else {
+            t.sh_ld_f32(sh + w)
+        };
+        let other = if second {
+            t.sh_ld_f32(sh - 1)
+        } else {
+            t.sh_ld_f32(sh + 1)
+        };
+        let c = t.sh_ld_f32(sh);
+        t.fp(7);
+        t.alu(1);
+        let v = (lr + other + up + down + top + bottom) * C1 - c * C0;
+        t.st(self.anext, self.idx(i, j, k), v);
+    }
+}
+
+impl Kernel for Coarsen {
+    fn info(&self) -> KernelInfo {
+        kinfo(
+            "block2D_hybrid_coarsen_x",
+            Dim3::new(
+                self.nx.div_ceil(2 * TX) as u32,
+                self.ny.div_ceil(TY) as u32,
+                1,
+            ),
+            Dim3::new(TX as u32, TY as u32, 1),
+            30,
+            (2 * TX * TY * 4) as u32,
+        )
+    }
+    fn phases(&self) -> u32 {
+        2 + 2 * (self.nz.saturating_sub(2)) as u32
+    }
+    /// Per thread (sm_70-class SASS, issue 7 §1 counting). Phase 0: entry `MOV; S2R` x4,
+    /// `i`, `i2`, `j`, `sh_id`, `sh_id2` (6 `IMAD`/`IADD3`), `STS` x2. Phase 1: the region
+    /// and edge predicates (8 `ISETP`/`PLOP3`), per column its bound test (2), two plane
+    /// addresses (2), `LDG` x2 (bottom, current), `STS`. Per z step, per column: `top`'s
+    /// address and predicated `LDG`, the region branch; active lanes: per neighbour choice
+    /// (side, down, up) the global address and the predicated `LDG` (edge lanes) or `LDS`
+    /// (the others) at the same position, `LDS` of the inner side and the centre, 5 `FADD`, `FMUL`, `FFMA`, the
+    /// store address and `STG`. Rotation phase: `LDS`, `STS` x2 columns and the loop step
+    /// (`IADD3`, `ISETP`, `BRA`).
+    fn thread(&self, t: &mut Thread<'_>, phase: u32) {
+        let (tx, ty) = (t.tid.x as u64, t.tid.y as u64);
+        let (bx, by) = (t.block.x as u64, t.block.y as u64);
+        let i = bx * TX * 2 + tx;
+        let i2 = i + TX;
+        let j = by * TY + ty;
+        let sh = (tx + ty * 2 * TX) as u32;
+        let sh2 = sh + TX as u32;
+        let local = t.local_id();
+        let (nx, ny) = (self.nx, self.ny);
+        match phase {
+            0 => {
+                t.alu(11);
+                t.sh_st_f32(sh, 0.0);
+                t.sh_st_f32(sh2, 0.0);
+            }
+            1 => {
+                t.alu(8);
+                let (mut b, mut b2) = (0f32, 0f32);
+                t.alu(4);
+                if i < nx && j < ny {
+                    b = t.ld(self.a0, self.idx(i, j, 0));
+                    let c: f32 = t.ld(self.a0, self.idx(i, j, 1));
+                    t.sh_st_f32(sh, c);
+                }
+                t.alu(4);
+                if i2 < nx && j < ny {
+                    b2 = t.ld(self.a0, self.idx(i2, j, 0));
+                    let c: f32 = t.ld(self.a0, self.idx(i2, j, 1));
+                    t.sh_st_f32(sh2, c);
+                }
+                self.regs.set(local, 0, b);
+                self.regs.set(local, 1, b2);
+                self.regs.set(local, 2, 0.0);
+                self.regs.set(local, 3, 0.0);
+            }
+            p => {
+                let k = ((p - 2) / 2 + 1) as u64;
+                if p.is_multiple_of(2) {
+                    t.alu(1);
+                    let mut top = self.regs.get(local, 2);
+                    if i < nx && j < ny {
+                        top = t.ld(self.a0, self.idx(i, j, k + 1));
+                    }
+                    let bottom = self.regs.get(local, 0);
+                    self.column(t, i, j, k, sh, false, bottom, top);
+                    t.alu(1);
+                    let mut top2 = self.regs.get(local, 3);
+                    if i2 < nx && j < ny {
+                        top2 = t.ld(self.a0, self.idx(i2, j, k + 1));
+                    }
+                    let bottom2 = self.regs.get(local, 1);
+                    self.column(t, i2, j, k, sh2, true, bottom2, top2);
+                    self.regs.set(local, 2, top);
+                    self.regs.set(local, 3, top2);
+                } else {
+                    let b = t.sh_ld_f32(sh);
+                    t.sh_st_f32(sh, self.regs.get(local, 2));
+                    let b2 = t.sh_ld_f32(sh2);
+                    t.sh_st_f32(sh2, self.regs.get(local, 3));
+                    self.regs.set(local, 0, b);
+                    self.regs.set(local, 1, b2);
+                    t.alu(2);
+                    t.branch(1);
+                }
+            }
+        }
+    }
+}
+
+/// Parboil's host reference sweep (interior points only) of `a` into `next`.
+pub fn host_sweep(a: &[f32], next: &mut [f32], nx: usize, ny: usize, nz: usize) {
+    let id = |i: usize, j: usize, k: usize| i + nx * (j + ny * k);
+    for k in 1..nz - 1 {
+        for j in 1..ny - 1 {
+            for i in 1..nx - 1 {
+                next[id(i, j, k)] = (a[id(i, j, k + 1)]
+                    + a[id(i, j, k - 1)]
+                    + a[id(i, j + 1, k)]
+                    + a[id(i, j - 1, k)]
+                    + a[id(i + 1, j, k)]
+                    + a[id(i - 1, j, k)])
+                    * C1
+                    - C0 * a[id(i, j, k)];
+            }
+        }
+    }
+}
+
+fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
+    let (dx, dy, dz) = default_sides();
+    let nx = p.u64("nx", dx)?;
+    let ny = p.u64("ny", dy)?;
+    let nz = p.u64("nz", dz)?;
+    let iters = p.u64("iterations", 100)?;
+    if nx < 3 || ny < 3 || nz < 3 || iters == 0 {
+        return Err(bad(format!(
+            "parboil-stencil: need nx, ny, nz >= 3 and iterations >= 1 (got {nx} x {ny} x {nz}, {iters})"
+        )));
+    }
+    let mut rng = Rng::new(p.seed);
+    let a: Vec<f32> = (0..nx * ny * nz).map(|_| rng.f32()).collect();
+    let mut mem = Memory::new();
+    let a0 = mem.alloc_from("d_A0", &a, false);
+    let anext = mem.alloc::<f32>("d_Anext", nx * ny * nz, false);
+    let (mut src, mut dst) = (a0, anext);
+    let mut t = 0;
+    let host = crate::bench::dense::common::host(move |_m: &mut Memory| {
+        if t == iters {
+            return None;
+        }
+        if t > 0 {
+            std::mem::swap(&mut src, &mut dst);
+        }
+        t += 1;
+        Some(Box::new(Coarsen {
+            a0: src,
+            anext: dst,
+            nx,
+            ny,
+            nz,
+            regs: Regs::new((TX * TY) as usize, 4),
+        }) as Box<dyn Kernel>)
+    });
+    Ok(ModelWorkload::new("parboil-stencil", mem, host))
+}

@@ -1,0 +1,446 @@
+//! Tests of the Rodinia models: results against plain host implementations on small
+//! inputs, and the mechanism each model depends on (coalescing, shared-memory staging,
+//! launch counts of the host loop). Helpers are shared with the Parboil and Mantevo tests.
+
+use crate::memory::Elem;
+use crate::model::ModelWorkload;
+use crate::program::{BlockProgram, InstClass, ObjId, Space, Workload};
+use crate::registry;
+use std::collections::BTreeMap;
+
+pub(crate) fn build(name: &str, kv: &[(&str, &str)], seed: u64) -> ModelWorkload {
+    let ov: BTreeMap<String, String> = kv
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    registry::build(name, &ov, seed).unwrap()
+}
+
+/// Per-launch summary of a complete functional run.
+#[derive(Debug, Default)]
+pub(crate) struct Run {
+    pub kernels: Vec<String>,
+    /// Warp instructions by (class, space) over the whole run.
+    pub mem_insts: u64,
+    pub shared_insts: u64,
+    pub lines: u64,
+}
+
+pub(crate) fn run(w: &mut ModelWorkload) -> Run {
+    let mut bp = BlockProgram::default();
+    let mut r = Run::default();
+    while let Some(mut l) = w.next_launch().unwrap() {
+        r.kernels.push(l.info().name.clone());
+        for b in 0..l.info().num_blocks() {
+            l.block(b, false, 128, &mut bp).unwrap();
+            for wp in &bp.warps {
+                for i in &wp.insts {
+                    if i.class.is_mem() {
+                        if i.space == Space::Shared {
+                            r.shared_insts += 1;
+                        } else {
+                            r.mem_insts += 1;
+                        }
+                    }
+                }
+                r.lines += wp.lines.len() as u64;
+            }
+        }
+    }
+    r
+}
+
+pub(crate) fn obj(w: &ModelWorkload, name: &str) -> ObjId {
+    w.objects()
+        .iter()
+        .position(|o| o.name == name)
+        .unwrap_or_else(|| panic!("no {name}")) as ObjId
+}
+
+pub(crate) fn get<T: Elem>(w: &ModelWorkload, name: &str) -> Vec<T> {
+    w.memory().to_vec(obj(w, name))
+}
+
+pub(crate) fn close(a: f32, b: f32, tol: f32) -> bool {
+    (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
+}
+
+/// The global-memory instructions of warp `warp` of block `block` of the first launch:
+/// (class, space, lines).
+pub(crate) fn first_block_mem(
+    w: &mut ModelWorkload,
+    block: u64,
+    warp: usize,
+) -> Vec<(InstClass, Space, u32)> {
+    let mut bp = BlockProgram::default();
+    let mut l = w.next_launch().unwrap().unwrap();
+    l.block(block, false, 128, &mut bp).unwrap();
+    bp.warps[warp]
+        .insts
+        .iter()
+        .filter(|i| i.class.is_mem())
+        .map(|i| (i.class, i.space, i.nlines as u32))
+        .collect()
+}
+
+#[test]
+fn backprop_equals_host_training_step() {
+    use super::backprop::reference;
+    // 32 inputs keep the hidden layer out of saturation, so the deltas are not zero
+    let n = 32usize;
+    let mut w = build("backprop", &[("in", "32")], 7);
+    let input: Vec<f32> = get(&w, "input_cuda");
+    let weights: Vec<f32> = get(&w, "input_hidden_cuda");
+    let r = run(&mut w);
+    assert_eq!(
+        r.kernels,
+        ["bpnn_layerforward_CUDA", "bpnn_adjust_weights_cuda"]
+    );
+    assert!(
+        r.shared_insts > 0,
+        "the forward kernel stages its tile in shared memory"
+    );
+    let partial: Vec<f32> = get(&w, "hidden_partial_sum");
+    let hd: Vec<f32> = get(&w, "hidden_delta_cuda");
+    let (p_ref, w_ref, o_ref) = reference(&input, &weights, &hd);
+    assert_eq!(partial.len(), n);
+    for (a, b) in partial.iter().zip(&p_ref) {
+        assert!(close(*a, *b, 1e-6), "{a} vs {b}");
+    }
+    // the deltas the host computed are those of the reference's partial sums
+    assert!(hd[1..].iter().any(|&d| d != 0.0));
+    let wd: Vec<f32> = get(&w, "input_hidden_cuda");
+    let od: Vec<f32> = get(&w, "input_prev_weights_cuda");
+    for i in 0..wd.len() {
+        assert!(
+            close(wd[i], w_ref[i], 1e-6),
+            "w[{i}] {} vs {}",
+            wd[i],
+            w_ref[i]
+        );
+        assert!(close(od[i], o_ref[i], 1e-6), "oldw[{i}]");
+    }
+    // the update moved weights (the hidden layer is out of saturation at this size)
+    assert!((0..wd.len()).any(|i| wd[i] != weights[i]));
+}
+
+#[test]
+fn backprop_tile_loads_coalesce_by_row_and_default_is_rule_one() {
+    // warp 0 of block 0 = rows ty 0,1 of the 16x16 tile: 17-float rows, 16 floats each,
+    // so the weight load touches the lines of two 64-byte row segments
+    let mut w = build("backprop", &[("in", "64")], 1);
+    let m = first_block_mem(&mut w, 0, 0);
+    let globals: Vec<_> = m.iter().filter(|x| x.1 == Space::Global).collect();
+    // phase 0 input load (tx == 0 lanes: 2 units, one line), phase 1 weight load, phase 7
+    // store, phase 8 partial-sum store
+    assert_eq!(globals.len(), 4, "{m:?}");
+    assert!(globals[1].2 <= 2);
+    assert_eq!(globals[3].0, InstClass::Store);
+    let d = super::backprop::default_in();
+    assert_eq!(
+        super::backprop::SPEC.params[0].default,
+        d.to_string(),
+        "the registry default is rule 1 of scale.rs"
+    );
+    assert!(super::backprop::footprint(d) <= crate::scale::FOOTPRINT_CAP_BYTES);
+}
+
+/// The kernel's computation on the host: `work_mem` and the switch flags of one pgain.
+fn sc_host_kernel(st: &super::streamcluster::ScHost, x: usize) -> (Vec<f32>, Vec<u8>) {
+    let num = st.pts.weight.len();
+    let stride = st.k as usize + 1;
+    let mut wm = vec![0f32; stride * (num + 1)];
+    let mut sw = vec![0u8; num];
+    for tid in 0..num {
+        // the kernel sums coordinates in index order, as the host dist does
+        let xc = st.pts.dist(tid, x) * st.pts.weight[tid];
+        if xc < st.pts.cost[tid] {
+            sw[tid] = 1;
+            wm[tid * stride + st.k as usize] += xc - st.pts.cost[tid];
+        } else {
+            let c = st.center_table[st.pts.assign[tid] as usize] as usize;
+            wm[tid * stride + c] += st.pts.cost[tid] - xc;
+        }
+    }
+    (wm, sw)
+}
+
+#[test]
+fn streamcluster_pfl_equals_host_pfl() {
+    use super::streamcluster::host_state;
+    let (n, dim) = (300u64, 8u64);
+    // host reference: the same pFL with the kernel computed on the host
+    let mut st = host_state(n, dim, 4, 6, 9);
+    let mut launches = 0;
+    while let Some(x) = st.next_candidate() {
+        st.prepare();
+        let (mut wm, sw) = sc_host_kernel(&st, x as usize);
+        let g = st.pgain_serial(x as usize, &mut wm, &sw);
+        st.change += g;
+        launches += 1;
+    }
+    let mut w = build(
+        "streamcluster",
+        &[("n", "300"), ("dim", "8"), ("kmin", "4"), ("kmax", "6")],
+        9,
+    );
+    let r = run(&mut w);
+    assert_eq!(r.kernels.len(), launches, "one launch per pgain call");
+    assert!(launches as u64 >= st.iter, "at least one full pFL round");
+    assert!(r.kernels.iter().all(|k| k == "kernel_compute_cost"));
+    // pFL's end depends on every gain, so equal launch counts mean equal gains; the
+    // last launch's candidate record came from the same host state
+    let p: Vec<u32> = get(&w, "p");
+    assert_eq!(p.len() as u64, n * 8);
+    let cost: Vec<f32> = (0..n as usize)
+        .map(|i| f32::from_bits(p[i * 8 + 6]))
+        .collect();
+    assert!(cost.iter().all(|c| c.is_finite() && *c >= 0.0));
+}
+
+#[test]
+fn streamcluster_first_kernel_equals_host_kernel_and_coalesces() {
+    use super::streamcluster::host_state;
+    let mut st = host_state(1024, 16, 4, 6, 3);
+    let x = st.next_candidate().unwrap();
+    st.prepare();
+    let (wm_ref, sw_ref) = sc_host_kernel(&st, x as usize);
+    let mut w = build(
+        "streamcluster",
+        &[("n", "1024"), ("dim", "16"), ("kmin", "4"), ("kmax", "6")],
+        3,
+    );
+    let mut bp = BlockProgram::default();
+    {
+        let mut l = w.next_launch().unwrap().unwrap();
+        assert_eq!(l.info().block.x, 512);
+        assert_eq!(l.info().num_blocks(), 2);
+        l.block(0, false, 128, &mut bp).unwrap();
+        let loads: Vec<_> = bp.warps[0]
+            .insts
+            .iter()
+            .filter(|i| i.class == InstClass::Load)
+            .collect();
+        // per coordinate (rows of 1024 floats, line aligned): the point's (one line per
+        // warp) and the centre's (broadcast)
+        for c in 0..16 {
+            assert_eq!(loads[2 * c].nlines, 1);
+            assert_eq!(loads[2 * c + 1].nlines, 1);
+        }
+        // the AoS Point records: 32 B apart, 8 lines per warp
+        assert_eq!(loads[32].nlines, 8, "weight");
+        assert_eq!(loads[33].nlines, 8, "cost");
+        l.block(1, false, 128, &mut bp).unwrap();
+    }
+    let stride = st.k as usize + 1;
+    let wm: Vec<f32> = get(&w, "work_mem_d");
+    let sw: Vec<u8> = get(&w, "switch_membership_d");
+    assert_eq!(sw, sw_ref);
+    for i in 0..stride * 1025 {
+        assert!(
+            close(wm[i], wm_ref[i], 1e-5),
+            "work_mem[{i}] {} vs {}",
+            wm[i],
+            wm_ref[i]
+        );
+    }
+    assert!(sw.contains(&1) && sw.contains(&0));
+}
+
+#[test]
+fn rodinia_bfs_costs_are_host_bfs_levels() {
+    use super::bfs::graphgen;
+    use std::collections::VecDeque;
+    let n = 3000u64;
+    let (nodes, edges) = graphgen(n, 2, 4, 11);
+    // the generator: every edge stored both ways, average degree min + max
+    let mut pairs = std::collections::HashMap::<(i32, i32), i64>::new();
+    for u in 0..n as usize {
+        let (s, c) = (nodes[2 * u] as usize, nodes[2 * u + 1] as usize);
+        for &v in &edges[s..s + c] {
+            *pairs.entry((u as i32, v)).or_default() += 1;
+            *pairs.entry((v, u as i32)).or_default() -= 1;
+        }
+    }
+    assert!(pairs.values().all(|&c| c == 0), "symmetric edge list");
+    let deg = edges.len() as f64 / n as f64;
+    assert!((deg - 6.0).abs() < 0.3, "average degree {deg}");
+    let mut dist = vec![-1i32; n as usize];
+    dist[0] = 0;
+    let mut q = VecDeque::from([0usize]);
+    while let Some(u) = q.pop_front() {
+        let (s, c) = (nodes[2 * u] as usize, nodes[2 * u + 1] as usize);
+        for &v in &edges[s..s + c] {
+            if dist[v as usize] < 0 {
+                dist[v as usize] = dist[u] + 1;
+                q.push_back(v as usize);
+            }
+        }
+    }
+    let depth = *dist.iter().max().unwrap() as usize;
+    let mut w = build("rodinia-bfs", &[("nodes", "3000")], 11);
+    let r = run(&mut w);
+    assert_eq!(
+        r.kernels.len(),
+        2 * (depth + 1),
+        "Kernel + Kernel2 per level, plus the last"
+    );
+    assert_eq!(r.kernels[0], "Kernel");
+    assert_eq!(r.kernels[1], "Kernel2");
+    let cost: Vec<i32> = get(&w, "d_cost");
+    assert_eq!(cost, dist);
+    let visited: Vec<u8> = get(&w, "d_graph_visited");
+    assert!(visited
+        .iter()
+        .zip(&dist)
+        .all(|(v, d)| (*v == 1) == (*d >= 0)));
+}
+
+#[test]
+fn rodinia_bfs_flag_arrays_coalesce_and_default_is_rule_one() {
+    let mut w = build("rodinia-bfs", &[("nodes", "2048")], 2);
+    // Kernel of level 0: only node 0 is in the mask; every warp reads its 32 mask bytes
+    // with one line request, and only warp 0 of block 0 goes on to the edges
+    let m = first_block_mem(&mut w, 1, 0);
+    assert_eq!(m, vec![(InstClass::Load, Space::Global, 1)]);
+    let d = super::bfs::default_nodes();
+    assert_eq!(super::bfs::SPEC.params[0].default, d.to_string());
+    assert!(super::bfs::footprint(d, 6) <= crate::scale::FOOTPRINT_CAP_BYTES);
+}
+
+#[test]
+fn btree_tree_is_bpt_shaped_and_queries_find_their_records() {
+    use super::btree::{gen_keys, Bpt, KN_WORDS};
+    let n = 70_000u64;
+    let keys = gen_keys(n, 3);
+    let tree = Bpt::build(&keys);
+    assert_eq!(
+        tree.height(),
+        2,
+        "256-ary tree of 70k keys: root, one internal level, leaves"
+    );
+    let (kn, recs) = tree.to_knodes();
+    // records in breadth-first leaf order are the sorted keys
+    assert_eq!(recs, (0..n as i32).collect::<Vec<_>>());
+    // every leaf but possibly the root holds 128..=255 keys (split at cut(255) = 128)
+    let elems = kn.len() as u64 / KN_WORDS;
+    for k in 0..elems as usize {
+        let w = &kn[k * KN_WORDS as usize..(k + 1) * KN_WORDS as usize];
+        if w[515] == 1 {
+            let nk = w[516] as usize - 2;
+            assert!((128..=255).contains(&nk), "leaf {k} holds {nk}");
+        }
+    }
+    let mut w = build(
+        "btree",
+        &[
+            ("keys", "70000"),
+            ("k_count", "300"),
+            ("j_count", "200"),
+            ("j_range", "500"),
+        ],
+        3,
+    );
+    let r = run(&mut w);
+    assert_eq!(r.kernels, ["findK", "findRangeK"]);
+    let q: Vec<i32> = get(&w, "keysD");
+    let ans: Vec<i32> = get(&w, "ansD");
+    assert_eq!(ans, q, "record value = key, every key present");
+    let s: Vec<i32> = get(&w, "startD");
+    let e: Vec<i32> = get(&w, "endD");
+    let rs: Vec<i32> = get(&w, "RecstartD");
+    let rl: Vec<i32> = get(&w, "ReclenD");
+    for i in 0..200 {
+        assert_eq!(rs[i], s[i], "record index of key k is k");
+        assert_eq!(rl[i], e[i] - s[i] + 1);
+    }
+}
+
+#[test]
+fn btree_key_loads_coalesce_per_node() {
+    // the 256 threads read 256 consecutive keys of one knode: a warp's keys[thid] load is
+    // one 128-byte segment (at most two lines: knodes are 2068 bytes), currKnodeD a
+    // broadcast
+    let mut w = build(
+        "btree",
+        &[
+            ("keys", "70000"),
+            ("k_count", "4"),
+            ("j_count", "4"),
+            ("j_range", "10"),
+        ],
+        3,
+    );
+    let m = first_block_mem(&mut w, 0, 3);
+    assert_eq!(m[0], (InstClass::Load, Space::Global, 1), "currKnodeD[bid]");
+    assert!(m[1].2 <= 2, "keys[thid]: {m:?}");
+}
+
+#[test]
+fn lavamd_forces_equal_host_pair_sums() {
+    use super::lavamd::{boxes, interact, PAR};
+    let mut w = build("lavamd", &[("boxes1d", "3")], 2);
+    let rv: Vec<f32> = get(&w, "d_rv_gpu");
+    let qv: Vec<f32> = get(&w, "d_qv_gpu");
+    let r = run(&mut w);
+    assert_eq!(r.kernels, ["kernel_gpu_cuda"]);
+    assert!(
+        r.shared_insts > r.mem_insts,
+        "interactions read the staged boxes"
+    );
+    let bx = boxes(3);
+    assert_eq!(bx[13].len(), 26, "the centre box has 26 neighbours");
+    assert_eq!(bx[0].len(), 7, "a corner box has 7");
+    let fv: Vec<f32> = get(&w, "d_fv_gpu");
+    let p4 = |i: u64| -> [f32; 4] {
+        let b = 4 * i as usize;
+        [rv[b], rv[b + 1], rv[b + 2], rv[b + 3]]
+    };
+    for (h, nei) in bx.iter().enumerate() {
+        let order: Vec<u64> = std::iter::once(h as u64)
+            .chain(nei.iter().copied())
+            .collect();
+        for i in 0..PAR {
+            let mut f = [0f32; 4];
+            for &nb in &order {
+                for j in 0..PAR {
+                    let pj = nb * PAR + j;
+                    interact(&mut f, p4(h as u64 * PAR + i), p4(pj), qv[pj as usize]);
+                }
+            }
+            let b = 4 * (h as u64 * PAR + i) as usize;
+            assert_eq!(&fv[b..b + 4], &f, "box {h} particle {i}");
+        }
+    }
+}
+
+/// Default inputs: within rule 1's footprint cap, and a complete functional run finishes
+/// (slow: minutes in a debug build; `cargo test -p locus-workload -- --ignored defaults`).
+#[test]
+#[ignore]
+fn rodinia_defaults_fit_the_cap_and_run() {
+    for name in [
+        "backprop",
+        "rodinia-bfs",
+        "btree",
+        "lavamd",
+        "streamcluster",
+    ] {
+        let mut w = build(name, &[], 1);
+        let fp = w.memory().footprint();
+        assert!(
+            fp <= crate::scale::FOOTPRINT_CAP_BYTES,
+            "{name}: {fp} bytes"
+        );
+        let r = run(&mut w);
+        eprintln!(
+            "{name}: {} launches, {} global and {} shared warp memory insts, {} lines, {:.1} MiB",
+            r.kernels.len(),
+            r.mem_insts,
+            r.shared_insts,
+            r.lines,
+            fp as f64 / (1 << 20) as f64
+        );
+        assert!(r.lines > 0);
+    }
+}
