@@ -585,6 +585,8 @@ impl Regs {
 /// Align the lanes' operation lists position by position into warp instructions, with the
 /// dependences of the module documentation. With `record_lanes`, each instruction's lane
 /// addresses go to the warp's side buffer ([`WarpProgram::lanes_of`]).
+// `pos` indexes the inner lists of many lanes at once (`lanes[li][pos]`)
+#[allow(clippy::needless_range_loop)]
 fn merge_warp(
     lanes: &[Vec<Op>],
     addrs: &mut Vec<(u64, u32)>,

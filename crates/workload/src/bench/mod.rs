@@ -9,14 +9,14 @@ pub mod amdapp;
 pub mod cudasdk;
 pub mod dense;
 pub mod graph;
-pub mod mars;
 pub mod heteromark;
+pub mod mars;
 pub mod micro;
+pub mod parboil;
 pub mod polybench;
+pub mod rodinia;
 pub mod shoc;
 pub mod tango;
-pub mod parboil;
-pub mod rodinia;
 pub mod vectoradd;
 
 /// Every built-in benchmark, in listing order.
