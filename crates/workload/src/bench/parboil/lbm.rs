@@ -19,7 +19,9 @@
 //! grids of 20 x 128 x 120 x 154 floats plus margins: 379 MB) with the `short` dataset's
 //! 100 time steps. Rule 1 of [`crate::scale`] shrinks the three sides by one factor (d = 3)
 //! to the 32 MiB cap, `SIZE_X` rounded to 8 (the padding keeps rows 32-byte aligned):
-//! 48 x 53 x 66.
+//! 48 x 53 x 66. That default ran past two minutes on `coda-4gpu` (timed on an idle
+//! machine, 2026-11-23), so rule 2 halved each side once: 24 x 26 x 33 (x kept a multiple
+//! of 8).
 
 use crate::bench::dense::common::{bad, kinfo};
 use crate::memory::Memory;
@@ -38,17 +40,17 @@ pub const SPEC: BenchSpec = BenchSpec {
     params: &[
         ParamSpec {
             name: "sx",
-            default: "48",
+            default: "24",
             help: "SIZE_X, cells per row = threads per block (multiple of 8)",
         },
         ParamSpec {
             name: "sy",
-            default: "53",
+            default: "26",
             help: "SIZE_Y",
         },
         ParamSpec {
             name: "sz",
-            default: "66",
+            default: "33",
             help: "SIZE_Z",
         },
         ParamSpec {
@@ -140,7 +142,7 @@ pub fn footprint(l: Layout) -> u64 {
     2 * 4 * l.floats()
 }
 
-/// The default sides by rule 1 (d = 3; x rounded to 8).
+/// The default sides: rule 1 (d = 3; x rounded to 8), then rule 2 halving each side once.
 pub fn default_sides() -> (u64, u64, u64) {
     let paper = Layout {
         sx: 120,
@@ -148,10 +150,11 @@ pub fn default_sides() -> (u64, u64, u64) {
         sz: 150,
     };
     let f = scale::linear_factor(footprint(paper), 3);
+    // rule 2, one halving
     (
-        scale::dim(120, f, 8),
-        scale::dim(120, f, 1),
-        scale::dim(150, f, 1),
+        scale::dim(120, f / 2.0, 8),
+        scale::dim(120, f, 1) / 2,
+        scale::dim(150, f, 1) / 2,
     )
 }
 
