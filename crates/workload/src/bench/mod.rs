@@ -17,6 +17,8 @@ pub mod polybench;
 pub mod rodinia;
 pub mod shoc;
 pub mod tango;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod vectoradd;
 
 /// Every built-in benchmark, in listing order.

@@ -68,10 +68,7 @@ pub(crate) fn run(w: &mut ModelWorkload) -> Run {
 
 /// Object id of `name`.
 pub(crate) fn obj(w: &ModelWorkload, name: &str) -> ObjId {
-    w.objects()
-        .iter()
-        .position(|o| o.name == name)
-        .unwrap_or_else(|| panic!("no {name}")) as ObjId
+    crate::bench::testing::obj(w, name)
 }
 
 /// Contents of object `name`.

@@ -3,26 +3,15 @@
 
 use super::{pageviewcount, stringmatch, wordcount};
 use crate::model::ModelWorkload;
-use crate::program::{BlockProgram, ObjId, Workload};
+use crate::program::ObjId;
 use std::collections::HashMap;
 
 fn run(w: &mut ModelWorkload) -> Vec<String> {
-    let mut bp = BlockProgram::default();
-    let mut names = Vec::new();
-    while let Some(mut l) = w.next_launch().unwrap() {
-        names.push(l.info().name.clone());
-        for b in 0..l.info().num_blocks() {
-            l.block(b, false, 128, &mut bp).unwrap();
-        }
-    }
-    names
+    crate::bench::testing::launches(w)
 }
 
 fn obj(w: &ModelWorkload, name: &str) -> ObjId {
-    w.objects()
-        .iter()
-        .position(|o| o.name == name)
-        .unwrap_or_else(|| panic!("no {name}")) as ObjId
+    crate::bench::testing::obj(w, name)
 }
 
 fn bytes(w: &ModelWorkload, name: &str) -> Vec<u8> {

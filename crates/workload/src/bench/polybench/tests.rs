@@ -19,22 +19,11 @@ fn build(name: &str, kv: &[(&str, &str)]) -> ModelWorkload {
 
 /// Run every launch to completion; returns the kernel names in launch order.
 fn run(w: &mut ModelWorkload) -> Vec<String> {
-    let mut bp = BlockProgram::default();
-    let mut names = Vec::new();
-    while let Some(mut l) = w.next_launch().unwrap() {
-        names.push(l.info().name.clone());
-        for b in 0..l.info().num_blocks() {
-            l.block(b, false, 128, &mut bp).unwrap();
-        }
-    }
-    names
+    crate::bench::testing::launches(w)
 }
 
 fn obj(w: &ModelWorkload, name: &str) -> ObjId {
-    w.objects()
-        .iter()
-        .position(|o| o.name == name)
-        .unwrap_or_else(|| panic!("no {name}")) as ObjId
+    crate::bench::testing::obj(w, name)
 }
 
 fn get<T: Elem>(w: &ModelWorkload, name: &str) -> Vec<T> {

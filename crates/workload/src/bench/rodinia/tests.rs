@@ -51,10 +51,7 @@ pub(crate) fn run(w: &mut ModelWorkload) -> Run {
 }
 
 pub(crate) fn obj(w: &ModelWorkload, name: &str) -> ObjId {
-    w.objects()
-        .iter()
-        .position(|o| o.name == name)
-        .unwrap_or_else(|| panic!("no {name}")) as ObjId
+    crate::bench::testing::obj(w, name)
 }
 
 pub(crate) fn get<T: Elem>(w: &ModelWorkload, name: &str) -> Vec<T> {

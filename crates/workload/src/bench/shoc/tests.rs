@@ -66,10 +66,7 @@ pub(super) fn run(w: &mut ModelWorkload) -> Run {
 }
 
 pub(super) fn obj(w: &ModelWorkload, name: &str) -> ObjId {
-    w.objects()
-        .iter()
-        .position(|o| o.name == name)
-        .unwrap_or_else(|| panic!("no {name}")) as ObjId
+    crate::bench::testing::obj(w, name)
 }
 
 pub(super) fn get<T: Elem>(w: &ModelWorkload, name: &str) -> Vec<T> {

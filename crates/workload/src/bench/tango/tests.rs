@@ -18,22 +18,11 @@ pub(super) fn build(name: &str, kv: &[(&str, &str)], seed: u64) -> ModelWorkload
 
 /// Run every launch functionally; the kernel names in launch order.
 pub(super) fn run(w: &mut ModelWorkload) -> Vec<String> {
-    let mut bp = BlockProgram::default();
-    let mut names = Vec::new();
-    while let Some(mut l) = w.next_launch().unwrap() {
-        names.push(l.info().name.clone());
-        for b in 0..l.info().num_blocks() {
-            l.block(b, false, 128, &mut bp).unwrap();
-        }
-    }
-    names
+    crate::bench::testing::launches(w)
 }
 
 pub(super) fn obj(w: &ModelWorkload, name: &str) -> ObjId {
-    w.objects()
-        .iter()
-        .position(|o| o.name == name)
-        .unwrap_or_else(|| panic!("no {name}")) as ObjId
+    crate::bench::testing::obj(w, name)
 }
 
 pub(super) fn get(w: &ModelWorkload, name: &str) -> Vec<f32> {
