@@ -83,9 +83,23 @@ pub fn grouped_bars(
     series: &[(String, Vec<f64>)],
     reference: Option<f64>,
 ) -> anyhow::Result<()> {
+    bars(stem, title, y_label, categories, series, reference, false)
+}
+
+/// Grouped bars of `series` (already on the axis's scale: log2 values when `log2`).
+fn bars(
+    stem: &Path,
+    title: &str,
+    y_label: &str,
+    categories: &[String],
+    series: &[(String, Vec<f64>)],
+    reference: Option<f64>,
+    log2: bool,
+) -> anyhow::Result<()> {
     let values = series
         .iter()
         .flat_map(|(_, v)| v.iter().take(categories.len()).copied());
+    let reference = reference.filter(|r| r.is_finite());
     let y_range = y_range(values.chain(reference));
     let names: Vec<&str> = series.iter().map(|(n, _)| n.as_str()).collect();
     let bars_per_group = series.len().max(1);
@@ -98,7 +112,7 @@ pub fn grouped_bars(
         categories: Some(categories),
         slot_px: (16 * bars_per_group as u32 + 14).max(40),
         y_range,
-        log2: false,
+        log2,
     };
     let group_width = 0.8;
     let bar_width = group_width / bars_per_group as f64;
@@ -115,7 +129,7 @@ pub fn grouped_bars(
             }
         }
     }
-    if let Some(y) = reference.filter(|r| r.is_finite()) {
+    if let Some(y) = reference {
         shapes.push(Shape::Reference { y });
     }
     render(stem, &spec, None, &shapes)
@@ -137,43 +151,8 @@ pub fn grouped_bars_log(
         .iter()
         .map(|(n, v)| (n.clone(), v.iter().map(|&x| lg(x)).collect()))
         .collect();
-    let values = logged
-        .iter()
-        .flat_map(|(_, v)| v.iter().take(categories.len()).copied());
-    let reference = reference.map(lg).filter(|r| r.is_finite());
-    let y_range = y_range(values.chain(reference));
-    let names: Vec<&str> = series.iter().map(|(n, _)| n.as_str()).collect();
-    let bars_per_group = series.len().max(1);
-    let spec = Spec {
-        title,
-        x_label: "",
-        y_label,
-        legend: &names,
-        legend_kind: LegendKind::Bar,
-        categories: Some(categories),
-        slot_px: (16 * bars_per_group as u32 + 14).max(40),
-        y_range,
-        log2: true,
-    };
-    let group_width = 0.8;
-    let bar_width = group_width / bars_per_group as f64;
-    let mut shapes = Vec::new();
-    for (i, (_, values)) in logged.iter().enumerate() {
-        for (c, &v) in values.iter().take(categories.len()).enumerate() {
-            if v.is_finite() {
-                let x0 = c as f64 + (1.0 - group_width) / 2.0 + i as f64 * bar_width;
-                shapes.push(Shape::Bar {
-                    x: x0..x0 + bar_width,
-                    y: 0.0..v,
-                    color: color(i),
-                });
-            }
-        }
-    }
-    if let Some(y) = reference {
-        shapes.push(Shape::Reference { y });
-    }
-    render(stem, &spec, None, &shapes)
+    let reference = reference.map(lg);
+    bars(stem, title, y_label, categories, &logged, reference, true)
 }
 
 /// A line chart with points: shared x values, one line per series (e.g.
