@@ -452,6 +452,15 @@ pub struct CheckerStats {
     pub violations: u64,
     /// The first few violations.
     pub examples: Vec<crate::coherence::checker::Violation>,
+    /// Writes performed at their homes.
+    pub writes_performed: u64,
+    /// Versions held at the homes at the end, summed over lines: equal to
+    /// `writes_performed` when every written value survived (migration included).
+    pub surviving_writes: u64,
+    /// Writes performed at a migrating page's new frame before its copy landed (lost).
+    pub lost_writes: u64,
+    /// Reads served at a migrating page's new frame before its copy landed.
+    pub early_reads: u64,
 }
 
 /// Host-side figures (vary run to run).

@@ -73,6 +73,18 @@ pub struct Checker {
     pub violations: u64,
     /// The first [`EXAMPLES`] violations.
     pub examples: Vec<Violation>,
+    /// Lines of migrated pages whose copy has not landed yet: line -> landing time (issue
+    /// 13's real migration). The page table points at the new frame as soon as the fault
+    /// is taken, so anything performed at one of these lines before its landing time would
+    /// be overwritten by the copy.
+    landing: FxHashMap<u64, Ps>,
+    /// Writes performed at the home, in all.
+    pub writes_performed: u64,
+    /// Writes performed at a frame before its migration copy landed: the copy overwrites
+    /// them, so their values are lost (the line keeps the version the copy carries).
+    pub lost_writes: u64,
+    /// Reads served at a frame before its migration copy landed (they got no valid data).
+    pub early_reads: u64,
 }
 
 impl Checker {
@@ -86,11 +98,61 @@ impl Checker {
     pub fn completed(&self, line: u64) -> u32 {
         self.lines.get(&line).map_or(0, |l| l.completed)
     }
-    /// A write to `line` is performed at its home: returns the new version.
-    pub fn perform_write(&mut self, line: u64) -> u32 {
+    /// A write to `line` is performed at its home at `now`: returns the new version. A
+    /// write performed at the frame of a page whose migration copy is still in flight is
+    /// lost (the copy lands over it): counted in [`Checker::lost_writes`], and the line
+    /// keeps the version the copy brings.
+    pub fn perform_write(&mut self, line: u64, now: Ps) -> u32 {
+        self.writes_performed += 1;
+        let lost = self.in_migration(line, now);
         let l = self.lines.entry(line).or_default();
-        l.performed += 1;
+        if lost {
+            self.lost_writes += 1;
+        } else {
+            l.performed += 1;
+        }
         l.performed
+    }
+
+    /// A read of `line` is served at its home at `now` (an L2 slice or DRAM): counted in
+    /// [`Checker::early_reads`] if the line's migration copy has not landed.
+    pub fn home_read(&mut self, line: u64, now: Ps) {
+        if self.in_migration(line, now) {
+            self.early_reads += 1;
+        }
+    }
+
+    /// Is `line` part of a page whose migration copy lands after `now`?
+    fn in_migration(&mut self, line: u64, now: Ps) -> bool {
+        if self.landing.is_empty() {
+            return false;
+        }
+        match self.landing.get(&line) {
+            Some(&t) if now < t => true,
+            Some(_) => {
+                self.landing.remove(&line);
+                false
+            }
+            None => false,
+        }
+    }
+
+    /// A page moves (issue 13's real migration): its `lines` lines at `from..` are copied to
+    /// `to..`, landing at `land`. The data (each line's versions) move with the copy, the
+    /// old frame is freed, and the new lines are in flight until `land`.
+    pub fn page_copy(&mut self, from: u64, to: u64, lines: u64, land: Ps) {
+        for i in 0..lines {
+            if let Some(st) = self.lines.remove(&(from + i)) {
+                self.lines.insert(to + i, st);
+            }
+            self.landing.insert(to + i, land);
+        }
+    }
+
+    /// The versions of the data held at the homes, summed over every line: with no lost
+    /// write, it equals [`Checker::writes_performed`] (every written value survives).
+    pub fn surviving_writes(&self) -> u64 {
+        self.lines.values().map(|l| l.performed as u64).sum()
     }
     /// A write-through write updated a requester-side copy of `line` and travels to the
     /// home: returns the version it is expected to get there (the copy's new label, so L1
@@ -170,7 +232,7 @@ mod tests {
     fn a_write_completes_when_its_last_invalidation_is_delivered() {
         let mut c = Checker::default();
         c.install(0, 9, c.performed(9));
-        let v = c.perform_write(9);
+        let v = c.perform_write(9, 0);
         assert_eq!((v, c.completed(9)), (1, 0));
         c.complete_after(9, v, 2);
         // still in flight: the old copy may be read without a violation
@@ -185,7 +247,7 @@ mod tests {
         assert_eq!(c.examples[0].version, 0);
         assert_eq!(c.examples[0].completed, 1);
         // a write that invalidates nobody completes at once
-        let v2 = c.perform_write(9);
+        let v2 = c.perform_write(9, 0);
         c.complete_after(9, v2, 0);
         assert_eq!(c.completed(9), 2);
     }
@@ -193,14 +255,35 @@ mod tests {
     #[test]
     fn a_later_write_waits_for_the_invalidations_of_an_earlier_one() {
         let mut c = Checker::default();
-        let v1 = c.perform_write(3);
+        let v1 = c.perform_write(3, 0);
         c.complete_after(3, v1, 1);
         // the sharers were reset by v1: v2 invalidates nobody, yet stale copies of v0 may
         // still exist until v1's invalidation lands
-        let v2 = c.perform_write(3);
+        let v2 = c.perform_write(3, 0);
         c.complete_after(3, v2, 0);
         assert_eq!(c.completed(3), 0);
         c.inval_delivered(3, v1);
         assert_eq!(c.completed(3), 2);
+    }
+
+    #[test]
+    fn a_migration_copy_carries_the_versions_and_overwrites_early_writes() {
+        let mut c = Checker::default();
+        c.perform_write(100, 0);
+        c.perform_write(100, 0);
+        c.perform_write(101, 0);
+        // page of 2 lines moves from 100.. to 500.., landing at t = 50
+        c.page_copy(100, 500, 2, 50);
+        assert_eq!((c.performed(500), c.performed(501)), (2, 1));
+        assert_eq!(c.performed(100), 0, "the old frame is freed");
+        // a write before the copy lands is lost; one after it survives
+        c.perform_write(500, 49);
+        c.home_read(501, 10);
+        assert_eq!((c.lost_writes, c.early_reads, c.performed(500)), (1, 1, 2));
+        c.perform_write(500, 50);
+        c.home_read(501, 50);
+        assert_eq!((c.lost_writes, c.early_reads, c.performed(500)), (1, 1, 3));
+        assert_eq!(c.writes_performed, 5);
+        assert_eq!(c.surviving_writes(), 4);
     }
 }

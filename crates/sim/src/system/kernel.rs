@@ -582,6 +582,10 @@ impl System {
                 checks: c.checks,
                 violations: c.violations,
                 examples: c.examples.clone(),
+                writes_performed: c.writes_performed,
+                surviving_writes: c.surviving_writes(),
+                lost_writes: c.lost_writes,
+                early_reads: c.early_reads,
             }),
         })
     }

@@ -412,7 +412,8 @@ impl System {
                 } else {
                     r.src
                 };
-                if let Some(c) = &self.chk {
+                if let Some(c) = &mut self.chk {
+                    c.home_read(r.line, now);
                     r.ver = c.performed(r.line);
                 }
                 if at != r.home {
@@ -754,7 +755,7 @@ impl System {
                 if passed_writer_copy {
                     c.write_arrived(line);
                 }
-                let v = c.perform_write(line);
+                let v = c.perform_write(line, self.q.now());
                 // the copies that hold the written data take the new version: the home
                 // slice's, the writer's L2 copy, the writer SM's L1 copy (updated by the
                 // store) and, for a remote write, the L1 copies its node refilled from its

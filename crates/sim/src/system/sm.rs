@@ -496,7 +496,15 @@ impl System {
         let n = self.cfg.system.nodes;
         let fault = now + self.clk.cycles(self.cfg.placement.migration_cycles as u64);
         let mut ready = fault;
-        if self.placement.migrate(vpn, node).is_some() && n > 1 {
+        let old = self.placement.migrate(vpn, node);
+        // the checker's shadow data move with the copy (issue 13: no write may be lost):
+        // (first old line, first new line, lines per page)
+        let shift = self.placement.page_bytes().trailing_zeros() - self.line_shift;
+        let moved = match (&self.chk, old, self.placement.lookup(vpn)) {
+            (Some(_), Some(old), Some(new)) => Some((old.ppn << shift, new.ppn << shift)),
+            _ => None,
+        };
+        if old.is_some() && n > 1 {
             let share = (self.cfg.system.page_bytes / n as u64) as u32 + self.net.header_bytes;
             for from in (0..n).filter(|&k| k != node) {
                 let mut rx = Receipts::default();
@@ -507,6 +515,9 @@ impl System {
                 self.c.migrated_bytes += share as u64;
                 ready = ready.max(t);
             }
+        }
+        if let (Some(c), Some((from, to))) = (&mut self.chk, moved) {
+            c.page_copy(from, to, 1 << shift, ready);
         }
         self.c.migrations += 1;
         self.migrating.insert(vpn, ready);
