@@ -252,3 +252,26 @@ fn co_running_applications_skip_sm_less_nodes() {
         .unwrap_err();
     assert!(e.to_string().contains("nodes with SMs"), "{e}");
 }
+
+/// CODA on a machine with a memory-only node (issue 7 §4): Eq. 3 places chunks where the
+/// affinity scheduler runs the blocks that use them, so a block-strided stream whose
+/// objects all go coarse-grained puts no page on the SM-less node and every access is
+/// local; Eq. 3 as printed (mod N) would give node 1 half of the pages, all remote.
+#[test]
+fn coda_places_no_chunk_on_an_sm_less_node() {
+    let c = cfg(
+        "coda-4gpu-coda",
+        &[
+            "system.nodes=2",
+            "system.node_kinds=[\"gpu\",\"stack\"]",
+            KINDS,
+        ],
+    );
+    let r = run(&c, "vectoradd", &[("n", "64k")]);
+    let t = &r.sim.total.counters;
+    assert!(r.sim.placement.pages_cgp > 0, "{:?}", r.sim.placement);
+    assert_eq!(r.sim.placement.pages_fgp, 0, "{:?}", r.sim.placement);
+    assert_eq!(r.sim.nodes[1].dram.reads + r.sim.nodes[1].dram.writes, 0);
+    assert_eq!(t.remote_accesses, 0, "{t:?}");
+    assert!(t.local_accesses > 0);
+}

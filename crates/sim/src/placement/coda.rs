@@ -34,6 +34,28 @@ pub fn eq3_node(offset: u64, span: u64, nodes: u32) -> u32 {
     ((offset / span.max(1)) % nodes as u64) as u32
 }
 
+/// Eq. 3 on a machine of unequal nodes (issue 7 §4): chunks follow the affinity scheduler's
+/// rotation, in which node `g` takes a batch of blocks proportional to its SM count
+/// (`node_sms[g]`, zero for a memory-only node, which then gets no chunk). `span` covers the
+/// largest node's batch, so one SM's share is `span / max(node_sms)`; the byte at `offset`
+/// belongs to the node whose SMs hold share `(offset / share) mod total SMs`. On identical
+/// nodes this is exactly [`eq3_node`].
+pub fn eq3_node_weighted(offset: u64, span: u64, node_sms: &[u32]) -> u32 {
+    let spn = node_sms.iter().copied().max().unwrap_or(0) as u128;
+    let total: u128 = node_sms.iter().map(|&s| s as u128).sum();
+    if spn == 0 || total == 0 {
+        return 0;
+    }
+    let mut r = (offset as u128 * spn / span.max(1) as u128) % total;
+    for (g, &s) in node_sms.iter().enumerate() {
+        if r < s as u128 {
+            return g as u32;
+        }
+        r -= s as u128;
+    }
+    0
+}
+
 /// Why an object got its placement (reported in statistics).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub enum Reason {
@@ -547,6 +569,29 @@ mod tests {
         for page in 0..16u64 {
             assert_eq!(eq3_node(page * 4096 + round, span, 4), (page % 4) as u32);
         }
+    }
+
+    #[test]
+    fn weighted_eq3_equals_eq3_on_identical_nodes_and_skips_smless_nodes() {
+        for off in (0..200_000u64).step_by(777) {
+            assert_eq!(
+                eq3_node_weighted(off, 12_288, &[16, 16, 16, 16]),
+                eq3_node(off, 12_288, 4)
+            );
+        }
+        // node 1 has no SMs, node 2 half of node 0's: the rotation is 16 + 8 SM shares
+        let sms = [16, 0, 8];
+        let span = 16 * 1024; // one SM's share: 1 KB
+        let owners: Vec<u32> = (0..24)
+            .map(|k| eq3_node_weighted(k * 1024, span, &sms))
+            .collect();
+        assert_eq!(&owners[..16], &[0; 16]);
+        assert_eq!(&owners[16..], &[2; 8]);
+        assert_eq!(
+            eq3_node_weighted(24 * 1024, span, &sms),
+            0,
+            "rotation wraps"
+        );
     }
 
     #[test]

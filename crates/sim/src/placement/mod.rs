@@ -68,6 +68,9 @@ pub struct Placement {
     seed: u64,
     page_shift: u32,
     nodes: u32,
+    /// SMs of each node when they differ (empty on identical nodes): CODA Eq. 3 then
+    /// skips SM-less nodes and weights the others by SM count ([`coda::eq3_node_weighted`]).
+    node_sms: Vec<u32>,
     table: FxHashMap<u64, Pte>,
     frames: Frames,
     objects: Vec<DataObject>,
@@ -84,6 +87,15 @@ impl Placement {
             seed: cfg.placement.seed,
             page_shift: cfg.system.page_bytes.trailing_zeros(),
             nodes: cfg.system.nodes,
+            node_sms: {
+                let sms = cfg.sms_of_nodes();
+                // identical nodes: Eq. 3 as printed (the fast path); otherwise weighted
+                if sms.windows(2).all(|w| w[0] == w[1]) {
+                    Vec::new()
+                } else {
+                    sms
+                }
+            },
             table: FxHashMap::default(),
             frames: Frames::new(cfg.system.nodes, groups),
             objects: Vec::new(),
@@ -182,7 +194,12 @@ impl Placement {
                         } else {
                             (vpn << self.page_shift).max(o.base) - o.base
                         };
-                        (Mode::Cgp, coda::eq3_node(rel + round, span, self.nodes))
+                        let node = if self.node_sms.is_empty() {
+                            coda::eq3_node(rel + round, span, self.nodes)
+                        } else {
+                            coda::eq3_node_weighted(rel + round, span, &self.node_sms)
+                        };
+                        (Mode::Cgp, node)
                     }
                     _ => (Mode::Fgp, 0),
                 }
