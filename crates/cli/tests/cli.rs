@@ -500,3 +500,54 @@ fn rec_storage_reproduces_table_1() {
     let (code, _, err) = locus(&["analyze", "rec-storage", "--l2-bytes", "0"]);
     assert_eq!(code, 2, "bad input exits 2: {err}");
 }
+
+/// `locus analyze classify`: REC's 12 benchmarks are all modelled and each default
+/// footprint is the paper's scaled down (never up, scale.rs); NUBA's sharing run measures
+/// a class from the page-sharing statistic and names a benchmark not modelled yet; an
+/// unknown benchmark exits 2.
+#[test]
+fn analyze_classify_measures_footprints_and_sharing_beside_the_papers() {
+    let (code, out, err) = locus(&["analyze", "classify", "--paper", "rec", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 12);
+    for r in rows {
+        assert_eq!(r["modelled"], true, "{r}");
+        let (ours, paper) = (
+            r["footprint_mb"].as_f64().unwrap(),
+            r["paper_footprint_mb"].as_f64().unwrap(),
+        );
+        assert!(ours > 0.0 && ours <= paper, "{r}");
+    }
+    let (code, out, err) = locus(&[
+        "analyze",
+        "classify",
+        "--paper",
+        "nuba",
+        "-p",
+        "single-gpu",
+        "--only",
+        "nw,gesummv",
+        "--max-warp-insts",
+        "200000",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for r in rows.as_array().unwrap() {
+        let single = r["single_sm_fraction"].as_f64().unwrap();
+        let class = if single > 0.8 { "low" } else { "high" };
+        assert_eq!(r["class"], class, "{r}");
+        let pages: u64 = r["pages_by_sharers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert!(pages > 0, "{r}");
+    }
+    let (code, _, err) = locus(&["analyze", "classify", "--paper", "nuba", "--only", "nope"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("nope"), "{err}");
+}

@@ -621,6 +621,10 @@ pub struct RunCfg {
     /// Record a time-series sample (cumulative counters) every this many SM cycles into the
     /// stats' `timeline`, driven by an epoch timer (issue 7 §4); 0 = off.
     pub sample_cycles: u64,
+    /// Record how many distinct SMs access each page (NUBA Fig. 3's sharing degree,
+    /// [`crate::page_sharing`]) into the stats' `page_sharing`; off by default (one hash
+    /// lookup per line request).
+    pub page_sharing: bool,
 }
 
 /// Parameters of the energy model ([`crate::energy`], issue 7 §5): energy per counted event

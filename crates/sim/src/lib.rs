@@ -12,6 +12,7 @@ pub mod energy;
 pub mod error;
 pub mod mapping;
 pub mod noc;
+pub mod page_sharing;
 pub mod placement;
 pub mod preset;
 pub mod scheduling;

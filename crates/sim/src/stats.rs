@@ -352,6 +352,9 @@ pub struct SimStats {
     /// `coherence.check = true`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coherence: Option<CoherenceStats>,
+    /// Page sharing degree (only with `run.page_sharing = true`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_sharing: Option<crate::page_sharing::PageSharingStats>,
 }
 
 /// One time-series sample: cumulative counters at `cycle` (an epoch of the sampling timer,

@@ -362,3 +362,25 @@ fn kernels_report_the_objects_they_write() {
         );
     }
 }
+
+/// Page sharing degree (NUBA Fig. 3, `run.page_sharing`): vectorAdd's 256-thread blocks use
+/// 1 KB of each array, so each 4 KB page is used by exactly 4 consecutive blocks, which the
+/// round-robin scheduler puts on 4 different SMs; every page is in the 2-10 bucket, none is
+/// single-SM (NUBA's high-sharing side). With 1024-thread blocks each page is one block's,
+/// so every page has one SM (low-sharing). Off by default: no `page_sharing` in the stats.
+#[test]
+fn page_sharing_counts_the_sms_of_each_page() {
+    let c = cfg("single-gpu", &["run.page_sharing=true"]);
+    let r = run(&c, "vectoradd", &[("n", "64k")]);
+    let s = r.sim.page_sharing.as_ref().unwrap();
+    assert_eq!(s.pages, 3 * 64 * 1024 * 4 / 4096);
+    assert_eq!(s.pages_by_sharers, [0, s.pages, 0, 0, 0], "{s:?}");
+    assert_eq!(s.max_sharers, 4);
+    assert_eq!(s.class, "high");
+    let r = run(&c, "vectoradd", &[("n", "64k"), ("block", "1024")]);
+    let s = r.sim.page_sharing.as_ref().unwrap();
+    assert_eq!(s.pages_by_sharers, [s.pages, 0, 0, 0, 0], "{s:?}");
+    assert_eq!(s.class, "low");
+    let r = run(&cfg("single-gpu", &[]), "vectoradd", &[("n", "4k")]);
+    assert!(r.sim.page_sharing.is_none());
+}

@@ -17,6 +17,10 @@ pub enum AnalyzeCmd {
     /// Directory storage (REC Table 1 and §5.5): bits per entry of the baseline line
     /// directory and of REC by coalescing range and GPU count, and directory kilobytes.
     RecStorage(RecStorageArgs),
+    /// A paper's characterisation of its benchmarks measured on ours, beside the paper's:
+    /// NUBA's low/high page sharing (Fig. 3, from timing runs on its 64-SM baseline) and
+    /// footprints (Table 2), REC's footprints (Table 3).
+    Classify(super::classify::ClassifyArgs),
 }
 
 #[derive(Args)]
@@ -48,6 +52,7 @@ pub fn run(c: AnalyzeCmd) -> Result<()> {
         AnalyzeCmd::Sharing(a) => sharing(a),
         AnalyzeCmd::Mix(a) => super::mix::run(a),
         AnalyzeCmd::RecStorage(a) => rec_storage(a),
+        AnalyzeCmd::Classify(a) => super::classify::run(a),
     }
 }
 

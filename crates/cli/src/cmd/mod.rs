@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod analyze;
+pub mod classify;
 pub mod common;
 pub mod list;
 pub mod mix;

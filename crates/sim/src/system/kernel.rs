@@ -762,6 +762,7 @@ impl System {
                 end as f64 * 1e-12,
             ),
             timeline: self.timeline.clone(),
+            page_sharing: self.sharers.as_ref().map(|p| p.stats()),
         }
     }
 

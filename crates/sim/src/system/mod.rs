@@ -388,6 +388,8 @@ pub struct System {
     pub(crate) dirs: Vec<Directory>,
     /// The coherence checker (`coherence.check`).
     pub(crate) chk: Option<Checker>,
+    /// Distinct SMs per page (`run.page_sharing`).
+    pub(crate) sharers: Option<crate::page_sharing::PageSharers>,
     /// Coherence counters.
     pub(crate) coh: CohCounters,
     pub(crate) inval_buf: Vec<Inval>,
@@ -570,6 +572,11 @@ impl System {
                     .collect(),
             },
             chk: cfg.coherence.check.then(Checker::default),
+            sharers: cfg.run.page_sharing.then(|| {
+                crate::page_sharing::PageSharers::new(
+                    cfg.sms_of_nodes().iter().sum::<u32>() as usize
+                )
+            }),
             coh: CohCounters::default(),
             inval_buf: Vec::new(),
             l2_seen: match cfg.coherence.protocol {

@@ -569,6 +569,9 @@ impl System {
                 o.l1_requests += 1;
             }
             let (pa, mode, tlat) = self.translate(sm, lr.addr, lr.obj);
+            if let Some(p) = &mut self.sharers {
+                p.touch(lr.addr / self.cfg.system.page_bytes, sm);
+            }
             let ti = ti + tlat;
             let line = pa >> self.line_shift;
             let loc = self.map.locate(line << self.line_shift, mode);
