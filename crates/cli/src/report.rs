@@ -108,6 +108,10 @@ pub fn print_summary(r: &Report, overrides: &[String], multi: bool) {
             h.warp_insts_per_sec / 1e6,
             h.peak_rss_mb
         );
+        println!(
+            "  host split      input generation {:.2} s, functional {:.2} s, timing {:.2} s",
+            h.input_seconds, h.functional_seconds, h.timing_seconds
+        );
     }
     let placed: Vec<String> = s
         .objects

@@ -474,6 +474,14 @@ pub struct HostStats {
     pub warp_insts_per_sec: f64,
     pub events_per_sec: f64,
     pub peak_rss_mb: f64,
+    /// Generating the workload's input before the run (set by the caller that built it,
+    /// e.g. `locus run`; 0 when unknown). Not part of `seconds`.
+    pub input_seconds: f64,
+    /// Of `seconds`: running the workload's threads functionally (block generation, the
+    /// host code between launches, the read-only probe, CODA's sampling analysis).
+    pub functional_seconds: f64,
+    /// Of `seconds`: everything else, the timing simulation.
+    pub timing_seconds: f64,
 }
 
 /// The whole report.

@@ -36,12 +36,14 @@ pub fn run(a: RunArgs) -> Result<()> {
         check_output_file(p, "--stats-csv")?;
     }
     let cfg = a.machine.config()?;
+    let t_input = Instant::now();
     let mut apps = a.workload.build_apps()?;
     let mut w = if apps.is_empty() {
         Some(a.workload.build()?)
     } else {
         None
     };
+    let input_seconds = t_input.elapsed().as_secs_f64();
     let mut sys = locus_sim::System::new(&cfg);
     let start = Instant::now();
     let mut bar: Option<ProgressBar> = None;
@@ -81,6 +83,9 @@ pub fn run(a: RunArgs) -> Result<()> {
     };
     if let Some(b) = &bar {
         b.finish_and_clear();
+    }
+    if let Some(h) = &mut report.host {
+        h.input_seconds = input_seconds;
     }
     if !a.quiet {
         let mut overrides = a.machine.overrides();

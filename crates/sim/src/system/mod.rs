@@ -388,6 +388,8 @@ pub struct System {
     pub(crate) dirs: Vec<Directory>,
     /// The coherence checker (`coherence.check`).
     pub(crate) chk: Option<Checker>,
+    /// Host time spent running the workload functionally (`HostStats::functional_seconds`).
+    pub(crate) host_functional: std::time::Duration,
     /// Distinct SMs per page (`run.page_sharing`).
     pub(crate) sharers: Option<crate::page_sharing::PageSharers>,
     /// Coherence counters.
@@ -572,6 +574,7 @@ impl System {
                     .collect(),
             },
             chk: cfg.coherence.check.then(Checker::default),
+            host_functional: std::time::Duration::ZERO,
             sharers: cfg.run.page_sharing.then(|| {
                 crate::page_sharing::PageSharers::new(
                     cfg.sms_of_nodes().iter().sum::<u32>() as usize

@@ -36,7 +36,9 @@ impl System {
         {
             let bs = &mut self.sms[sm].blocks[slot];
             bs.prog.record_lanes = self.record_lanes;
+            let t = std::time::Instant::now();
             launch.gen_block(b, false, line, &mut bs.prog)?;
+            self.host_functional += t.elapsed();
             bs.live = true;
             bs.id = b;
             bs.at_barrier = 0;
