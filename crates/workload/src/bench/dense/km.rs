@@ -90,9 +90,14 @@ impl Kernel for KmeansPoint {
             let mut ans = 0.0f32;
             for j in 0..self.nfeatures {
                 t.alu(2);
+                // NDP offload block 0 (spec ndp.md Table 1: KMN, 3 NSU instructions): the
+                // feature load, `FADD; FFMA@NSU`; the centre comes from the NSU's constant
+                // cache, the running sum in and out (one live-in, one live-out)
+                t.ofld_begin(0, 1, 3);
                 let f: f32 = t.ld_tex(self.features, pid + j * self.npoints);
                 let cv: f32 = t.ld_const(self.clusters, c * self.nfeatures + j);
                 t.fp(2);
+                t.ofld_end(1);
                 let d = f - cv;
                 ans += d * d;
                 loop_step(t);
