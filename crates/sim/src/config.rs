@@ -1147,7 +1147,9 @@ impl Config {
                 ));
             }
         }
-        if !self.interconnect.no_transit.is_empty() && self.interconnect.topology != Topology::Custom {
+        if !self.interconnect.no_transit.is_empty()
+            && self.interconnect.topology != Topology::Custom
+        {
             return Err("interconnect.no_transit applies to topology = \"custom\" only; remove it or use a [[interconnect.links]] list".into());
         }
         self.ndp.validate(s.nodes)?;

@@ -31,8 +31,11 @@ fn gen(name: &str, params: &[(&str, &str)], launch: usize, b: u64) -> (BlockProg
     (out.pop().unwrap(), off)
 }
 
+/// A marked span's (class, space) list and its live-ins, live-outs and NSU instructions.
+type Span = (Vec<(InstClass, Space)>, u8, u8, u8);
+
 /// Classes of every marked span of every warp, plus the marks' operands.
-fn spans(bp: &BlockProgram) -> Vec<(Vec<(InstClass, Space)>, u8, u8, u8)> {
+fn spans(bp: &BlockProgram) -> Vec<Span> {
     bp.warps
         .iter()
         .flat_map(|w| {
@@ -60,7 +63,15 @@ fn bicg_blocks_are_ld_ld_ffma_st_with_the_accumulator() {
         use InstClass::*;
         use Space::Global;
         for (cl, li, lo, n) in s {
-            assert_eq!(cl, [(Load, Global), (Load, Global), (Fp, Global), (Store, Global)]);
+            assert_eq!(
+                cl,
+                [
+                    (Load, Global),
+                    (Load, Global),
+                    (Fp, Global),
+                    (Store, Global)
+                ]
+            );
             assert_eq!((li, lo, n), (1, 1, 4), "Table 1: BICG blocks of 4");
         }
     }
@@ -68,7 +79,12 @@ fn bicg_blocks_are_ld_ld_ffma_st_with_the_accumulator() {
 
 #[test]
 fn kmeans_point_block_is_the_feature_load_and_the_distance() {
-    let p = [("npoints", "512"), ("nfeatures", "4"), ("nclusters", "3"), ("iterations", "1")];
+    let p = [
+        ("npoints", "512"),
+        ("nfeatures", "4"),
+        ("nclusters", "3"),
+        ("iterations", "1"),
+    ];
     // launch 0 is invert_mapping, launch 1 kmeansPoint
     let (on, off) = gen("km", &p, 1, 0);
     for (a, b) in on.warps.iter().zip(&off.warps) {
@@ -80,7 +96,12 @@ fn kmeans_point_block_is_the_feature_load_and_the_distance() {
     for (cl, li, lo, n) in s {
         assert_eq!(
             cl,
-            [(Load, Space::Texture), (Load, Space::Constant), (Fp, Space::Global), (Fp, Space::Global)]
+            [
+                (Load, Space::Texture),
+                (Load, Space::Constant),
+                (Fp, Space::Global),
+                (Fp, Space::Global)
+            ]
         );
         assert_eq!((li, lo, n), (1, 1, 3), "Table 1: KMN block of 3");
     }

@@ -209,7 +209,10 @@ mod tests {
     #[test]
     fn monotone_curve_climbs_to_the_clamp() {
         let rs = run(|r| r, 12, HillParams::default());
-        assert!((rs[1] - 0.25).abs() < 1e-9 && (rs[2] - 0.4).abs() < 1e-9, "{rs:?}");
+        assert!(
+            (rs[1] - 0.25).abs() < 1e-9 && (rs[2] - 0.4).abs() < 1e-9,
+            "{rs:?}"
+        );
         assert!(rs.iter().all(|&r| r <= 0.95 + 1e-9));
         assert!(rs.iter().any(|&r| (r - 0.95).abs() < 1e-9), "{rs:?}");
     }

@@ -174,12 +174,18 @@ impl NdpCfg {
             ));
         }
         if self.window == 0 {
-            return Err("ndp.window = 0: the history window needs at least 1 epoch (paper: 4)".into());
+            return Err(
+                "ndp.window = 0: the history window needs at least 1 epoch (paper: 4)".into(),
+            );
         }
         if self.epoch_cycles == 0 {
-            return Err("ndp.epoch_cycles = 0: an epoch needs at least 1 cycle (paper: 30000)".into());
+            return Err(
+                "ndp.epoch_cycles = 0: an epoch needs at least 1 cycle (paper: 30000)".into(),
+            );
         }
-        if !(self.nsu_clock_ghz.is_finite() && self.nsu_clock_ghz > 0.0 && self.nsu_clock_ghz <= 10.0)
+        if !(self.nsu_clock_ghz.is_finite()
+            && self.nsu_clock_ghz > 0.0
+            && self.nsu_clock_ghz <= 10.0)
         {
             return Err(format!(
                 "ndp.nsu_clock_ghz = {}: must be in (0, 10] GHz (paper: 0.35)",
@@ -263,7 +269,11 @@ mod tests {
         assert_eq!(more.dram, c.dram, "only the SM count differs");
         let big = load(Some("ndp-128sm"), None, &[]).unwrap();
         assert_eq!(big.node_specs()[0].sms, 128);
-        assert_eq!(big.node_specs()[0].l2_bytes, 2 << 20, "L2 kept (spec §7.21)");
+        assert_eq!(
+            big.node_specs()[0].l2_bytes,
+            2 << 20,
+            "L2 kept (spec §7.21)"
+        );
         let slow = ndp(&["ndp.nsu_clock_ghz=0.175"]).unwrap();
         assert_eq!(slow.ndp.nsu_clock_ghz, 0.175);
     }
@@ -330,7 +340,10 @@ mod tests {
             ("ndp.read_entries=8", "ndp.read_entries"),
             ("ndp.nsu_clock_ghz=0", "ndp.nsu_clock_ghz"),
             ("ndp.gpu_node=16", "ndp.gpu_node"),
-            ("placement.random_nodes=[3, 99]", "placement.random_nodes[1]"),
+            (
+                "placement.random_nodes=[3, 99]",
+                "placement.random_nodes[1]",
+            ),
         ] {
             let e = ndp(&[set]).unwrap_err();
             assert!(e.contains(key), "{set}: {e}");

@@ -412,7 +412,11 @@ mod tests {
     fn no_deadlock_with_every_buffer_full() {
         let (done, nsu) = drive(3000, true).expect("credits never overflow a buffer");
         assert_eq!(done, 3000);
-        assert_eq!(nsu.peak, [10, 256, 256], "every buffer was full at some point");
+        assert_eq!(
+            nsu.peak,
+            [10, 256, 256],
+            "every buffer was full at some point"
+        );
         assert!(nsu.slot_cycles > 0 && nsu.insts > 0);
     }
 
@@ -432,7 +436,11 @@ mod tests {
         n.arrive_cmd(7, 0).unwrap();
         n.arrive_rdf(7, 0, 2).unwrap();
         n.cycle(&mut out);
-        assert_eq!(out, vec![NsuOut::Credit(Buf::Cmd)], "spawned, LD stalls on 1 of 2");
+        assert_eq!(
+            out,
+            vec![NsuOut::Credit(Buf::Cmd)],
+            "spawned, LD stalls on 1 of 2"
+        );
         out.clear();
         n.arrive_rdf(7, 0, 2).unwrap();
         n.cycle(&mut out); // LD

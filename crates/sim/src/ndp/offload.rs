@@ -365,7 +365,10 @@ mod tests {
         let mut out = Vec::new();
         let t = offloaded(&gather, 32, &insts, Z, &mut out).unwrap();
         assert_eq!(t, 0, "tie over 8 stacks: lowest id");
-        let hit: Vec<_> = out.iter().filter(|m| m.from == End::Gpu && m.packet == Packet::RdfResp).collect();
+        let hit: Vec<_> = out
+            .iter()
+            .filter(|m| m.from == End::Gpu && m.packet == Packet::RdfResp)
+            .collect();
         assert_eq!(hit.len(), 1);
         assert_eq!(hit[0].bytes, 32, "4 words = 1 payload FLIT");
         let rdf = out.iter().find(|m| m.packet == Packet::Rdf).unwrap();

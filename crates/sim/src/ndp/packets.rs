@@ -83,7 +83,14 @@ fn flits(payload_bytes: u32, flit: u32) -> u32 {
 /// `active` threads, `regs` live-in (command) or live-out (ack) registers per thread,
 /// `misaligned` adds 5 bits of line offset per active thread to an RDF or WTA,
 /// `line_bytes` is the line of a baseline response; `flit` the FLIT size.
-pub fn bytes(p: Packet, active: u32, regs: u32, misaligned: bool, line_bytes: u32, flit: u32) -> u32 {
+pub fn bytes(
+    p: Packet,
+    active: u32,
+    regs: u32,
+    misaligned: bool,
+    line_bytes: u32,
+    flit: u32,
+) -> u32 {
     let n = match p {
         Packet::ReadReq | Packet::WriteAck | Packet::Inval => 1,
         Packet::Credit => 1,
@@ -127,8 +134,16 @@ mod tests {
         assert_eq!(b(Packet::Rdf, 0, true), 16 * 3);
         assert_eq!(b(Packet::RdfResp, 0, false), 16 * 9, "32 words");
         assert_eq!(b(Packet::NsuWrite, 0, false), 16 * 9);
-        assert_eq!(b(Packet::OffloadCmd, 0, false), 16, "no live-ins: header only");
-        assert_eq!(b(Packet::OffloadCmd, 1, false), 16 * 9, "one live-in per thread");
+        assert_eq!(
+            b(Packet::OffloadCmd, 0, false),
+            16,
+            "no live-ins: header only"
+        );
+        assert_eq!(
+            b(Packet::OffloadCmd, 1, false),
+            16 * 9,
+            "one live-in per thread"
+        );
         assert_eq!(b(Packet::OffloadAck, 2, false), 16 * 17);
         assert_eq!(b(Packet::Inval, 0, false), 16);
         // only active threads' words travel

@@ -52,7 +52,13 @@ impl BlockStats {
 /// The §4.4 score of `d` given `s` (bytes per warp); `literal` uses the printed benefit
 /// (lines x 128 B x SIMD width). With fewer than `min_samples` instances every line is
 /// taken as a miss (the static Eq. 1, §3.3).
-pub fn score(d: &BlockDesc, s: &BlockStats, line_bytes: u32, min_samples: u64, literal: bool) -> f64 {
+pub fn score(
+    d: &BlockDesc,
+    s: &BlockStats,
+    line_bytes: u32,
+    min_samples: u64,
+    literal: bool,
+) -> f64 {
     let (lines, miss) = if s.instances == 0 || s.instances < min_samples {
         (d.loads as f64, 1.0)
     } else {
@@ -163,7 +169,13 @@ impl Selector {
             return false;
         }
         if self.mode == OffloadMode::DynCache
-            && score(d, &self.stats[b], self.line_bytes, self.min_samples, self.literal) <= 0.0
+            && score(
+                d,
+                &self.stats[b],
+                self.line_bytes,
+                self.min_samples,
+                self.literal,
+            ) <= 0.0
         {
             self.suppressed += 1;
             return false;
