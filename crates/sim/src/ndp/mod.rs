@@ -23,6 +23,7 @@ pub mod offload;
 pub mod packets;
 pub mod select;
 pub mod target;
+pub mod traffic;
 
 use serde::{Deserialize, Serialize};
 
