@@ -103,6 +103,6 @@ fn kmeans_point_block_is_the_feature_load_and_the_distance() {
                 (Fp, Space::Global)
             ]
         );
-        assert_eq!((li, lo, n), (1, 1, 3), "Table 1: KMN block of 3");
+        assert_eq!((li, lo, n), (0, 1, 3), "Table 1: KMN block of 3");
     }
 }

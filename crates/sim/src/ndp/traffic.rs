@@ -169,3 +169,36 @@ mod tests {
         assert!(t.network > 0);
     }
 }
+
+#[cfg(test)]
+mod measure {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// The measurement quoted in the NDP report (debug build, a minute):
+    /// `cargo test -p locus-sim --lib ndp::traffic::measure -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn default_inputs_on_ndp_8hmc() {
+        let cfg = crate::preset::load(Some("ndp-8hmc"), None, &[]).unwrap();
+        for (name, max) in [("vectoradd", 0), ("bicg", 0), ("km", 64)] {
+            let mut w = locus_workload::registry::build(name, &BTreeMap::new(), 1).unwrap();
+            let t = analyze(&cfg, &mut w, max).unwrap();
+            let kinds: Vec<String> = Packet::ALL
+                .iter()
+                .zip(t.gpu_link_by_kind)
+                .filter(|(_, b)| *b > 0)
+                .map(|(p, b)| format!("{}={b}", p.name()))
+                .collect();
+            println!(
+                "{name}: {} instances; GPU links offloaded {} B vs on GPU {} B ({:.3}); hypercube {} link-B; by kind {}",
+                t.instances,
+                t.gpu_link,
+                t.baseline_gpu_link,
+                t.gpu_link as f64 / t.baseline_gpu_link.max(1) as f64,
+                t.network,
+                kinds.join(" ")
+            );
+        }
+    }
+}
