@@ -31,6 +31,8 @@ pub struct Config {
     /// `system.node_kinds`; see [`NodeKindCfg`]. Empty: every node is the `system` node.
     pub node_kinds: Vec<NodeKindCfg>,
     pub directory: DirectoryCfg,
+    /// Near-data processing in the memory stacks (NDP paper, spec ndp.md; `crate::ndp`).
+    pub ndp: crate::ndp::NdpCfg,
 }
 
 /// Nodes and clocks. A node is a GPU, a partition of a GPU, or a memory stack.
@@ -393,6 +395,9 @@ pub struct InterconnectCfg {
     pub global_switch: bool,
     /// The links of a `custom` topology.
     pub links: Vec<LinkCfg>,
+    /// Vertices a `custom` route may start or end at but never pass through (NDP: the GPU
+    /// has no packet routing, only the stacks' logic layers route, ndp.md §3.1). Empty: any.
+    pub no_transit: Vec<u32>,
 }
 
 impl Default for InterconnectCfg {
@@ -408,6 +413,7 @@ impl Default for InterconnectCfg {
             local_latency: 20,
             global_switch: true,
             links: Vec::new(),
+            no_transit: Vec::new(),
         }
     }
 }
@@ -550,6 +556,9 @@ pub struct PlacementCfg {
     pub first_touch_fault_cycles: u32,
     /// Seed of the `random` policy.
     pub seed: u64,
+    /// Nodes the `random` policy draws from (NDP: the memory stacks, not the GPU node,
+    /// ndp.md §2.2); empty = every node.
+    pub random_nodes: Vec<u32>,
 }
 
 impl Default for PlacementCfg {
@@ -565,6 +574,7 @@ impl Default for PlacementCfg {
             migration_cycles: 5000,
             first_touch_fault_cycles: 0,
             seed: 1,
+            random_nodes: Vec::new(),
         }
     }
 }
@@ -1125,6 +1135,28 @@ impl Config {
                 self.placement.node, s.nodes
             ));
         }
+        for (i, &n) in self.placement.random_nodes.iter().enumerate() {
+            if n >= s.nodes {
+                return Err(format!(
+                    "placement.random_nodes[{i}] = {n}: must be below system.nodes ({}); list the nodes that hold pages",
+                    s.nodes
+                ));
+            }
+        }
+        for (i, &n) in self.interconnect.no_transit.iter().enumerate() {
+            if n >= s.nodes {
+                return Err(format!(
+                    "interconnect.no_transit[{i}] = {n}: must be a node id below system.nodes ({})",
+                    s.nodes
+                ));
+            }
+        }
+        if !self.interconnect.no_transit.is_empty()
+            && self.interconnect.topology != Topology::Custom
+        {
+            return Err("interconnect.no_transit applies to topology = \"custom\" only; remove it or use a [[interconnect.links]] list".into());
+        }
+        self.ndp.validate(s.nodes)?;
         if self.placement.samples == 0 {
             return Err("placement.samples must be at least 1".into());
         }

@@ -11,6 +11,7 @@ pub mod config;
 pub mod energy;
 pub mod error;
 pub mod mapping;
+pub mod ndp;
 pub mod noc;
 pub mod page_sharing;
 pub mod placement;

@@ -56,6 +56,24 @@ pub const PRESETS: &[Preset] = &[
         toml: include_str!("../../../presets/rec-4gpu.toml"),
         base: None,
     },
+    Preset {
+        name: "ndp-8hmc",
+        about: "NDP Table 2: 64-SM GPU at 700 MHz, 8 HMC stacks (16 vaults x 16 banks, DDR3-1333) in a 3-D hypercube, 20 GB/s GPU links, random 4 KB pages",
+        toml: include_str!("../../../presets/ndp-8hmc.toml"),
+        base: None,
+    },
+    Preset {
+        name: "ndp-morecore",
+        about: "ndp-8hmc with 72 SMs (NDP §6.3 Baseline_MoreCore)",
+        toml: include_str!("../../../presets/ndp-morecore.toml"),
+        base: Some("ndp-8hmc"),
+    },
+    Preset {
+        name: "ndp-128sm",
+        about: "ndp-8hmc with 128 SMs (NDP §7.6 more powerful GPU)",
+        toml: include_str!("../../../presets/ndp-128sm.toml"),
+        base: Some("ndp-8hmc"),
+    },
 ];
 
 /// Find a preset by name.

@@ -44,7 +44,14 @@ struct Op {
     obj: ObjId,
     bytes: u16,
     addr: u64,
+    /// 0: an instruction; [`MARK_BEGIN`] / [`MARK_END`]: an offload-block marker.
+    mark: u8,
 }
+
+/// `Op::mark` of `Thread::ofld_begin` (obj = block, bytes = live-ins | NSU insts << 8).
+const MARK_BEGIN: u8 = 1;
+/// `Op::mark` of `Thread::ofld_end` (bytes = live-outs).
+const MARK_END: u8 = 2;
 
 #[inline]
 /// A call site as a number: equal exactly for equal (file, line, column), whatever address
@@ -69,6 +76,8 @@ pub struct Thread<'a> {
     smem: &'a mut Vec<u32>,
     ops: &'a mut Vec<Op>,
     probe: bool,
+    /// Record offload markers (`BlockProgram::offload_markers`).
+    marks: bool,
 }
 
 impl<'a> Thread<'a> {
@@ -123,7 +132,47 @@ impl<'a> Thread<'a> {
             obj,
             bytes: bytes as u16,
             addr,
+            mark: 0,
         });
+    }
+
+    /// `OFLD.BEG` (NDP, spec ndp.md §3.4): the instructions until [`Thread::ofld_end`]
+    /// form an instance of offload block `block` of this kernel, with `live_ins` registers
+    /// per thread sent to the NSU and `nsu_insts` instructions run there (the block's
+    /// loads, stores and `@NSU` compute; address arithmetic stays on the GPU). No effect
+    /// unless the block is generated with `BlockProgram::offload_markers`.
+    #[track_caller]
+    #[inline]
+    pub fn ofld_begin(&mut self, block: u8, live_ins: u8, nsu_insts: u8) {
+        if self.marks {
+            self.ops.push(Op {
+                site: site_of(Location::caller()),
+                class: InstClass::Branch,
+                space: Space::Global,
+                obj: block as ObjId,
+                bytes: live_ins as u16 | (nsu_insts as u16) << 8,
+                addr: 0,
+                mark: MARK_BEGIN,
+            });
+        }
+    }
+
+    /// `OFLD.END`: the end of the offload block begun last, with `live_outs` registers per
+    /// thread returned in the offload ack. No effect unless markers are recorded.
+    #[track_caller]
+    #[inline]
+    pub fn ofld_end(&mut self, live_outs: u8) {
+        if self.marks {
+            self.ops.push(Op {
+                site: site_of(Location::caller()),
+                class: InstClass::Branch,
+                space: Space::Global,
+                obj: 0,
+                bytes: live_outs as u16,
+                addr: 0,
+                mark: MARK_END,
+            });
+        }
     }
 
     /// Global load of element `idx` of `o`.
@@ -454,6 +503,7 @@ fn dry_run_writes(
                     smem: &mut sc.smem,
                     ops: &mut ops,
                     probe: false,
+                    marks: false,
                 };
                 kernel.thread(&mut t, phase);
                 for op in &ops {
@@ -488,6 +538,7 @@ fn run_block(
     let nwarps = info.warps_per_block() as usize;
     out.reset(nwarps);
     let out_lanes = out.record_lanes;
+    let out_marks = out.offload_markers;
     if sc.lanes.len() < 32 {
         sc.lanes.resize_with(32, Vec::new);
     }
@@ -513,6 +564,7 @@ fn run_block(
                     smem: &mut sc.smem,
                     ops: l,
                     probe,
+                    marks: out_marks,
                 };
                 kernel.thread(&mut t, phase);
             }
@@ -618,6 +670,36 @@ fn merge_warp(
         while todo != 0 {
             let first = todo.trailing_zeros() as usize;
             let lead = lanes[first][pos];
+            if lead.mark != 0 {
+                // an offload marker: the lanes at the same marker, no warp instruction
+                let mut n = 0u8;
+                let mut rest = todo;
+                while rest != 0 {
+                    let li = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    let op = lanes[li][pos];
+                    if op.site == lead.site && op.mark == lead.mark {
+                        todo &= !(1 << li);
+                        n += 1;
+                    }
+                }
+                let at = wp.insts.len() as u32;
+                if lead.mark == MARK_BEGIN {
+                    wp.offload.push(crate::program::OffloadMark {
+                        block: lead.obj as u8,
+                        begin: at,
+                        end: u32::MAX,
+                        live_ins: lead.bytes as u8,
+                        live_outs: 0,
+                        nsu_insts: (lead.bytes >> 8) as u8,
+                        lanes: n,
+                    });
+                } else if let Some(m) = wp.offload.iter_mut().rev().find(|m| m.end == u32::MAX) {
+                    m.end = at;
+                    m.live_outs = lead.bytes as u8;
+                }
+                continue;
+            }
             let mut n = 0u8;
             addrs.clear();
             let mut obj = lead.obj;

@@ -207,6 +207,29 @@ pub struct LaneAddr {
     pub addr: u64,
 }
 
+/// One dynamic instance of an offload block in a warp (NDP, spec ndp.md §3.3-§3.4): the
+/// kernel model's `Thread::ofld_begin` / `Thread::ofld_end` markers, the `OFLD.BEG` and
+/// `OFLD.END` of the paper's ISA. Recorded only when the block was generated with
+/// [`BlockProgram::offload_markers`]; markers never become warp instructions, so the
+/// instruction stream is the same with and without them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OffloadMark {
+    /// Static block id inside the kernel (the `OFLD.BEG` PC of the paper).
+    pub block: u8,
+    /// Index in [`WarpProgram::insts`] of the block's first instruction.
+    pub begin: u32,
+    /// Index one past its last instruction.
+    pub end: u32,
+    /// Live-in registers per thread (sent in the offload command).
+    pub live_ins: u8,
+    /// Live-out registers per thread (returned in the offload ack).
+    pub live_outs: u8,
+    /// Instructions the NSU runs (loads, stores and `@NSU` ALU work; Table 1's block size).
+    pub nsu_insts: u8,
+    /// Threads of the warp that entered the block.
+    pub lanes: u8,
+}
+
 /// The instructions of one warp.
 #[derive(Clone, Debug, Default)]
 pub struct WarpProgram {
@@ -219,6 +242,9 @@ pub struct WarpProgram {
     /// none for other instructions.
     pub lane_at: Vec<u32>,
     pub lane_addrs: Vec<LaneAddr>,
+    /// Offload-block instances in program order (only with
+    /// [`BlockProgram::offload_markers`]; empty otherwise).
+    pub offload: Vec<OffloadMark>,
 }
 
 impl WarpProgram {
@@ -227,6 +253,7 @@ impl WarpProgram {
         self.lines.clear();
         self.lane_at.clear();
         self.lane_addrs.clear();
+        self.offload.clear();
     }
     /// The line requests of instruction `i`.
     pub fn lines_of(&self, inst: &WarpInst) -> &[LineReq] {
@@ -259,6 +286,9 @@ pub struct BlockProgram {
     /// is paid but one test per instruction. Kernel models and traces honour it (a
     /// workload that does not leaves the side buffer empty: `lanes_of` is `None`).
     pub record_lanes: bool,
+    /// Opt-in: record the kernel models' offload-block markers
+    /// ([`WarpProgram::offload`], NDP). Off by default: the markers then record nothing.
+    pub offload_markers: bool,
 }
 
 impl BlockProgram {

@@ -71,6 +71,8 @@ pub struct Placement {
     /// SMs of each node when they differ (empty on identical nodes): CODA Eq. 3 then
     /// skips SM-less nodes and weights the others by SM count ([`coda::eq3_node_weighted`]).
     node_sms: Vec<u32>,
+    /// Nodes the `random` policy draws from (`placement.random_nodes`; empty = all).
+    random_nodes: Vec<u32>,
     table: FxHashMap<u64, Pte>,
     frames: Frames,
     objects: Vec<DataObject>,
@@ -96,6 +98,7 @@ impl Placement {
                     sms
                 }
             },
+            random_nodes: cfg.placement.random_nodes.clone(),
             table: FxHashMap::default(),
             frames: Frames::new(cfg.system.nodes, groups),
             objects: Vec::new(),
@@ -147,6 +150,16 @@ impl Placement {
         self.table.get(&vpn).copied()
     }
 
+    /// Node of page `vpn` under the `random` policy: uniform over `random_nodes` (or all).
+    fn random_node(&self, vpn: u64) -> u32 {
+        if self.random_nodes.is_empty() {
+            random::node(vpn, self.seed, self.nodes)
+        } else {
+            let k = random::node(vpn, self.seed, self.random_nodes.len() as u32);
+            self.random_nodes[k as usize]
+        }
+    }
+
     fn want(&self, vpn: u64, obj: ObjId, toucher: u32) -> (Mode, u32) {
         let n = self.nodes as u64;
         match self.policy {
@@ -161,7 +174,7 @@ impl Placement {
                 Mode::Cgp,
                 round_robin::node(self.stats.pages_mapped, self.nodes),
             ),
-            PlacementPolicy::Random => (Mode::Cgp, random::node(vpn, self.seed, self.nodes)),
+            PlacementPolicy::Random => (Mode::Cgp, self.random_node(vpn)),
             PlacementPolicy::Chunked => {
                 let page = 1u64 << self.page_shift;
                 match (obj != NO_OBJ)

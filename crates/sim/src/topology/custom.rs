@@ -19,9 +19,10 @@ use crate::config::LinkCfg;
 /// Most vertices a custom network may name (nodes and switches).
 pub const MAX_VERTICES: u32 = 4096;
 
-/// The network of `n` nodes and the links of `links`; refuses self-links, vertex ids of
+/// The network of `n` nodes and the links of `links`, no route passing through a vertex of
+/// `no_transit` (`interconnect.no_transit`); refuses self-links, vertex ids of
 /// [`MAX_VERTICES`] or more and graphs that do not connect every node.
-pub fn build(n: usize, links: &[LinkCfg]) -> Result<Graph, String> {
+pub fn build(n: usize, links: &[LinkCfg], no_transit: &[u32]) -> Result<Graph, String> {
     let mut top = n as u32;
     for (i, l) in links.iter().enumerate() {
         for (k, v) in [("from", l.from), ("to", l.to)] {
@@ -49,6 +50,14 @@ pub fn build(n: usize, links: &[LinkCfg]) -> Result<Graph, String> {
         } else {
             g.add_link(l.from, l.to, l.gbps, l.latency);
         }
+    }
+    for (i, &v) in no_transit.iter().enumerate() {
+        if v as usize >= n {
+            return Err(format!(
+                "interconnect.no_transit[{i}] = {v}: must be a node id below system.nodes ({n})"
+            ));
+        }
+        g.forbid_transit(v);
     }
     g.route_shortest("interconnect.links")
 }

@@ -53,6 +53,8 @@ pub struct Graph {
     /// Route of (from, to) = `route_links[route_start[from * nodes + to]..][..next]`.
     route_start: Vec<u32>,
     route_links: Vec<u32>,
+    /// Per vertex: routes may end here but not pass through (empty = none such).
+    no_transit: Vec<bool>,
 }
 
 impl Graph {
@@ -65,7 +67,22 @@ impl Graph {
             out: Vec::new(),
             route_start: Vec::new(),
             route_links: Vec::new(),
+            no_transit: Vec::new(),
         }
+    }
+
+    /// Forbid routes through vertex `v` (they may still start or end there): an endpoint
+    /// without a router, e.g. the GPU among NDP's routing memory stacks (ndp.md §3.1).
+    pub fn forbid_transit(&mut self, v: u32) {
+        if self.no_transit.len() < self.names.len() {
+            self.no_transit.resize(self.names.len(), false);
+        }
+        self.no_transit[v as usize] = true;
+    }
+
+    /// May a route pass through vertex `v`?
+    fn transit(&self, v: usize) -> bool {
+        !self.no_transit.get(v).copied().unwrap_or(false)
     }
 
     /// Add a switch vertex; returns its id.
@@ -141,13 +158,16 @@ impl Graph {
     }
 
     /// Hop counts of the shortest paths from vertex `src` to every vertex (`u32::MAX` where
-    /// unreachable), by breadth-first search.
+    /// unreachable), by breadth-first search (never through a no-transit vertex).
     pub fn distances(&self, src: u32) -> Vec<u32> {
         let mut d = vec![u32::MAX; self.vertices()];
         let mut q = VecDeque::new();
         d[src as usize] = 0;
         q.push_back(src);
         while let Some(v) = q.pop_front() {
+            if v != src && !self.transit(v as usize) {
+                continue;
+            }
             for &l in &self.out[v as usize] {
                 let w = self.links[l as usize].to as usize;
                 if d[w] == u32::MAX {
@@ -200,6 +220,9 @@ impl Graph {
             seen[s] = true;
             q.push_back(s as u32);
             while let Some(v) = q.pop_front() {
+                if v as usize != s && !self.transit(v as usize) {
+                    continue;
+                }
                 for &l in &self.out[v as usize] {
                     let w = self.links[l as usize].to as usize;
                     if !seen[w] {
@@ -309,7 +332,7 @@ pub fn build(cfg: &Config) -> Result<Graph, String> {
             (ic.local_gbps, ic.local_latency),
             (ic.link_gbps, ic.latency),
         ),
-        Topology::Custom => custom::build(n, &ic.links),
+        Topology::Custom => custom::build(n, &ic.links, &ic.no_transit),
     }
 }
 

@@ -50,6 +50,11 @@ impl Kernel for VecAdd {
     /// (sizeof(float) into a register), `ULDC.64; IMAD.WIDE x2` (the two source
     /// addresses), `LDG x2`, `IMAD.WIDE` (the destination address), `FADD x2`, `STG` and the
     /// final `EXIT`: 17 warp instructions, 3 of them memory.
+    ///
+    /// NDP offload block 0 (spec ndp.md §3.2 / Fig. 2, Table 1: 4 NSU instructions): from
+    /// the first load to the store, `LD A; LD B; FADD@NSU; ST C`; the destination address
+    /// (`IMAD.WIDE`) stays on the GPU; no live-ins (every operand comes from memory), no
+    /// live-outs.
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let i = t.gid();
         t.alu(5);
@@ -57,11 +62,13 @@ impl Kernel for VecAdd {
         if i < self.n {
             t.fp(1);
             t.alu(3);
+            t.ofld_begin(0, 0, 4);
             let x: f32 = t.ld(self.a, i);
             let y: f32 = t.ld(self.b, i);
             t.alu(1);
             t.fp(2);
             t.st(self.c, i, x + y);
+            t.ofld_end(0);
         }
     }
 }
@@ -100,4 +107,58 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
         m,
         Box::new(Once(Some(Box::new(k)))),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::program::{BlockProgram, InstClass, OffloadMark};
+    use crate::registry::Params;
+    use crate::Workload;
+    use std::collections::BTreeMap;
+
+    fn block(markers: bool, n: &str, b: u64) -> BlockProgram {
+        let o = BTreeMap::from([("n".to_string(), n.to_string())]);
+        let p = Params::resolve(&super::SPEC, &o, 1).unwrap();
+        let mut w = super::build(&p).unwrap();
+        w.begin_launch().unwrap().unwrap();
+        let mut bp = BlockProgram {
+            offload_markers: markers,
+            ..Default::default()
+        };
+        w.gen_block(b, false, 128, &mut bp).unwrap();
+        bp
+    }
+
+    /// The offload markers (NDP §3.4) span exactly `LD A .. ST C` of every warp and change
+    /// nothing else: the instruction stream is the same with and without them, and
+    /// without them nothing is recorded.
+    #[test]
+    fn offload_block_spans_the_loads_to_the_store() {
+        let on = block(true, "1000", 3);
+        let off = block(false, "1000", 3);
+        for (a, b) in on.warps.iter().zip(&off.warps) {
+            assert_eq!(a.insts, b.insts);
+            assert_eq!(a.lines, b.lines);
+            assert!(b.offload.is_empty());
+            let [m] = a.offload[..] else {
+                panic!("one instance per warp: {:?}", a.offload)
+            };
+            let span = &a.insts[m.begin as usize..m.end as usize];
+            let classes: Vec<InstClass> = span.iter().map(|i| i.class).collect();
+            use InstClass::*;
+            assert_eq!(classes, [Load, Load, Int, Fp, Fp, Store]);
+            assert_eq!(
+                (m.block, m.live_ins, m.live_outs, m.nsu_insts),
+                (0, 0, 0, 4)
+            );
+        }
+        // the last block of n = 1000 (threads 768..1023): lanes past n skip the block
+        assert_eq!(on.warps.len(), 8);
+        let lanes: Vec<u8> = on
+            .warps
+            .iter()
+            .flat_map(|w| w.offload.iter().map(|m: &OffloadMark| m.lanes))
+            .collect();
+        assert_eq!(lanes, [32, 32, 32, 32, 32, 32, 32, 8]);
+    }
 }

@@ -90,9 +90,17 @@ impl Kernel for KmeansPoint {
             let mut ans = 0.0f32;
             for j in 0..self.nfeatures {
                 t.alu(2);
+                // NDP offload block 0 (spec ndp.md Table 1: KMN, 3 NSU instructions): the
+                // feature load and the squared distance `d = f - c; d * d` on the NSU (the
+                // centre from its constant cache); one live-out (d * d), no live-in, the
+                // running sum stays on the GPU. Reading of Locus: with the sum as live-in
+                // and live-out the block's Eq. 1 score (4 B of data + 4 B of constant
+                // against 8 B of registers) would be 0 and TOM would not extract it.
+                t.ofld_begin(0, 0, 3);
                 let f: f32 = t.ld_tex(self.features, pid + j * self.npoints);
                 let cv: f32 = t.ld_const(self.clusters, c * self.nfeatures + j);
                 t.fp(2);
+                t.ofld_end(1);
                 let d = f - cv;
                 ans += d * d;
                 loop_step(t);

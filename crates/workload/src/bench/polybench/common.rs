@@ -122,6 +122,10 @@ pub(crate) fn acc_loop(
     scale: Option<f32>,
 ) -> f32 {
     for j in 0..n {
+        // NDP offload block 0 of the kernel (spec ndp.md Table 1: BICG's blocks of 4 NSU
+        // instructions, `LDG; LDG; FFMA@NSU; STG`): the accumulator in (live-in) and out
+        // (live-out); the addresses stay on the GPU. No effect unless markers are recorded.
+        t.ofld_begin(0, 1, if scale.is_some() { 5 } else { 4 });
         let a: f32 = t.ld(m, m_at(j));
         let b: f32 = t.ld(v, v_at(j));
         match scale {
@@ -135,6 +139,7 @@ pub(crate) fn acc_loop(
             }
         }
         t.st(out, o, acc);
+        t.ofld_end(1);
         unrolled_step(t, j, n, 2);
     }
     acc

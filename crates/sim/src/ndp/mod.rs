@@ -1,0 +1,356 @@
+//! Near-data processing in the memory stacks (Kim et al., SC17; spec `ndp.md`): an NDP SIMD
+//! unit (NSU) in the logic layer of every stack, fed by partitioned execution from the GPU.
+//!
+//! The pieces, one file each, every one usable and tested on its own:
+//! - [`packets`]: the packet kinds of §3.7 and their sizes in 16 B FLITs.
+//! - [`offload`]: the message flow of one offloaded block instance (§3.2 / Fig. 2, §3.5,
+//!   §3.6): which packets the SM, the vaults and the NSU emit, in which order, how large.
+//! - [`target`]: the target-NSU rule (the first memory instruction's stack, §3.5) and the
+//!   Monte-Carlo of its traffic against the optimal choice (Fig. 5, §6.2).
+//! - [`nsu`]: the NSU station (48 warp slots, command / read-data / write-address buffers)
+//!   and the GPU's credit manager that reserves its buffers (§3.8: deadlock freedom).
+//! - [`hill`]: the dynamic offload ratio, Algorithm 1 (§4.3), a hill climber per epoch.
+//! - [`select`]: the per-instance decision: static ratio, dynamic ratio and the
+//!   cache-locality-aware check (§4.2, §4.4).
+//!
+//! Status: the machine (`preset ndp-8hmc`) and these stations exist and are tested; the
+//! System does not yet run offloaded blocks (the SM does not yet emit RDF/WTA packets into
+//! the network), so `ndp.offload` other than `none` is refused by [`NdpCfg::validate`].
+
+pub mod hill;
+pub mod nsu;
+pub mod offload;
+pub mod packets;
+pub mod select;
+pub mod target;
+pub mod traffic;
+
+use serde::{Deserialize, Serialize};
+
+/// Which dynamic block instances are offloaded (spec §4.2-§4.4).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum OffloadMode {
+    /// No offload: the offload markers have no effect (every preset's default).
+    None,
+    /// Every instance (NaiveNDP = NDP(1.0), §6.3).
+    Naive,
+    /// Each instance with probability `ndp.static_ratio` (§4.2, Fig. 9's NDP(r)).
+    Static,
+    /// Probability from the hill-climbing controller, Algorithm 1 (§4.3, NDP(Dyn)).
+    Dyn,
+    /// `dyn` plus the cache-locality-aware check per static block (§4.4, NDP(Dyn)_Cache).
+    DynCache,
+}
+
+impl OffloadMode {
+    /// Name as written in TOML.
+    pub fn name(self) -> &'static str {
+        match self {
+            OffloadMode::None => "none",
+            OffloadMode::Naive => "naive",
+            OffloadMode::Static => "static",
+            OffloadMode::Dyn => "dyn",
+            OffloadMode::DynCache => "dyn-cache",
+        }
+    }
+}
+
+/// The `[ndp]` section. Values from the paper's Table 2 / §5.2 unless marked [DEFAULT]
+/// (spec ndp.md's suggestion where the paper is silent).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NdpCfg {
+    /// Offload selection (`none` = NDP off).
+    pub offload: OffloadMode,
+    /// Offload probability of `static` (Fig. 9 sweeps 0.2..1.0; BICG's best is 0.15).
+    pub static_ratio: f64,
+    /// The node whose SMs offload (the GPU). [DEFAULT] 0.
+    pub gpu_node: u32,
+    /// The nodes that are memory stacks with one NSU each (empty: every node but
+    /// `gpu_node`).
+    pub stack_nodes: Vec<u32>,
+    /// NSU clock, GHz: 0.35 = half the 700 MHz SM clock (§3.11); 0.175 in §7.6.
+    pub nsu_clock_ghz: f64,
+    /// Warp slots per NSU (Table 2: 48).
+    pub nsu_warps: u32,
+    /// Read-data buffer entries per NSU, one warp-load of 128 B each (Table 2: 256).
+    pub read_entries: u32,
+    /// Write-address buffer entries per NSU (Table 2: 256).
+    pub write_entries: u32,
+    /// Offload command buffer entries per NSU (Table 2: 10).
+    pub cmd_entries: u32,
+    /// Pending packet buffer descriptors per SM (Table 2: 300 x 8 B).
+    pub pending_entries: u32,
+    /// Ready packet buffer descriptors per SM (Table 2: 64 x 8 B).
+    pub ready_entries: u32,
+    /// FLIT size of the memory network's packets, bytes. [DEFAULT] 16 (HMC).
+    pub flit_bytes: u32,
+    /// Algorithm 1 epoch, SM cycles (§4.3: 30 000).
+    pub epoch_cycles: u64,
+    /// Algorithm 1 initial offload ratio (0.1).
+    pub init_ratio: f64,
+    /// Algorithm 1 largest step, also the initial step (0.15; the paper prints the bounds
+    /// swapped, spec §4.3).
+    pub step_max: f64,
+    /// Algorithm 1 smallest step (0.05).
+    pub step_min: f64,
+    /// Algorithm 1 granularity of step changes (0.05).
+    pub step_unit: f64,
+    /// Algorithm 1 history window, epochs (4).
+    pub window: u32,
+    /// Algorithm 1 as printed (ratio moves by `step_unit` inside the printed guard; the
+    /// step grows at the minimum) instead of the prose's reading. [DEFAULT] false.
+    pub literal_algorithm1: bool,
+    /// Cache-aware check: the §4.4 benefit exactly as printed (lines x 128 B x SIMD width)
+    /// instead of per-warp bytes. [DEFAULT] false.
+    pub paper_literal_benefit: bool,
+    /// Cache-aware check: instances of a block observed before its statistics are used.
+    /// [DEFAULT] 1.
+    pub min_samples: u32,
+    /// Seed of the per-SM offload draws. [DEFAULT] 1.
+    pub seed: u64,
+}
+
+impl Default for NdpCfg {
+    fn default() -> Self {
+        NdpCfg {
+            offload: OffloadMode::None,
+            static_ratio: 0.4,
+            gpu_node: 0,
+            stack_nodes: Vec::new(),
+            nsu_clock_ghz: 0.35,
+            nsu_warps: 48,
+            read_entries: 256,
+            write_entries: 256,
+            cmd_entries: 10,
+            pending_entries: 300,
+            ready_entries: 64,
+            flit_bytes: 16,
+            epoch_cycles: 30_000,
+            init_ratio: 0.1,
+            step_max: 0.15,
+            step_min: 0.05,
+            step_unit: 0.05,
+            window: 4,
+            literal_algorithm1: false,
+            paper_literal_benefit: false,
+            min_samples: 1,
+            seed: 1,
+        }
+    }
+}
+
+impl NdpCfg {
+    /// The controller parameters of Algorithm 1.
+    pub fn hill_params(&self) -> hill::HillParams {
+        hill::HillParams {
+            init_ratio: self.init_ratio,
+            step_max: self.step_max,
+            step_min: self.step_min,
+            step_unit: self.step_unit,
+            window: self.window as usize,
+            literal: self.literal_algorithm1,
+        }
+    }
+
+    /// Checks the section; every message names its key and the fix.
+    pub fn validate(&self, nodes: u32) -> Result<(), String> {
+        let unit = |k: &str, v: f64| -> Result<(), String> {
+            if v.is_finite() && (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(format!("ndp.{k} = {v}: must be a ratio in 0..=1"))
+            }
+        };
+        unit("static_ratio", self.static_ratio)?;
+        unit("init_ratio", self.init_ratio)?;
+        unit("step_max", self.step_max)?;
+        unit("step_min", self.step_min)?;
+        unit("step_unit", self.step_unit)?;
+        if self.step_unit <= 0.0 || self.step_min <= 0.0 || self.step_min > self.step_max {
+            return Err(format!(
+                "ndp.step_min = {}, ndp.step_max = {}, ndp.step_unit = {}: need 0 < step_min <= step_max and step_unit > 0 (paper: 0.05, 0.15, 0.05)",
+                self.step_min, self.step_max, self.step_unit
+            ));
+        }
+        if self.window == 0 {
+            return Err(
+                "ndp.window = 0: the history window needs at least 1 epoch (paper: 4)".into(),
+            );
+        }
+        if self.epoch_cycles == 0 {
+            return Err(
+                "ndp.epoch_cycles = 0: an epoch needs at least 1 cycle (paper: 30000)".into(),
+            );
+        }
+        if !(self.nsu_clock_ghz.is_finite()
+            && self.nsu_clock_ghz > 0.0
+            && self.nsu_clock_ghz <= 10.0)
+        {
+            return Err(format!(
+                "ndp.nsu_clock_ghz = {}: must be in (0, 10] GHz (paper: 0.35)",
+                self.nsu_clock_ghz
+            ));
+        }
+        for (k, v) in [
+            ("nsu_warps", self.nsu_warps),
+            ("read_entries", self.read_entries),
+            ("write_entries", self.write_entries),
+            ("cmd_entries", self.cmd_entries),
+            ("pending_entries", self.pending_entries),
+            ("ready_entries", self.ready_entries),
+        ] {
+            if v == 0 {
+                return Err(format!("ndp.{k} = 0: must be at least 1"));
+            }
+        }
+        if self.read_entries < packets::MAX_MEM_INSTS || self.write_entries < packets::MAX_MEM_INSTS
+        {
+            return Err(format!(
+                "ndp.read_entries / ndp.write_entries must be at least {} (one block's loads or stores; paper: 256) or a block could never be granted its credits",
+                packets::MAX_MEM_INSTS
+            ));
+        }
+        if self.flit_bytes == 0 || !self.flit_bytes.is_power_of_two() {
+            return Err(format!(
+                "ndp.flit_bytes = {}: must be a power of two (HMC: 16)",
+                self.flit_bytes
+            ));
+        }
+        if self.gpu_node >= nodes {
+            return Err(format!(
+                "ndp.gpu_node = {}: must be below system.nodes ({nodes})",
+                self.gpu_node
+            ));
+        }
+        for (i, &s) in self.stack_nodes.iter().enumerate() {
+            if s >= nodes || s == self.gpu_node {
+                return Err(format!(
+                    "ndp.stack_nodes[{i}] = {s}: must be a node below system.nodes ({nodes}) other than ndp.gpu_node"
+                ));
+            }
+        }
+        if self.offload != OffloadMode::None {
+            return Err(format!(
+                "ndp.offload = \"{}\": partitioned execution is not wired into the timing model yet (issue 11: crates/sim/src/ndp has the NSU, packets, credits and selection, the SM does not emit RDF/WTA packets); use ndp.offload = \"none\"",
+                self.offload.name()
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+    use crate::preset::load;
+
+    fn ndp(sets: &[&str]) -> Result<Config, String> {
+        let s: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        load(Some("ndp-8hmc"), None, &s).map_err(|e| e.to_string())
+    }
+
+    /// The machine of Table 2: one 64-SM GPU node, 8 memory-only stacks of 16 vaults.
+    #[test]
+    fn preset_is_table_2() {
+        let c = ndp(&[]).unwrap();
+        let spec = c.node_specs();
+        assert_eq!(spec[0].sms, 64);
+        assert_eq!(spec[0].l2_bytes, 2 << 20);
+        assert!(spec[1..].iter().all(|n| n.sms == 0));
+        assert_eq!(c.memory.channels_per_node, 16);
+        assert_eq!(c.dram.banks, 16);
+        // 64-bit vault bus, BL8 at 1.5 ns: 64 B per 6 ns = 10.67 GB/s per vault
+        assert_eq!(c.dram.burst_bytes(), 64);
+        assert_eq!(c.dram.burst_ps(), 6000);
+        assert_eq!(c.system.sm_clock_ghz, 0.7);
+        let more = load(Some("ndp-morecore"), None, &[]).unwrap();
+        assert_eq!(more.node_specs()[0].sms, 72);
+        assert_eq!(more.dram, c.dram, "only the SM count differs");
+        let big = load(Some("ndp-128sm"), None, &[]).unwrap();
+        assert_eq!(big.node_specs()[0].sms, 128);
+        assert_eq!(
+            big.node_specs()[0].l2_bytes,
+            2 << 20,
+            "L2 kept (spec §7.21)"
+        );
+        let slow = ndp(&["ndp.nsu_clock_ghz=0.175"]).unwrap();
+        assert_eq!(slow.ndp.nsu_clock_ghz, 0.175);
+    }
+
+    /// The GPU reaches every stack over its own link; stacks reach each other through the
+    /// hypercube in popcount(i ^ j) <= 3 hops, never through the GPU or a padding node.
+    #[test]
+    fn hypercube_routes_at_most_three_hops() {
+        let c = ndp(&[]).unwrap();
+        let g = crate::topology::build(&c).unwrap();
+        for s in 1..=8u32 {
+            let r = g.route(0, s);
+            assert_eq!(r.len(), 1, "GPU -> HMC{}", s - 1);
+            assert_eq!(g.route(s, 0).len(), 1);
+        }
+        for i in 0..8u32 {
+            for j in 0..8u32 {
+                let r = g.route(1 + i, 1 + j);
+                assert_eq!(r.len() as u32, (i ^ j).count_ones(), "HMC{i} -> HMC{j}");
+                assert!(r.len() <= 3);
+                for &l in r {
+                    let k = g.links()[l as usize];
+                    assert!((1..=8).contains(&k.from) && (1..=8).contains(&k.to));
+                    assert_eq!(k.gbps, 20.0);
+                }
+            }
+        }
+        // without no_transit the shortest stack-to-stack path would cross the GPU
+        let mut open = c.clone();
+        open.interconnect.no_transit.clear();
+        let g2 = crate::topology::build(&open).unwrap();
+        assert_eq!(g2.route(1, 8).len(), 2, "HMC0 -> GPU -> HMC7");
+    }
+
+    /// Pages land on the stacks only, spread evenly, reproducibly.
+    #[test]
+    fn random_pages_on_the_stacks_only() {
+        let c = ndp(&[]).unwrap();
+        let mut p = crate::placement::Placement::new(&c);
+        let map = crate::mapping::AddressMap::new(&c);
+        let mut per = [0u32; 16];
+        for page in 0..8000u64 {
+            let (pa, mode) = p.translate(page << 12, locus_workload::program::NO_OBJ, 0);
+            per[map.locate(pa, mode).node as usize] += 1;
+        }
+        assert_eq!(per[0], 0, "no page on the GPU node");
+        assert!(per[9..].iter().all(|&n| n == 0), "none on padding nodes");
+        for &n in &per[1..=8] {
+            assert!((850..1150).contains(&n), "{per:?}");
+        }
+    }
+
+    /// Offload modes other than `none` are refused by name until the System runs them;
+    /// bad NDP values name their key.
+    #[test]
+    fn offload_modes_and_bad_values_are_refused_by_key() {
+        for m in ["naive", "static", "dyn", "dyn-cache"] {
+            let e = ndp(&[&format!("ndp.offload={m}")]).unwrap_err();
+            assert!(e.contains("ndp.offload") && e.contains(m), "{e}");
+        }
+        for (set, key) in [
+            ("ndp.static_ratio=1.5", "ndp.static_ratio"),
+            ("ndp.window=0", "ndp.window"),
+            ("ndp.read_entries=8", "ndp.read_entries"),
+            ("ndp.nsu_clock_ghz=0", "ndp.nsu_clock_ghz"),
+            ("ndp.gpu_node=16", "ndp.gpu_node"),
+            (
+                "placement.random_nodes=[3, 99]",
+                "placement.random_nodes[1]",
+            ),
+        ] {
+            let e = ndp(&[set]).unwrap_err();
+            assert!(e.contains(key), "{set}: {e}");
+        }
+        assert!(ndp(&["interconnect.no_transit=[16]"])
+            .unwrap_err()
+            .contains("interconnect.no_transit"));
+    }
+}

@@ -1,0 +1,463 @@
+//! The NSU station of one stack (spec ndp.md §3.6, §3.8, §3.11) and the GPU's NDP buffer
+//! manager that reserves its buffers with credits (§3.8).
+//!
+//! An NSU has `nsu_warps` warp slots (48), an offload command buffer (10), a read-data
+//! buffer (256 entries of one warp-load, 128 B) and a write-address buffer (256 entries of
+//! one store instruction). An arriving command spawns a warp when a slot is free, else it
+//! waits in the command buffer. Every NSU cycle one warp instruction issues (loose
+//! round-robin over the warps that can): `LD` takes the read-data entry of (instance,
+//! sequence number) once every RDF response of it arrived, else the warp stalls; `ST` takes
+//! the write-address entry and sends the write; ALU instructions run; after the last
+//! instruction the warp waits for its write acks, sends the offload ack and frees its slot.
+//!
+//! Deadlock freedom (§3.8): an RDF response must always find an entry, or it would block
+//! the network ahead of the responses an older warp waits for. The GPU's [`Credits`]
+//! grants an instance its command, read-data and write-address entries all at once before
+//! any of its packets leaves the SM; the NSU returns a credit when an entry frees (a
+//! command when its warp spawns, a read entry when `LD` consumes it, a write entry when
+//! `ST` sends its write). An arrival without a reserved entry is an error
+//! ([`NsuError`]), never silently absorbed.
+
+use std::collections::VecDeque;
+
+/// One NSU instruction of an offload block's NSU code (§3.4, Fig. 3(b)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NsuOp {
+    /// Load the next read-data entry into a register.
+    Ld,
+    /// Store: take the next write-address entry and send the write.
+    St,
+    /// An `@NSU` ALU instruction.
+    Alu,
+}
+
+/// Buffer kinds that carry credits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Buf {
+    Cmd,
+    Read,
+    Write,
+}
+
+/// An arrival that found its buffer full: the credit protocol was broken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NsuError(pub Buf);
+
+/// What an NSU cycle produced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NsuOut {
+    /// A freed entry's credit for the GPU buffer manager.
+    Credit(Buf),
+    /// A write of instance `id` to its vault (a write ack is due back).
+    Write(u32),
+    /// The offload ack of instance `id` (the warp is gone).
+    Ack(u32),
+}
+
+/// The GPU's NDP buffer manager: free entries per stack and buffer (§3.8).
+#[derive(Clone, Debug)]
+pub struct Credits {
+    cmd: Vec<u32>,
+    read: Vec<u32>,
+    write: Vec<u32>,
+    /// Reservations refused for lack of credits (the SM retries).
+    pub denied: u64,
+}
+
+impl Credits {
+    /// Full credits for `stacks` NSUs with `cmd`, `read` and `write` entries each.
+    pub fn new(stacks: u32, cmd: u32, read: u32, write: u32) -> Self {
+        let n = stacks as usize;
+        Credits {
+            cmd: vec![cmd; n],
+            read: vec![read; n],
+            write: vec![write; n],
+            denied: 0,
+        }
+    }
+
+    /// Reserve 1 command, `loads` read and `stores` write entries at `stack`, all or
+    /// nothing.
+    pub fn reserve(&mut self, stack: u32, loads: u32, stores: u32) -> bool {
+        let s = stack as usize;
+        if self.cmd[s] >= 1 && self.read[s] >= loads && self.write[s] >= stores {
+            self.cmd[s] -= 1;
+            self.read[s] -= loads;
+            self.write[s] -= stores;
+            true
+        } else {
+            self.denied += 1;
+            false
+        }
+    }
+
+    /// A credit of buffer `b` returned by `stack`'s NSU.
+    pub fn give_back(&mut self, stack: u32, b: Buf) {
+        let s = stack as usize;
+        match b {
+            Buf::Cmd => self.cmd[s] += 1,
+            Buf::Read => self.read[s] += 1,
+            Buf::Write => self.write[s] += 1,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    id: u32,
+    prog: u16,
+    pc: u16,
+    seq: u8,
+    writes_out: u16,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    id: u32,
+    seq: u8,
+    /// RDF responses still missing (read entries).
+    missing: u16,
+}
+
+/// One NSU: warp slots, command queue, read-data and write-address buffers.
+#[derive(Clone, Debug)]
+pub struct Nsu {
+    programs: Vec<Vec<NsuOp>>,
+    slots: Vec<Option<Slot>>,
+    cmd_cap: usize,
+    cmds: VecDeque<(u32, u16)>,
+    read: Vec<Entry>,
+    read_cap: usize,
+    write: Vec<Entry>,
+    write_cap: usize,
+    rr: usize,
+    /// NSU cycles stepped.
+    pub cycles: u64,
+    /// Sum over cycles of occupied warp slots (occupancy = this / cycles / slots, Fig. 11).
+    pub slot_cycles: u64,
+    /// Warp instructions issued.
+    pub insts: u64,
+    /// Most entries ever held: command, read, write buffers.
+    pub peak: [usize; 3],
+}
+
+impl Nsu {
+    /// An NSU with `warps` slots, buffers of `cmd`, `read`, `write` entries and the NSU code
+    /// of every static block (`programs[b]`).
+    pub fn new(warps: u32, cmd: u32, read: u32, write: u32, programs: Vec<Vec<NsuOp>>) -> Self {
+        Nsu {
+            programs,
+            slots: vec![None; warps as usize],
+            cmd_cap: cmd as usize,
+            cmds: VecDeque::with_capacity(cmd as usize),
+            read: Vec::with_capacity(read as usize),
+            read_cap: read as usize,
+            write: Vec::with_capacity(write as usize),
+            write_cap: write as usize,
+            rr: 0,
+            cycles: 0,
+            slot_cycles: 0,
+            insts: 0,
+            peak: [0; 3],
+        }
+    }
+
+    /// Occupied warp slots.
+    pub fn busy_slots(&self) -> usize {
+        self.slots.iter().filter(|s| s.is_some()).count()
+    }
+
+    /// Offload command of instance `id` running static block `prog`.
+    pub fn arrive_cmd(&mut self, id: u32, prog: u16) -> Result<(), NsuError> {
+        if self.cmds.len() >= self.cmd_cap {
+            return Err(NsuError(Buf::Cmd));
+        }
+        self.cmds.push_back((id, prog));
+        self.peak[0] = self.peak[0].max(self.cmds.len());
+        Ok(())
+    }
+
+    /// One of the `of` RDF responses of load `seq` of instance `id` (merged by mask into
+    /// one entry, §3.6).
+    pub fn arrive_rdf(&mut self, id: u32, seq: u8, of: u16) -> Result<(), NsuError> {
+        if let Some(e) = self.read.iter_mut().find(|e| e.id == id && e.seq == seq) {
+            e.missing = e.missing.saturating_sub(1);
+            return Ok(());
+        }
+        if self.read.len() >= self.read_cap {
+            return Err(NsuError(Buf::Read));
+        }
+        self.read.push(Entry {
+            id,
+            seq,
+            missing: of.max(1) - 1,
+        });
+        self.peak[1] = self.peak[1].max(self.read.len());
+        Ok(())
+    }
+
+    /// The write addresses of store `seq` of instance `id`.
+    pub fn arrive_wta(&mut self, id: u32, seq: u8) -> Result<(), NsuError> {
+        if self.write.iter().any(|e| e.id == id && e.seq == seq) {
+            return Ok(());
+        }
+        if self.write.len() >= self.write_cap {
+            return Err(NsuError(Buf::Write));
+        }
+        self.write.push(Entry {
+            id,
+            seq,
+            missing: 0,
+        });
+        self.peak[2] = self.peak[2].max(self.write.len());
+        Ok(())
+    }
+
+    /// A vault acknowledged one write of instance `id`.
+    pub fn write_acked(&mut self, id: u32) {
+        if let Some(s) = self.slots.iter_mut().flatten().find(|s| s.id == id) {
+            s.writes_out = s.writes_out.saturating_sub(1);
+        }
+    }
+
+    /// One NSU cycle: spawn waiting commands into free slots, then issue one instruction
+    /// of the next warp that can; what it produced is appended to `out`.
+    pub fn cycle(&mut self, out: &mut Vec<NsuOut>) {
+        self.cycles += 1;
+        for slot in self.slots.iter_mut() {
+            if slot.is_none() {
+                let Some((id, prog)) = self.cmds.pop_front() else {
+                    break;
+                };
+                *slot = Some(Slot {
+                    id,
+                    prog,
+                    pc: 0,
+                    seq: 0,
+                    writes_out: 0,
+                });
+                out.push(NsuOut::Credit(Buf::Cmd));
+            }
+        }
+        self.slot_cycles += self.busy_slots() as u64;
+        let n = self.slots.len();
+        for k in 0..n {
+            let i = (self.rr + k) % n;
+            if self.try_issue(i, out) {
+                self.rr = (i + 1) % n;
+                self.insts += 1;
+                return;
+            }
+        }
+    }
+
+    fn try_issue(&mut self, i: usize, out: &mut Vec<NsuOut>) -> bool {
+        let Some(mut s) = self.slots[i] else {
+            return false;
+        };
+        let prog = &self.programs[s.prog as usize];
+        match prog.get(s.pc as usize) {
+            None => {
+                if s.writes_out > 0 {
+                    return false;
+                }
+                out.push(NsuOut::Ack(s.id));
+                self.slots[i] = None;
+                return true;
+            }
+            Some(NsuOp::Alu) => {}
+            Some(NsuOp::Ld) => {
+                let Some(k) = self
+                    .read
+                    .iter()
+                    .position(|e| e.id == s.id && e.seq == s.seq && e.missing == 0)
+                else {
+                    return false;
+                };
+                self.read.swap_remove(k);
+                out.push(NsuOut::Credit(Buf::Read));
+                s.seq += 1;
+            }
+            Some(NsuOp::St) => {
+                let Some(k) = self
+                    .write
+                    .iter()
+                    .position(|e| e.id == s.id && e.seq == s.seq)
+                else {
+                    return false;
+                };
+                self.write.swap_remove(k);
+                out.push(NsuOut::Credit(Buf::Write));
+                out.push(NsuOut::Write(s.id));
+                s.writes_out += 1;
+                s.seq += 1;
+            }
+        }
+        s.pc += 1;
+        self.slots[i] = Some(s);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use NsuOp::*;
+
+    /// Block 0: 16 loads and a store (fills the read buffer); block 1: a load and 16
+    /// stores (fills the write buffer); block 2: long ALU work (fills the warp slots and
+    /// the command buffer). Sequence numbers count memory instructions in order.
+    fn programs() -> Vec<Vec<NsuOp>> {
+        let mut a = vec![Ld; 16];
+        a.extend([Alu, Alu, St]);
+        let mut b = vec![Ld, Alu];
+        b.extend([St; 16]);
+        let mut c = vec![Ld];
+        c.extend([Alu; 30]);
+        c.push(St);
+        vec![a, b, c]
+    }
+
+    fn mem_ops(p: &[NsuOp]) -> impl Iterator<Item = (u8, NsuOp)> + '_ {
+        p.iter()
+            .filter(|o| **o != Alu)
+            .enumerate()
+            .map(|(i, o)| (i as u8, *o))
+    }
+
+    #[derive(Clone, Copy, Debug)]
+    enum Pkt {
+        Cmd(u32, u16),
+        Rdf(u32, u8),
+        Wta(u32, u8),
+    }
+
+    /// Drive `total` instances through one NSU with a bad delivery order: the newest
+    /// instance's data first, commands behind (the §3.8 scenario: later loads' data fill
+    /// the read buffer while an older warp waits). With `credits` the GPU reserves before
+    /// sending. Returns the instances completed, or the buffer that overflowed.
+    fn drive(total: u32, credits: bool) -> Result<(u32, Nsu), NsuError> {
+        let progs = programs();
+        let mut nsu = Nsu::new(48, 10, 256, 256, progs.clone());
+        let mut cr = Credits::new(1, 10, 256, 256);
+        let mut net: Vec<Pkt> = Vec::new();
+        let mut acks_due: Vec<u32> = Vec::new();
+        let (mut next, mut done) = (0u32, 0u32);
+        let mut out = Vec::new();
+        for step in 0..4_000_000u64 {
+            if done == total {
+                return Ok((done, nsu));
+            }
+            // the GPU sends every instance it can reserve for, in order
+            while next < total {
+                // a third of each block, in order
+                let prog = (3 * next / total) as u16;
+                let p = &progs[prog as usize];
+                let ld = p.iter().filter(|o| **o == Ld).count() as u32;
+                let st = p.iter().filter(|o| **o == St).count() as u32;
+                if credits && !cr.reserve(0, ld, st) {
+                    break;
+                }
+                net.push(Pkt::Cmd(next, prog));
+                for (seq, o) in mem_ops(p) {
+                    net.push(if o == Ld {
+                        Pkt::Rdf(next, seq)
+                    } else {
+                        Pkt::Wta(next, seq)
+                    });
+                }
+                next += 1;
+                if !credits && net.len() > 4000 {
+                    break;
+                }
+            }
+            // deliver: the newest data packet, every third step the oldest command (so
+            // commands queue behind full warp slots too)
+            let cmd = net.iter().position(|p| matches!(p, Pkt::Cmd(..)));
+            let data = net.iter().rposition(|p| !matches!(p, Pkt::Cmd(..)));
+            let pick = if step % 3 == 0 {
+                cmd.or(data)
+            } else {
+                data.or(cmd)
+            };
+            if let Some(i) = pick {
+                match net.remove(i) {
+                    Pkt::Cmd(id, prog) => nsu.arrive_cmd(id, prog)?,
+                    Pkt::Rdf(id, seq) => nsu.arrive_rdf(id, seq, 1)?,
+                    Pkt::Wta(id, seq) => nsu.arrive_wta(id, seq)?,
+                }
+            }
+            for id in acks_due.drain(..) {
+                nsu.write_acked(id);
+            }
+            if step % 4 != 0 {
+                continue; // the NSU runs slower than the network delivers
+            }
+            out.clear();
+            nsu.cycle(&mut out);
+            for o in &out {
+                match *o {
+                    NsuOut::Credit(b) => cr.give_back(0, b),
+                    NsuOut::Write(id) => acks_due.push(id),
+                    NsuOut::Ack(_) => done += 1,
+                }
+            }
+        }
+        panic!("no progress: {done} of {total} done (deadlock)");
+    }
+
+    /// With credits every instance completes although every buffer runs full (command
+    /// buffer, read-data and write-address buffers, all 48 warp slots).
+    #[test]
+    fn no_deadlock_with_every_buffer_full() {
+        let (done, nsu) = drive(3000, true).expect("credits never overflow a buffer");
+        assert_eq!(done, 3000);
+        assert_eq!(
+            nsu.peak,
+            [10, 256, 256],
+            "every buffer was full at some point"
+        );
+        assert!(nsu.slot_cycles > 0 && nsu.insts > 0);
+    }
+
+    /// Without credits the same sequence overflows a buffer (the NSU could not eject the
+    /// packet: a deadlock in hardware), so the test above exercises what credits prevent.
+    #[test]
+    fn without_credits_a_buffer_overflows() {
+        assert!(drive(3000, false).is_err());
+    }
+
+    /// A warp stalls at `LD` until every RDF response of it arrived, and at the end until
+    /// its writes are acknowledged; one instruction issues per cycle.
+    #[test]
+    fn loads_wait_for_all_responses_and_acks_for_writes() {
+        let mut n = Nsu::new(4, 2, 4, 4, vec![vec![Ld, Alu, St]]);
+        let mut out = Vec::new();
+        n.arrive_cmd(7, 0).unwrap();
+        n.arrive_rdf(7, 0, 2).unwrap();
+        n.cycle(&mut out);
+        assert_eq!(
+            out,
+            vec![NsuOut::Credit(Buf::Cmd)],
+            "spawned, LD stalls on 1 of 2"
+        );
+        out.clear();
+        n.arrive_rdf(7, 0, 2).unwrap();
+        n.cycle(&mut out); // LD
+        n.cycle(&mut out); // ALU
+        n.cycle(&mut out); // ST stalls: no addresses yet
+        assert_eq!(out, vec![NsuOut::Credit(Buf::Read)]);
+        out.clear();
+        n.arrive_wta(7, 1).unwrap();
+        n.cycle(&mut out);
+        assert_eq!(out, vec![NsuOut::Credit(Buf::Write), NsuOut::Write(7)]);
+        out.clear();
+        n.cycle(&mut out);
+        assert!(out.is_empty(), "the ack waits for the write ack");
+        n.write_acked(7);
+        n.cycle(&mut out);
+        assert_eq!(out, vec![NsuOut::Ack(7)]);
+        assert_eq!(n.busy_slots(), 0);
+        assert_eq!(n.insts, 4, "LD, ALU, ST and the final ack");
+    }
+}

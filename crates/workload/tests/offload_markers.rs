@@ -1,0 +1,108 @@
+//! NDP offload-block markers (spec ndp.md §3.3-§3.4) of the kernel models: each marked
+//! instance spans the instructions of its static block, carries the block's operands, and
+//! recording them changes no instruction.
+
+use locus_workload::program::{BlockProgram, InstClass, Space};
+use locus_workload::registry::build;
+use locus_workload::Workload;
+use std::collections::BTreeMap;
+
+/// Generate block `b` of the `launch`-th launch of `name` with and without markers.
+fn gen(name: &str, params: &[(&str, &str)], launch: usize, b: u64) -> (BlockProgram, BlockProgram) {
+    let o: BTreeMap<String, String> = params
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let mut out = Vec::new();
+    for markers in [true, false] {
+        let mut w = build(name, &o, 1).unwrap();
+        for _ in 0..launch {
+            w.begin_launch().unwrap().unwrap();
+        }
+        w.begin_launch().unwrap().unwrap();
+        let mut bp = BlockProgram {
+            offload_markers: markers,
+            ..Default::default()
+        };
+        w.gen_block(b, false, 128, &mut bp).unwrap();
+        out.push(bp);
+    }
+    let off = out.pop().unwrap();
+    (out.pop().unwrap(), off)
+}
+
+/// A marked span's (class, space) list and its live-ins, live-outs and NSU instructions.
+type Span = (Vec<(InstClass, Space)>, u8, u8, u8);
+
+/// Classes of every marked span of every warp, plus the marks' operands.
+fn spans(bp: &BlockProgram) -> Vec<Span> {
+    bp.warps
+        .iter()
+        .flat_map(|w| {
+            w.offload.iter().map(|m| {
+                let cl = w.insts[m.begin as usize..m.end as usize]
+                    .iter()
+                    .map(|i| (i.class, i.space))
+                    .collect();
+                (cl, m.live_ins, m.live_outs, m.nsu_insts)
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn bicg_blocks_are_ld_ld_ffma_st_with_the_accumulator() {
+    for launch in 0..2 {
+        let (on, off) = gen("bicg", &[("nx", "256"), ("ny", "256")], launch, 0);
+        for (a, b) in on.warps.iter().zip(&off.warps) {
+            assert_eq!(a.insts, b.insts, "markers change no instruction");
+            assert!(b.offload.is_empty());
+        }
+        let s = spans(&on);
+        assert_eq!(s.len(), 8 * 256, "one instance per warp and column/row");
+        use InstClass::*;
+        use Space::Global;
+        for (cl, li, lo, n) in s {
+            assert_eq!(
+                cl,
+                [
+                    (Load, Global),
+                    (Load, Global),
+                    (Fp, Global),
+                    (Store, Global)
+                ]
+            );
+            assert_eq!((li, lo, n), (1, 1, 4), "Table 1: BICG blocks of 4");
+        }
+    }
+}
+
+#[test]
+fn kmeans_point_block_is_the_feature_load_and_the_distance() {
+    let p = [
+        ("npoints", "512"),
+        ("nfeatures", "4"),
+        ("nclusters", "3"),
+        ("iterations", "1"),
+    ];
+    // launch 0 is invert_mapping, launch 1 kmeansPoint
+    let (on, off) = gen("km", &p, 1, 0);
+    for (a, b) in on.warps.iter().zip(&off.warps) {
+        assert_eq!(a.insts, b.insts);
+    }
+    let s = spans(&on);
+    assert_eq!(s.len(), on.warps.len() * 3 * 4, "per cluster and feature");
+    use InstClass::*;
+    for (cl, li, lo, n) in s {
+        assert_eq!(
+            cl,
+            [
+                (Load, Space::Texture),
+                (Load, Space::Constant),
+                (Fp, Space::Global),
+                (Fp, Space::Global)
+            ]
+        );
+        assert_eq!((li, lo, n), (0, 1, 3), "Table 1: KMN block of 3");
+    }
+}
