@@ -244,7 +244,12 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
                 }
             }
             Place::Const => {
-                distinct(&addrs, 1, &mut keys);
+                keys.clear();
+                for &(ad, _) in &addrs {
+                    if !keys.contains(&ad) {
+                        keys.push(ad);
+                    }
+                }
                 ev.replays[2] += (keys.len() as u64).saturating_sub(1);
                 distinct(&addrs, u64::from(cfg.const_line), &mut keys);
                 for &k in &keys {
