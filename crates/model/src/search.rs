@@ -78,10 +78,20 @@ pub fn legal(p: &Profile, target: &[Place], hw: &crate::model::Hw) -> Result<(),
 /// the sample first; exhaustive up to `limit` candidates, otherwise the single-object
 /// moves (the greedy first step of §4 [D]).
 pub fn enumerate(p: &Profile, hw: &crate::model::Hw, limit: usize) -> Vec<Vec<Place>> {
-    let sample = p.sample_placement();
-    let movable: Vec<usize> = (0..p.objects.len())
+    let all: Vec<usize> = (0..p.objects.len())
         .filter(|&i| p.objects[i].accesses > 0)
         .collect();
+    enumerate_objects(p, hw, limit, &all)
+}
+
+/// As [`enumerate`], moving only the objects `movable` (indices into `p.objects`).
+pub fn enumerate_objects(
+    p: &Profile,
+    hw: &crate::model::Hw,
+    limit: usize,
+    movable: &[usize],
+) -> Vec<Vec<Place>> {
+    let sample = p.sample_placement();
     let space: usize = movable
         .iter()
         .fold(1usize, |a, _| a.saturating_mul(Place::ALL.len()));
@@ -111,7 +121,7 @@ pub fn enumerate(p: &Profile, hw: &crate::model::Hw, limit: usize) -> Vec<Vec<Pl
             }
         }
     } else {
-        for &i in &movable {
+        for &i in movable {
             for t in Place::ALL {
                 let mut cand = sample.clone();
                 cand[i] = t;
@@ -157,6 +167,21 @@ pub fn describe(p: &Profile, placement: &[Place]) -> String {
     }
 }
 
+/// The object called `name`: the exact name, else the one accessed object whose name
+/// contains it, case-insensitively (`weights` finds `D__WEIGHTS`).
+pub fn find_object(p: &Profile, name: &str) -> Option<usize> {
+    if let Some(i) = p.object(name) {
+        return Some(i);
+    }
+    let low = name.to_ascii_lowercase();
+    let hits: Vec<usize> = (0..p.objects.len())
+        .filter(|&i| {
+            p.objects[i].accesses > 0 && p.objects[i].name.to_ascii_lowercase().contains(&low)
+        })
+        .collect();
+    (hits.len() == 1).then(|| hits[0])
+}
+
 /// Parses `obj=space,...` into a placement derived from the sample; errors name the bad
 /// object or component and list the valid ones.
 pub fn parse_target(p: &Profile, spec: &str) -> Result<Vec<Place>, String> {
@@ -165,7 +190,7 @@ pub fn parse_target(p: &Profile, spec: &str) -> Result<Vec<Place>, String> {
         let (name, space) = part
             .split_once('=')
             .ok_or_else(|| format!("`{part}`: expected obj=space (e.g. weights=const)"))?;
-        let i = p.object(name.trim()).ok_or_else(|| {
+        let i = find_object(p, name.trim()).ok_or_else(|| {
             let names: Vec<&str> = p
                 .objects
                 .iter()

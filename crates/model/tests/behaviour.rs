@@ -27,7 +27,11 @@ fn synthetic(
         total_warps: u64::from(warps),
         active_sms: 13.min(warps),
         warps_per_sm: warps.div_ceil(13),
-        smem_per_block: if place == Place::Shared { bytes as u32 } else { 0 },
+        smem_per_block: if place == Place::Shared {
+            bytes as u32
+        } else {
+            0
+        },
         ilp: 1.0,
         mlp: 1.0,
         ..Profile::default()
@@ -79,13 +83,19 @@ fn synthetic(
 #[test]
 fn uniform_array_global_to_constant_lowers_replays_and_addressing() {
     let (warps, iters) = (26, 64);
-    let p = synthetic(warps, iters, 8, Place::Global, 4096, |_, it, _| u64::from(it % 16) * 8);
+    let p = synthetic(warps, iters, 8, Place::Global, 4096, |_, it, _| {
+        u64::from(it % 16) * 8
+    });
     let m = Model::new(p, Hw::default());
     let s = m.predict(&[Place::Global], Flags::ours(), None).unwrap();
     let t = m.predict(&[Place::Const], Flags::ours(), None).unwrap();
     let n = u64::from(warps * iters);
     assert_eq!(s.replays[0], n, "one rule-(1) replay per access in global");
-    assert_eq!(t.replays[0] + t.replays[2], 0, "uniform: no divergence in constant");
+    assert_eq!(
+        t.replays[0] + t.replays[2],
+        0,
+        "uniform: no divergence in constant"
+    );
     // 16 doubles = 2 constant lines, missed once per SM
     assert_eq!(t.replays[1], 2 * 13);
     assert!(t.replays.iter().sum::<u64>() < s.replays.iter().sum::<u64>());
@@ -116,7 +126,9 @@ fn divergent_constant_replays_distinct_minus_one() {
 /// sample had none. Fails if S→G kept the accesses on chip or dropped the new addresses.
 #[test]
 fn shared_to_global_raises_dram_requests_and_row_events() {
-    let p = synthetic(52, 8, 4, Place::Shared, 2048, |_, it, l| u64::from(it * 32 + l) * 4);
+    let p = synthetic(52, 8, 4, Place::Shared, 2048, |_, it, l| {
+        u64::from(it * 32 + l) * 4
+    });
     let m = Model::new(p, Hw::default());
     let s = m.predict(&[Place::Shared], Flags::ours(), None).unwrap();
     let t = m.predict(&[Place::Global], Flags::ours(), None).unwrap();
@@ -133,7 +145,9 @@ fn shared_to_global_raises_dram_requests_and_row_events() {
 /// capacity is enforced.
 #[test]
 fn illegal_placements_are_refused_with_the_rule() {
-    let mut p = synthetic(4, 2, 4, Place::Global, 128 << 10, |_, _, l| u64::from(l) * 4);
+    let mut p = synthetic(4, 2, 4, Place::Global, 128 << 10, |_, _, l| {
+        u64::from(l) * 4
+    });
     let hw = Hw::default();
     let e = search::legal(&p, &[Place::Const], &hw).unwrap_err();
     assert!(e.contains("constant memory") && e.contains("65536"), "{e}");
@@ -165,8 +179,12 @@ fn neuralnet_weights_placements_and_determinism() {
     let wi = p.object("D__WEIGHTS").expect("weights object");
     assert_eq!(p.objects[wi].place, Place::Global);
     assert!(!p.objects[wi].written);
-    let weight_accesses: Vec<&Access> = p.accesses.iter().filter(|a| a.obj as usize == wi).collect();
-    let want: u64 = weight_accesses.iter().map(|a| u64::from(a.nlanes) - 1).sum();
+    let weight_accesses: Vec<&Access> =
+        p.accesses.iter().filter(|a| a.obj as usize == wi).collect();
+    let want: u64 = weight_accesses
+        .iter()
+        .map(|a| u64::from(a.nlanes) - 1)
+        .sum();
     assert!(want > 0);
     let hw = Hw::default();
     let m = Model::new(p.clone(), hw.clone());

@@ -4,6 +4,7 @@ pub mod analyze;
 pub mod common;
 pub mod list;
 pub mod mix;
+pub mod model;
 pub mod repro;
 pub mod run;
 pub mod trace;

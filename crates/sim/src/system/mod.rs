@@ -832,7 +832,10 @@ impl System {
     /// The DRAM requests recorded so far (empty when [`System::record_dram_trace`] is off),
     /// in arrival order; recording goes on.
     pub fn take_dram_trace(&mut self) -> Vec<DramRecord> {
-        self.dram_trace.as_mut().map(std::mem::take).unwrap_or_default()
+        self.dram_trace
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// The lane addresses of instruction `index` of warp slot `wg` of SM `sm` (its
@@ -883,8 +886,8 @@ impl System {
 }
 
 #[cfg(test)]
-mod lanes_tests;
-#[cfg(test)]
 mod dram_trace_tests;
+#[cfg(test)]
+mod lanes_tests;
 #[cfg(test)]
 mod tests;
