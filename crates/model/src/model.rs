@@ -42,7 +42,9 @@ pub struct Hw {
     pub mapping: BitMapping,
     /// Departure delay Δ between two memory requests of one SM (cycles, [6]).
     pub departure_delay: f64,
-    /// Γ of [7]'s F_sync.
+    /// Γ of [7]'s F_sync (`F_sync = Γ x DRAM_lat x #mem/#insts` per block barrier). The
+    /// spec's Γ = 64 per warp barrier made barrier-heavy kernels (matmul) cost 1000x their
+    /// time on the simulator; 1 per block barrier is the default [D].
     pub gamma_sync: f64,
     /// SFU lanes per SM ([7]'s O_SFU).
     pub sfu_width: u32,
@@ -78,7 +80,7 @@ impl Default for Hw {
             banks: 96,
             mapping: BitMapping::k80(),
             departure_delay: 4.0,
-            gamma_sync: 64.0,
+            gamma_sync: 1.0,
             sfu_width: 32,
             rho_max: 0.95,
             smem_per_block: 48 << 10,
@@ -318,10 +320,10 @@ impl Model {
         let const_dram = ns(hw.row_lat_ns[1]);
         // W_serial from the sample ([7] reconstructed, §3.2.1 [D]), same for every target
         let mem_frac = se.total_req() as f64 / executed.max(1.0);
-        let o_sync = p.count(locus_workload::InstClass::Barrier) as f64 / s
-            * hw.gamma_sync
-            * const_dram
-            * mem_frac;
+        // one serialisation per block barrier (all its warps wait together), not per warp [D]
+        let barriers = p.count(locus_workload::InstClass::Barrier) as f64
+            / f64::from(p.warps_per_block.max(1));
+        let o_sync = barriers / s * hw.gamma_sync * const_dram * mem_frac;
         let sfu = p.count(locus_workload::InstClass::Sfu) as f64;
         let f_sfu = (sfu / executed.max(1.0) - f64::from(hw.sfu_width) / f64::from(hw.simd_width))
             .clamp(0.0, 1.0);
@@ -329,7 +331,7 @@ impl Model {
         let w_serial = o_sync + o_sfu;
         let t_comp = inst_per_warp * w / s * eff + w_serial;
         // ---- DRAM latency (Eqs. 6-10) ----
-        let ipc = executed / self.sample_cycles.max(1.0);
+        let ipc = executed * p.scale() / self.sample_cycles.max(1.0);
         let lat = [
             ns(hw.row_lat_ns[0]),
             ns(hw.row_lat_ns[1]),
@@ -401,6 +403,9 @@ impl Model {
         let t_overlap = (ratio * t_mem).clamp(0.0, t_comp.min(t_mem));
         let bytes_per_cycle = hw.mem_peak_gbs / hw.clock_ghz;
         let t_init = ev.staging_bytes as f64 / (bytes_per_cycle * 0.8) / s;
+        // a capped profile: the recorded waves stand for the whole kernel
+        let k = p.scale();
+        let (t_comp, t_mem, t_overlap, t_init) = (t_comp * k, t_mem * k, t_overlap * k, t_init * k);
         Prediction {
             total: t_comp + t_mem - t_overlap + t_init,
             t_comp,

@@ -130,6 +130,10 @@ pub struct Profile {
     pub dyn_insts: u64,
     /// The sample's measurement, if a simulation was run.
     pub measured: Option<Measured>,
+    /// Blocks of the kernel over all launches; larger than [`Profile::blocks`] when the
+    /// profile was capped ([`CollectOpts::max_accesses`]): predictions then scale by
+    /// `blocks_total / blocks` (the recorded waves stand for the rest).
+    pub blocks_total: u64,
 }
 
 /// Options of [`collect`]: the machine shape the interleaving follows.
@@ -149,6 +153,9 @@ pub struct CollectOpts {
     pub line_bytes: u32,
     /// Rows of 2-D arrays by object name (elements per row), for the 2-D texture layout.
     pub row_elems: Vec<(String, u64)>,
+    /// Stop recording (at a wave boundary) once this many warp-level accesses are
+    /// recorded; later blocks still run functionally. Bounds memory (16 B per lane).
+    pub max_accesses: usize,
 }
 
 impl Default for CollectOpts {
@@ -161,6 +168,7 @@ impl Default for CollectOpts {
             max_blocks_per_sm: 16,
             line_bytes: 128,
             row_elems: Vec::new(),
+            max_accesses: 1 << 18,
         }
     }
 }
@@ -169,6 +177,14 @@ impl Profile {
     /// Lanes of access `a`.
     pub fn lanes_of(&self, a: &Access) -> &[Lane] {
         &self.lanes[a.lane0 as usize..a.lane0 as usize + a.nlanes as usize]
+    }
+    /// How many times the recorded blocks stand for the kernel (>= 1).
+    pub fn scale(&self) -> f64 {
+        if self.blocks == 0 {
+            1.0
+        } else {
+            (self.blocks_total.max(self.blocks) as f64 / self.blocks as f64).max(1.0)
+        }
     }
     /// Executed warp instructions.
     pub fn inst_executed(&self) -> u64 {
@@ -240,6 +256,15 @@ pub fn collect(w: &mut dyn Workload, opts: &CollectOpts) -> Result<Profile, Stri
             continue;
         }
         p.launches += 1;
+        p.blocks_total += nb;
+        if p.accesses.len() >= opts.max_accesses {
+            let mut bp = BlockProgram::default();
+            for b in 0..nb {
+                w.gen_block(b, false, opts.line_bytes, &mut bp)
+                    .map_err(|e| e.to_string())?;
+            }
+            continue;
+        }
         p.blocks += nb;
         let wpb = info.warps_per_block();
         p.warps_per_block = wpb;
@@ -352,6 +377,18 @@ pub fn collect(w: &mut dyn Workload, opts: &CollectOpts) -> Result<Profile, Stri
                 round += 1;
             }
             first += n as u64;
+            if p.accesses.len() >= opts.max_accesses && first < nb {
+                // capped: the rest of the launch runs unrecorded
+                let skipped = nb - first;
+                p.blocks -= skipped;
+                p.total_warps -= skipped * u64::from(wpb);
+                let mut bp = BlockProgram::default();
+                for b in first..nb {
+                    w.gen_block(b, false, opts.line_bytes, &mut bp)
+                        .map_err(|e| e.to_string())?;
+                }
+                break;
+            }
         }
         block_base += nb;
     }

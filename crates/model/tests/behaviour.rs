@@ -209,3 +209,25 @@ fn neuralnet_weights_placements_and_determinism() {
         }
     }
 }
+
+/// A capped profile records whole launches up to the cap (a prefix of the full profile)
+/// and scales by the blocks it stands for; the uncapped one has scale 1.
+#[test]
+fn capped_profile_is_a_prefix_and_scales() {
+    let full = neuralnet();
+    assert_eq!(full.scale(), 1.0);
+    let params: BTreeMap<String, String> = [("inputs".to_string(), "256".to_string())].into();
+    let mut w = locus_workload::registry::build("shoc-neuralnet", &params, 1).unwrap();
+    let opts = CollectOpts {
+        kernel: Some("kernelFeedForward1".into()),
+        max_launches: 8,
+        max_accesses: 1000,
+        ..CollectOpts::default()
+    };
+    let cap = collect(&mut w, &opts).unwrap();
+    assert!(cap.accesses.len() >= 1000 && cap.accesses.len() < full.accesses.len());
+    assert_eq!(cap.accesses[..], full.accesses[..cap.accesses.len()]);
+    assert_eq!(cap.blocks_total, full.blocks);
+    assert!(cap.scale() > 1.0);
+    assert_eq!(cap.scale(), full.blocks as f64 / cap.blocks as f64);
+}

@@ -41,6 +41,10 @@ pub struct ModelArgs {
     /// merged into one profile).
     #[arg(long, default_value_t = 64)]
     pub max_launches: usize,
+    /// Record at most this many warp-level accesses (whole waves; the rest of the kernel
+    /// runs unrecorded and the prediction scales by the blocks recorded).
+    #[arg(long, default_value_t = 1 << 18)]
+    pub max_accesses: usize,
     /// Simulate the sample placement on the machine (`--preset`, `--set`) and use its
     /// measured time and instruction counts; the model's clock and SM count follow the
     /// machine.
@@ -175,6 +179,7 @@ fn model(a: &ModelArgs) -> Result<Model> {
         sms: hw.sms,
         max_warps_per_sm: hw.max_warps_per_sm,
         max_blocks_per_sm: hw.max_blocks_per_sm,
+        max_accesses: a.max_accesses,
         ..CollectOpts::default()
     };
     let mut w = wa.build()?;
