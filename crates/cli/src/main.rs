@@ -42,6 +42,10 @@ enum Command {
     /// Reproduce a paper's evaluation: parallel runs, CSV, figures, Markdown report.
     #[command(subcommand)]
     Repro(cmd::repro::ReproCmd),
+    /// The HMS placement model: predict a kernel's time under a data placement, rank
+    /// placements, detect the DRAM address mapping.
+    #[command(subcommand)]
+    Model(cmd::model::ModelCmd),
     /// Cross-check models against reference simulators (needs the `dramsim3` feature).
     #[command(subcommand)]
     Validate(cmd::validate::ValidateCmd),
@@ -58,6 +62,7 @@ fn main() -> ExitCode {
         Command::Analyze(c) => cmd::analyze::run(c),
         Command::Validate(c) => cmd::validate::run(c),
         Command::Repro(c) => cmd::repro::run(c),
+        Command::Model(c) => cmd::model::run(c),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -25,7 +25,7 @@ pub mod topology;
 pub use config::Config;
 pub use error::SimError;
 pub use stats::Report;
-pub use system::{Progress, System};
+pub use system::{DramRecord, Progress, System};
 
 /// Build a system from `cfg` and run `w` on it (no progress reporting).
 pub fn simulate(cfg: &Config, w: &mut dyn locus_workload::Workload) -> Result<Report, SimError> {

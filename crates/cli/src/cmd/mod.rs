@@ -5,6 +5,7 @@ pub mod classify;
 pub mod common;
 pub mod list;
 pub mod mix;
+pub mod model;
 pub mod repro;
 pub mod run;
 pub mod trace;

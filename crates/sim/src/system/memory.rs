@@ -341,6 +341,16 @@ impl System {
             // home without passing its L2: the home slice's copy, if any, takes it in place
             self.home_write(&r, Some(r.src), r.sm);
         }
+        if let Some(t) = self.dram_trace.as_mut() {
+            t.push(super::DramRecord {
+                ps: now,
+                line: r.line,
+                node: r.home,
+                chan: r.chan,
+                chan_addr: r.chan_addr,
+                write: matches!(r.kind, Kind::Write | Kind::Writeback),
+            });
+        }
         let c = self.chan_id(r.home, r.chan);
         if self.chans[c].ch.can_accept() && self.chans[c].overflow.is_empty() {
             let write = matches!(r.kind, Kind::Write | Kind::Writeback);

@@ -104,6 +104,23 @@ pub(crate) enum Kind {
     Invalidation,
 }
 
+/// One request arriving at a DRAM channel ([`System::record_dram_trace`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DramRecord {
+    /// Arrival time at the channel (ps).
+    pub ps: Ps,
+    /// Physical line number.
+    pub line: u64,
+    /// Home node.
+    pub node: u32,
+    /// Channel within the node.
+    pub chan: u32,
+    /// Channel-local byte address.
+    pub chan_addr: u64,
+    /// A write or write-back.
+    pub write: bool,
+}
+
 /// A memory request in flight (slab entry).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Req {
@@ -376,6 +393,8 @@ pub struct System {
     pub(crate) ro_violations: Vec<String>,
     /// Generate blocks with their per-lane addresses ([`System::record_lane_addresses`]).
     pub(crate) record_lanes: bool,
+    /// The post-L2 DRAM request trace ([`System::record_dram_trace`]); `None` when off.
+    pub(crate) dram_trace: Option<Vec<DramRecord>>,
     /// When a run limit (`run.max_warp_insts`, `run.max_cycles`) stopped issue.
     pub(crate) stopped_at: Option<Ps>,
     /// Periodic timers of run-time policies ([`Timer`]).
@@ -563,6 +582,7 @@ impl System {
             read_only_probe: false,
             ro_violations: Vec::new(),
             record_lanes: false,
+            dram_trace: None,
             stopped_at: None,
             timers: Vec::new(),
             timers_armed: 0,
@@ -811,6 +831,23 @@ impl System {
         self.record_lanes = on;
     }
 
+    /// Record every request that reaches a DRAM channel (the post-L2 "filtered memory
+    /// trace" with arrival times that the HMS model's sample profile needs, hms spec §3.6
+    /// step 4 and §3.3.4 inter-arrival study); off by default (then nothing is recorded
+    /// or paid). Timing is unchanged. Read it with [`System::take_dram_trace`].
+    pub fn record_dram_trace(&mut self, on: bool) {
+        self.dram_trace = on.then(Vec::new);
+    }
+
+    /// The DRAM requests recorded so far (empty when [`System::record_dram_trace`] is off),
+    /// in arrival order; recording goes on.
+    pub fn take_dram_trace(&mut self) -> Vec<DramRecord> {
+        self.dram_trace
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
     /// The lane addresses of instruction `index` of warp slot `wg` of SM `sm` (its
     /// position in the warp's program: the instruction a warp with `pc == index` issues
     /// next), when [`System::record_lane_addresses`] is on. For policies that decide per
@@ -858,6 +895,8 @@ impl System {
     }
 }
 
+#[cfg(test)]
+mod dram_trace_tests;
 #[cfg(test)]
 mod lanes_tests;
 #[cfg(test)]

@@ -1,0 +1,358 @@
+//! The memory-system pass of the model (spec §3.6 steps 3-6): rewrite the sample's access
+//! stream for a target placement (§3.5 address rules), then run it through the per-SM
+//! texture and constant caches, the shared L2 and the shared-memory banks, counting
+//! warp-level requests per component, cache misses, the replays of causes (1)-(4)
+//! (§3.2.4), addressing instructions (§3.2.3) and the post-L2 DRAM stream with each
+//! request's dynamic instruction id (the "filtered memory trace").
+
+use crate::cache::{Cache, Outcome};
+use crate::dram::DramReq;
+use crate::profile::{Kind, Profile, NO_OBJ};
+use crate::space::Place;
+use serde::{Deserialize, Serialize};
+
+/// Replay rule (1) for global accesses (spec §3.2.4, §7 #12).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GlobalReplay {
+    /// The paper's literal rule: `ceil(bytes of all lanes / transaction) - 1`.
+    #[default]
+    Literal,
+    /// `distinct transaction-size segments touched - 1` (captures scattered divergence).
+    Segments,
+}
+
+/// Geometry of the modelled caches and banks (spec §2.4 K80 defaults [D]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemCfg {
+    /// L2 capacity (bytes), shared by every SM.
+    pub l2_bytes: u64,
+    /// L2 associativity.
+    pub l2_ways: usize,
+    /// L2 line and DRAM request size (bytes).
+    pub l2_line: u32,
+    /// Texture cache per SM (bytes).
+    pub tex_bytes: u64,
+    /// Texture cache associativity.
+    pub tex_ways: usize,
+    /// Texture cache line (bytes; a 2-D texture line is a tile of this many bytes).
+    pub tex_line: u32,
+    /// Constant cache per SM (bytes).
+    pub const_bytes: u64,
+    /// Constant cache associativity.
+    pub const_ways: usize,
+    /// Constant cache line (bytes).
+    pub const_line: u32,
+    /// Shared-memory banks.
+    pub banks: u32,
+    /// Shared-memory bank width (bytes).
+    pub bank_bytes: u32,
+    /// Transaction size of replay rule (1) (bytes).
+    pub transaction: u32,
+    /// Replay rule (1).
+    pub global_replay: GlobalReplay,
+}
+
+impl Default for MemCfg {
+    fn default() -> Self {
+        MemCfg {
+            l2_bytes: 1536 << 10,
+            l2_ways: 16,
+            l2_line: 128,
+            tex_bytes: 48 << 10,
+            tex_ways: 4,
+            tex_line: 128,
+            const_bytes: 8 << 10,
+            const_ways: 4,
+            const_line: 64,
+            banks: 32,
+            bank_bytes: 4,
+            transaction: 128,
+            global_replay: GlobalReplay::Literal,
+        }
+    }
+}
+
+/// What the pass counted for one placement.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Events {
+    /// Warp-level memory requests per component (`Place::ALL` order).
+    pub req: [u64; 5],
+    /// Texture-cache misses (lines).
+    pub tex_miss: u64,
+    /// Constant-cache misses (lines).
+    pub const_miss: u64,
+    /// L2 accesses (lines).
+    pub l2_access: u64,
+    /// L2 misses that went to DRAM (reads) plus dirty write-backs.
+    pub l2_miss: u64,
+    /// Replays by cause: (1) global, (2) constant miss, (3) constant divergence, (4) shared
+    /// bank conflict.
+    pub replays: [u64; 4],
+    /// Address-calculation instructions of every access (warp instructions).
+    pub addr_insts: u64,
+    /// The post-L2 DRAM stream; `t` holds the issuing access's dynamic instruction id.
+    pub dram: Vec<DramReq>,
+    /// Bytes staged into shared memory per kernel (objects moved X→S: copy-in, and copy-out
+    /// for written ones), for the initialisation cost (§3.5 [D]).
+    pub staging_bytes: u64,
+}
+
+impl Events {
+    /// All warp-level memory requests.
+    pub fn total_req(&self) -> u64 {
+        self.req.iter().sum()
+    }
+    /// Replays of causes (1)-(4).
+    pub fn replays_total(&self) -> u64 {
+        self.replays.iter().sum()
+    }
+}
+
+fn slot(p: Place) -> usize {
+    p as usize
+}
+
+/// Runs the sample trace rewritten for `placement` (one component per object of
+/// `p.objects`) through the cache and bank models.
+pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
+    let mut ev = Events::default();
+    let sms = p
+        .accesses
+        .iter()
+        .map(|a| a.sm as usize + 1)
+        .max()
+        .unwrap_or(1);
+    let mut l2 = Cache::new(cfg.l2_bytes, cfg.l2_ways, cfg.l2_line);
+    let mut tex: Vec<Cache> = (0..sms)
+        .map(|_| Cache::new(cfg.tex_bytes, cfg.tex_ways, cfg.tex_line))
+        .collect();
+    let mut cst: Vec<Cache> = (0..sms)
+        .map(|_| Cache::new(cfg.const_bytes, cfg.const_ways, cfg.const_line))
+        .collect();
+    // S→G: the array gets an address range after the highest allocation (§3.5), one
+    // private slice per block
+    let top = p
+        .objects
+        .iter()
+        .filter(|o| o.place.off_chip())
+        .map(|o| o.base + o.bytes)
+        .max()
+        .unwrap_or(0);
+    let mut next = (top + 255) & !255;
+    let new_base: Vec<u64> = p
+        .objects
+        .iter()
+        .zip(placement)
+        .map(|(o, &t)| {
+            if o.place == Place::Shared && t.off_chip() {
+                let b = next;
+                next += (o.bytes * p.blocks.max(1) + 255) & !255;
+                b
+            } else {
+                o.base
+            }
+        })
+        .collect();
+    for (o, &t) in p.objects.iter().zip(placement) {
+        if o.place.off_chip() && t == Place::Shared {
+            ev.staging_bytes += o.bytes * p.blocks * (1 + u64::from(o.written));
+        }
+    }
+    let mut addrs: Vec<(u64, u32)> = Vec::with_capacity(32);
+    let mut keys: Vec<u64> = Vec::with_capacity(32);
+    let line = u64::from(cfg.l2_line);
+    for a in &p.accesses {
+        let (target, elem, sample, oi) = if a.obj == NO_OBJ || a.obj as usize >= placement.len() {
+            (a.place, 4, a.place, usize::MAX)
+        } else {
+            let o = &p.objects[a.obj as usize];
+            (
+                placement[a.obj as usize],
+                o.elem_bytes,
+                o.place,
+                a.obj as usize,
+            )
+        };
+        ev.req[slot(target)] += 1;
+        ev.addr_insts += u64::from(target.addr_insts(elem));
+        // rewritten lane addresses
+        addrs.clear();
+        for l in p.lanes_of(a) {
+            let addr = if sample == Place::Shared && target.off_chip() {
+                new_base[oi] + u64::from(a.block) * p.objects[oi].bytes + l.addr
+            } else if sample.off_chip() && target == Place::Shared && oi != usize::MAX {
+                l.addr - p.objects[oi].base
+            } else {
+                l.addr
+            };
+            addrs.push((addr, u32::from(l.bytes)));
+        }
+        let write = a.kind != Kind::Load;
+        let t = a.dyn_id as f64;
+        let mut l2_go = |addr: u64, write: bool, ev: &mut Events| {
+            ev.l2_access += 1;
+            if let Outcome::Miss { evicted_dirty } = l2.access(addr, write) {
+                if let Some(v) = evicted_dirty {
+                    ev.l2_miss += 1;
+                    ev.dram.push(DramReq {
+                        t,
+                        addr: v,
+                        write: true,
+                    });
+                }
+                if !write {
+                    ev.l2_miss += 1;
+                    ev.dram.push(DramReq {
+                        t,
+                        addr: addr & !(line - 1),
+                        write: false,
+                    });
+                }
+            }
+        };
+        match target {
+            Place::Global => {
+                let bytes: u64 = addrs.iter().map(|x| u64::from(x.1)).sum();
+                let tr = u64::from(cfg.transaction);
+                distinct(&addrs, tr, &mut keys);
+                let segs = keys.len() as u64;
+                ev.replays[0] += match cfg.global_replay {
+                    GlobalReplay::Literal => bytes.div_ceil(tr).saturating_sub(1),
+                    GlobalReplay::Segments => segs.saturating_sub(1),
+                };
+                distinct(&addrs, line, &mut keys);
+                for &k in &keys {
+                    l2_go(k * line, write, &mut ev);
+                }
+            }
+            Place::Tex1D | Place::Tex2D => {
+                let tl = u64::from(cfg.tex_line);
+                keys.clear();
+                for &(ad, _) in &addrs {
+                    let k = if target == Place::Tex2D && oi != usize::MAX {
+                        tile_key(&p.objects[oi], ad, tl)
+                    } else {
+                        ad / tl
+                    };
+                    if !keys.contains(&k) {
+                        keys.push(k);
+                        if tex[a.sm as usize].access_key(k, false) != Outcome::Hit {
+                            ev.tex_miss += 1;
+                            l2_go(ad, false, &mut ev);
+                        }
+                    }
+                }
+            }
+            Place::Const => {
+                keys.clear();
+                for &(ad, _) in &addrs {
+                    if !keys.contains(&ad) {
+                        keys.push(ad);
+                    }
+                }
+                ev.replays[2] += (keys.len() as u64).saturating_sub(1);
+                distinct(&addrs, u64::from(cfg.const_line), &mut keys);
+                for &k in &keys {
+                    let ad = k * u64::from(cfg.const_line);
+                    if cst[a.sm as usize].access(ad, false) != Outcome::Hit {
+                        ev.const_miss += 1;
+                        ev.replays[1] += 1;
+                        l2_go(ad, false, &mut ev);
+                    }
+                }
+            }
+            Place::Shared => {
+                ev.replays[3] += u64::from(bank_conflicts(&addrs, cfg.banks, cfg.bank_bytes));
+            }
+        }
+    }
+    ev
+}
+
+/// Distinct `gran`-aligned units touched by the lanes (in first-touch order), as unit
+/// indices (address / gran).
+fn distinct(addrs: &[(u64, u32)], gran: u64, out: &mut Vec<u64>) {
+    out.clear();
+    for &(a, b) in addrs {
+        let (lo, hi) = (a / gran, (a + u64::from(b.max(1)) - 1) / gran);
+        for k in lo..=hi {
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        }
+    }
+}
+
+/// 2-D texture line key: the array as rows of `row_elems` elements (or a square-ish
+/// power-of-two width), cut into tiles of `tile_bytes` (4 rows x `tile_bytes/4` bytes),
+/// the block-linear layout of §7 #20.
+fn tile_key(o: &crate::profile::ObjInfo, addr: u64, tile_bytes: u64) -> u64 {
+    let e = u64::from(o.elem_bytes.max(1));
+    let n = (o.bytes / e).max(1);
+    let width = if o.row_elems > 0 {
+        o.row_elems
+    } else {
+        ((n as f64).sqrt().ceil() as u64).next_power_of_two()
+    };
+    let i = addr.saturating_sub(o.base) / e;
+    let (x, y) = (i % width, i / width);
+    let per_row = (tile_bytes / 4 / e).max(1);
+    let tiles_x = width.div_ceil(per_row);
+    (o.base / tile_bytes) + (y / 4) * tiles_x + x / per_row
+}
+
+/// Replays of one shared access (cause (4), §3.2.4 precise rule): the most distinct
+/// words any bank is asked for, minus one; lanes reading the same word broadcast.
+pub fn bank_conflicts(addrs: &[(u64, u32)], banks: u32, bank_bytes: u32) -> u32 {
+    let mut words = [0u64; 128];
+    let mut n = 0usize;
+    for &(a, b) in addrs {
+        let bw = u64::from(bank_bytes);
+        for w in (a / bw)..=((a + u64::from(b.max(1)) - 1) / bw) {
+            if n < words.len() && !words[..n].contains(&w) {
+                words[n] = w;
+                n += 1;
+            }
+        }
+    }
+    let mut per_bank = [0u32; 64];
+    let nb = banks.clamp(1, 64) as u64;
+    let mut worst = 0;
+    for &w in &words[..n] {
+        let b = (w % nb) as usize;
+        per_bank[b] += 1;
+        worst = worst.max(per_bank[b]);
+    }
+    worst.saturating_sub(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lanes(f: impl Fn(u64) -> u64) -> Vec<(u64, u32)> {
+        (0..32).map(|i| (f(i), 4)).collect()
+    }
+
+    /// Hand-derived bank conflicts (32 banks x 4 B): unit stride none; stride 2 two-way;
+    /// stride 32 words 32-way; all lanes one word broadcast; stride 33 none (odd stride).
+    #[test]
+    fn bank_conflicts_hand_cases() {
+        assert_eq!(bank_conflicts(&lanes(|i| 4 * i), 32, 4), 0);
+        assert_eq!(bank_conflicts(&lanes(|i| 8 * i), 32, 4), 1);
+        assert_eq!(bank_conflicts(&lanes(|i| 128 * i), 32, 4), 31);
+        assert_eq!(bank_conflicts(&lanes(|_| 64), 32, 4), 0);
+        assert_eq!(bank_conflicts(&lanes(|i| 132 * i), 32, 4), 0);
+        // two lanes per word, stride of 16 words over 16 lanes: banks 0 and 16, 8 words each
+        assert_eq!(bank_conflicts(&lanes(|i| 64 * (i / 2)), 32, 4), 7);
+    }
+
+    #[test]
+    fn distinct_units() {
+        let mut k = Vec::new();
+        distinct(&lanes(|i| 4 * i), 128, &mut k);
+        assert_eq!(k, vec![0]);
+        distinct(&lanes(|i| 128 * i), 128, &mut k);
+        assert_eq!(k.len(), 32);
+    }
+}

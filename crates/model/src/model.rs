@@ -1,0 +1,486 @@
+//! The HMS performance model (spec §3): `T = T_comp + T_mem - T_overlap` (Eq. 1) for a
+//! target placement from one profiled sample. T_comp from issued instructions (Eqs. 2-3,
+//! 13-16), T_mem from AMAT with the queuing DRAM latency (Eqs. 4-10, 17-19), T_overlap by
+//! the regression of Eq. 11-12 or Sim et al.'s CWP/MWP rule. Every technique of the
+//! paper's ablations (§6.4) is a [`Flags`] switch.
+
+use crate::dram::{dram_latency, BankDist, BitMapping, DramLat, DramReq, Kingman};
+use crate::memsim::{self, Events, MemCfg};
+use crate::profile::Profile;
+use crate::space::Place;
+use crate::train::Coefs;
+use serde::{Deserialize, Serialize};
+
+/// Machine parameters (spec §2.4 K80 defaults [D]; every one configurable).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Hw {
+    /// SMs (`#active_SMs` upper bound).
+    pub sms: u32,
+    /// Threads per warp.
+    pub warp_size: u32,
+    /// `SIMD_width` of Eq. 15 (4 schedulers x 32 on Kepler).
+    pub simd_width: u32,
+    /// `avg_inst_lat` (cycles; FP latency as in [7]).
+    pub avg_inst_lat: f64,
+    /// Resident warps per SM at most (`N_max`).
+    pub max_warps_per_sm: u32,
+    /// Resident blocks per SM at most.
+    pub max_blocks_per_sm: u32,
+    /// Core clock (GHz) converting ns to cycles.
+    pub clock_ghz: f64,
+    /// `hit_lat` (cycles), the L2 latency used for every cache (§3.3.1).
+    pub hit_lat: f64,
+    /// `shmem_lat` (cycles).
+    pub shmem_lat: f64,
+    /// Row-buffer hit, miss (closed bank) and conflict latencies (ns), §2.3.
+    pub row_lat_ns: [f64; 3],
+    /// Peak DRAM bandwidth (GB/s).
+    pub mem_peak_gbs: f64,
+    /// Banks of the machine (M x B) for the even-distribution ablation.
+    pub banks: u32,
+    /// Address mapping (row / column bits; the rest is the bank ID).
+    pub mapping: BitMapping,
+    /// Departure delay Δ between two memory requests of one SM (cycles, [6]).
+    pub departure_delay: f64,
+    /// Γ of [7]'s F_sync (`F_sync = Γ x DRAM_lat x #mem/#insts` per block barrier). The
+    /// spec's Γ = 64 per warp barrier made barrier-heavy kernels (matmul) cost 1000x their
+    /// time on the simulator; 1 per block barrier is the default [D].
+    pub gamma_sync: f64,
+    /// SFU lanes per SM ([7]'s O_SFU).
+    pub sfu_width: u32,
+    /// Utilisation clamp of the bank queues (§3.3.4).
+    pub rho_max: f64,
+    /// Shared memory per block at most (bytes).
+    pub smem_per_block: u64,
+    /// Constant memory (bytes).
+    pub const_bytes: u64,
+    /// Elements of a 1-D texture at most.
+    pub tex1d_max_elems: u64,
+    /// Width and height of a 2-D texture at most.
+    pub tex2d_max_dim: u64,
+    /// Cache and bank geometry.
+    pub mem: MemCfg,
+}
+
+impl Default for Hw {
+    /// Tesla K80, one GK210 (spec §2.4), at the 875 MHz boost clock.
+    fn default() -> Self {
+        Hw {
+            sms: 13,
+            warp_size: 32,
+            simd_width: 128,
+            avg_inst_lat: 9.0,
+            max_warps_per_sm: 64,
+            max_blocks_per_sm: 16,
+            clock_ghz: 0.875,
+            hit_lat: 215.0,
+            shmem_lat: 47.0,
+            row_lat_ns: [352.0, 742.0, 1008.0],
+            mem_peak_gbs: 240.0,
+            banks: 96,
+            mapping: BitMapping::k80(),
+            departure_delay: 4.0,
+            gamma_sync: 1.0,
+            sfu_width: 32,
+            rho_max: 0.95,
+            smem_per_block: 48 << 10,
+            const_bytes: 64 << 10,
+            tex1d_max_elems: 1 << 27,
+            tex2d_max_dim: 65536,
+            mem: MemCfg::default(),
+        }
+    }
+}
+
+/// How T_overlap is obtained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OverlapModel {
+    /// Eq. 11-12 with trained coefficients (Sim et al.'s rule when none are given).
+    Regression,
+    /// Sim et al. [7]: `min(T_comp (N - ζ)/N, T_mem)`.
+    SimCwpMwp,
+}
+
+/// The model's techniques as switches (spec §6.4 ablations, §7 variants).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Flags {
+    /// Issued-instruction counting: replays (1)-(4) and addressing deltas (§3.2.2-4). Off:
+    /// the sample's executed instructions, as [6][7].
+    pub instr_counting: bool,
+    /// Per-bank G/G/1 queues (§3.3.4). Off: a constant DRAM latency (the row-miss latency).
+    pub queuing: bool,
+    /// Banks from the detected address mapping. Off: requests spread round-robin.
+    pub address_mapping: bool,
+    /// T_overlap model.
+    pub overlap: OverlapModel,
+    /// Kingman variant.
+    pub kingman: Kingman,
+    /// Eq. 5 literal (`hit_lat` for every request); off: `(1 - shmem_ratio) hit_lat`.
+    pub hit_lat_all: bool,
+}
+
+impl Flags {
+    /// The paper's full model.
+    pub fn ours() -> Flags {
+        Flags {
+            instr_counting: true,
+            queuing: true,
+            address_mapping: true,
+            overlap: OverlapModel::Regression,
+            kingman: Kingman::Standard,
+            hit_lat_all: true,
+        }
+    }
+    /// Sim et al. [7]: executed instructions, constant DRAM latency, CWP/MWP overlap.
+    pub fn sim_et_al() -> Flags {
+        Flags {
+            instr_counting: false,
+            queuing: false,
+            address_mapping: false,
+            overlap: OverlapModel::SimCwpMwp,
+            ..Flags::ours()
+        }
+    }
+    /// The ablations' Baseline: no instruction counting, no queuing, even banks, Eq. 11.
+    pub fn baseline() -> Flags {
+        Flags {
+            instr_counting: false,
+            queuing: false,
+            address_mapping: false,
+            ..Flags::ours()
+        }
+    }
+    /// Every configuration of §6.4 by name, in the paper's order.
+    pub fn ablations() -> Vec<(&'static str, Flags)> {
+        let b = Flags::baseline();
+        vec![
+            ("baseline", b),
+            ("sim-et-al", Flags::sim_et_al()),
+            (
+                "baseline+instr",
+                Flags {
+                    instr_counting: true,
+                    ..b
+                },
+            ),
+            (
+                "baseline+instr+queue-even",
+                Flags {
+                    instr_counting: true,
+                    queuing: true,
+                    ..b
+                },
+            ),
+            (
+                "baseline+queue-mapped",
+                Flags {
+                    queuing: true,
+                    address_mapping: true,
+                    ..b
+                },
+            ),
+            ("ours", Flags::ours()),
+        ]
+    }
+}
+
+/// One prediction with its terms (cycles).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    /// Predicted kernel time (cycles).
+    pub total: f64,
+    /// T_comp (Eq. 2).
+    pub t_comp: f64,
+    /// T_mem (Eq. 4).
+    pub t_mem: f64,
+    /// T_overlap (Eq. 12, clamped to [0, min(T_comp, T_mem)]).
+    pub t_overlap: f64,
+    /// Shared-memory staging cost (§3.5 [D]).
+    pub t_init: f64,
+    /// `#inst`: issued instructions per warp.
+    pub inst_per_warp: f64,
+    /// Replays (1)-(4) of the target (whole kernel).
+    pub replays: [u64; 4],
+    /// Addressing instructions of the target minus the sample's.
+    pub d_addr: i64,
+    /// AMAT (Eq. 5).
+    pub amat: f64,
+    /// DRAM latency terms (Eqs. 6-10).
+    pub dram: DramLat,
+    /// `miss_ratio`, `shmem_ratio` of Eq. 5.
+    pub miss_ratio: f64,
+    /// Shared share of requests.
+    pub shmem_ratio: f64,
+    /// CWP, MWP, ITMLP of Eqs. 18-19.
+    pub cwp: f64,
+    /// MWP.
+    pub mwp: f64,
+    /// ITMLP.
+    pub itmlp: f64,
+    /// Eq. 11 features (§3.4 [D]).
+    pub features: [f64; 11],
+    /// T_overlap ratio used (Eq. 11 or the [7] rule's equivalent).
+    pub overlap_ratio: f64,
+    /// The target's memory events.
+    pub events: EventSummary,
+}
+
+/// Counts of the target's memory pass (without the DRAM stream).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EventSummary {
+    /// Warp-level requests per component.
+    pub req: [u64; 5],
+    /// Texture, constant and L2 misses.
+    pub misses: [u64; 3],
+    /// DRAM requests.
+    pub dram_requests: u64,
+}
+
+/// A profiled sample with its own memory pass done once, ready to predict targets.
+#[derive(Clone, Debug)]
+pub struct Model {
+    /// The sample profile.
+    pub profile: Profile,
+    /// Machine parameters.
+    pub hw: Hw,
+    sample_ev: Events,
+    /// Sample time used for arrival times: measured, or the model's own (constant DRAM
+    /// latency) estimate when there is no measurement.
+    sample_cycles: f64,
+}
+
+impl Model {
+    /// Prepares the model for `profile` (runs the sample's memory pass).
+    pub fn new(profile: Profile, hw: Hw) -> Model {
+        let sample = profile.sample_placement();
+        let sample_ev = memsim::run(&profile, &sample, &hw.mem);
+        let mut m = Model {
+            profile,
+            hw,
+            sample_ev,
+            sample_cycles: 0.0,
+        };
+        m.sample_cycles = match &m.profile.measured {
+            Some(me) if me.cycles > 0.0 => me.cycles,
+            _ => {
+                let ev = m.sample_ev.clone();
+                let f = Flags {
+                    queuing: false,
+                    ..Flags::sim_et_al()
+                };
+                m.terms(&ev, &sample, f, None).total.max(1.0)
+            }
+        };
+        m
+    }
+
+    /// The sample's events.
+    pub fn sample_events(&self) -> &Events {
+        &self.sample_ev
+    }
+
+    /// Predicts `target` (a component per object of the profile). Checks legality first.
+    pub fn predict(
+        &self,
+        target: &[Place],
+        flags: Flags,
+        coefs: Option<&Coefs>,
+    ) -> Result<Prediction, String> {
+        crate::search::legal(&self.profile, target, &self.hw)?;
+        let ev = memsim::run(&self.profile, target, &self.hw.mem);
+        Ok(self.terms(&ev, target, flags, coefs))
+    }
+
+    fn terms(&self, ev: &Events, _target: &[Place], f: Flags, coefs: Option<&Coefs>) -> Prediction {
+        let p = &self.profile;
+        let hw = &self.hw;
+        let w = p.total_warps.max(1) as f64;
+        let s = f64::from(p.active_sms.max(1));
+        let n = f64::from(p.warps_per_sm.max(1));
+        let se = &self.sample_ev;
+        let executed = p.inst_executed() as f64;
+        // ---- T_comp (Eqs. 2-3, 13-16) ----
+        let rep_model_s = se.replays_total() as f64;
+        let rep_meas_s = p.measured.as_ref().map_or(rep_model_s, |m| {
+            m.inst_issued.saturating_sub(m.inst_executed) as f64
+        });
+        let d_addr = ev.addr_insts as i64 - se.addr_insts as i64;
+        let inst_total = if f.instr_counting {
+            executed
+                + d_addr as f64
+                + (rep_meas_s - rep_model_s + ev.replays_total() as f64).max(0.0)
+        } else {
+            executed + rep_meas_s
+        };
+        let inst_per_warp = inst_total / w;
+        let issue = f64::from(hw.warp_size) / f64::from(hw.simd_width);
+        let itilp = (p.ilp * n).min(hw.avg_inst_lat / issue);
+        let eff = hw.avg_inst_lat / itilp;
+        let ns = |x: f64| x * hw.clock_ghz;
+        let const_dram = ns(hw.row_lat_ns[1]);
+        // W_serial from the sample ([7] reconstructed, §3.2.1 [D]), same for every target
+        let mem_frac = se.total_req() as f64 / executed.max(1.0);
+        // one serialisation per block barrier (all its warps wait together), not per warp [D]
+        let barriers = p.count(locus_workload::InstClass::Barrier) as f64
+            / f64::from(p.warps_per_block.max(1));
+        let o_sync = barriers / s * hw.gamma_sync * const_dram * mem_frac;
+        let sfu = p.count(locus_workload::InstClass::Sfu) as f64;
+        let f_sfu = (sfu / executed.max(1.0) - f64::from(hw.sfu_width) / f64::from(hw.simd_width))
+            .clamp(0.0, 1.0);
+        let o_sfu = sfu / s * f64::from(hw.warp_size) / f64::from(hw.sfu_width) * f_sfu;
+        let w_serial = o_sync + o_sfu;
+        let t_comp = inst_per_warp * w / s * eff + w_serial;
+        // ---- DRAM latency (Eqs. 6-10) ----
+        let ipc = executed * p.scale() / self.sample_cycles.max(1.0);
+        let lat = [
+            ns(hw.row_lat_ns[0]),
+            ns(hw.row_lat_ns[1]),
+            ns(hw.row_lat_ns[2]),
+        ];
+        let reqs: Vec<DramReq> = ev
+            .dram
+            .iter()
+            .map(|r| DramReq {
+                t: r.t / ipc.max(1e-9),
+                ..*r
+            })
+            .collect();
+        let dist = if f.address_mapping {
+            BankDist::Mapped
+        } else {
+            BankDist::Even { banks: hw.banks }
+        };
+        let mut dram = dram_latency(
+            &reqs,
+            &hw.mapping,
+            dist,
+            lat,
+            f.kingman,
+            hw.rho_max,
+            f.queuing,
+        );
+        let dram_lat = if f.queuing && !reqs.is_empty() {
+            dram.lat
+        } else {
+            const_dram
+        };
+        if !f.queuing {
+            dram.lat = const_dram;
+        }
+        // ---- T_mem (Eqs. 4-5, 17-19) ----
+        let total_req = ev.total_req().max(1) as f64;
+        let miss_ratio = ev.dram.iter().filter(|r| !r.write).count() as f64 / total_req;
+        let shmem_ratio = ev.req[Place::Shared as usize] as f64 / total_req;
+        let hit = if f.hit_lat_all {
+            hw.hit_lat
+        } else {
+            (1.0 - shmem_ratio) * hw.hit_lat
+        };
+        let amat = dram_lat * miss_ratio + hit + hw.shmem_lat * shmem_ratio;
+        let mem_per_warp = ev.total_req() as f64 / w;
+        let trans = (ev.l2_access as f64 / total_req).max(1.0);
+        let mwp_nobw = dram_lat / (hw.departure_delay * trans);
+        let bw_per_warp = hw.clock_ghz * f64::from(hw.mem.l2_line) / dram_lat.max(1.0);
+        let mwp_peak = hw.mem_peak_gbs / (bw_per_warp * s);
+        let mwp = mwp_nobw.min(mwp_peak).min(n).max(1.0);
+        let comp_cycles = (inst_per_warp * issue).max(1e-9);
+        let mem_cycles = mem_per_warp * amat;
+        let cwp = ((mem_cycles + comp_cycles) / comp_cycles).min(n);
+        let mwp_cp = (cwp - 1.0).max(1.0).min(mwp);
+        let itmlp = (p.mlp * mwp_cp).min(mwp_peak).max(1.0);
+        let t_mem = mem_per_warp * w / (s * itmlp) * amat;
+        // ---- T_overlap (Eqs. 11-12) ----
+        let features = overlap_features(ev, &dram, n / f64::from(hw.max_warps_per_sm));
+        let sim_ratio = {
+            let zeta = if cwp <= mwp { 1.0 } else { 0.0 };
+            let fo = (n - zeta) / n;
+            (t_comp * fo).min(t_mem) / t_mem.max(1e-9)
+        };
+        let ratio = match (f.overlap, coefs) {
+            (OverlapModel::Regression, Some(c)) => c.ratio(&features),
+            _ => sim_ratio,
+        };
+        let t_overlap = (ratio * t_mem).clamp(0.0, t_comp.min(t_mem));
+        let bytes_per_cycle = hw.mem_peak_gbs / hw.clock_ghz;
+        let t_init = ev.staging_bytes as f64 / (bytes_per_cycle * 0.8) / s;
+        // a capped profile: the recorded waves stand for the whole kernel
+        let k = p.scale();
+        let (t_comp, t_mem, t_overlap, t_init) = (t_comp * k, t_mem * k, t_overlap * k, t_init * k);
+        Prediction {
+            total: t_comp + t_mem - t_overlap + t_init,
+            t_comp,
+            t_mem,
+            t_overlap,
+            t_init,
+            inst_per_warp,
+            replays: ev.replays,
+            d_addr,
+            amat,
+            dram,
+            miss_ratio,
+            shmem_ratio,
+            cwp,
+            mwp,
+            itmlp,
+            features,
+            overlap_ratio: ratio,
+            events: EventSummary {
+                req: ev.req,
+                misses: [ev.tex_miss, ev.const_miss, ev.l2_miss],
+                dram_requests: ev.dram.len() as u64,
+            },
+        }
+    }
+
+    /// The regression's training target for this sample measured at `measured` cycles
+    /// (§3.4 [D]): `y = (T_comp + T_mem - T_measured) / T_mem`, with the features.
+    pub fn training_row(
+        &self,
+        target: &[Place],
+        measured: f64,
+        flags: Flags,
+    ) -> Result<([f64; 11], f64), String> {
+        let pr = self.predict(
+            target,
+            Flags {
+                overlap: OverlapModel::SimCwpMwp,
+                ..flags
+            },
+            None,
+        )?;
+        let y = (pr.t_comp + pr.t_mem + pr.t_init - measured) / pr.t_mem.max(1e-9);
+        Ok((pr.features, y))
+    }
+}
+
+/// Eq. 11 features (§3.4 [D]): L2 misses, global requests, constant misses and requests,
+/// texture misses and requests, shared bank conflicts and requests, row misses and
+/// conflicts, each over all warp-level requests; and `N / N_max`.
+pub fn overlap_features(ev: &Events, dram: &DramLat, occupancy: f64) -> [f64; 11] {
+    let t = ev.total_req().max(1) as f64;
+    let r = |x: u64| x as f64 / t;
+    [
+        r(ev.l2_miss),
+        r(ev.req[Place::Global as usize]),
+        r(ev.const_miss),
+        r(ev.req[Place::Const as usize]),
+        r(ev.tex_miss),
+        r(ev.req[Place::Tex1D as usize] + ev.req[Place::Tex2D as usize]),
+        r(ev.replays[3]),
+        r(ev.req[Place::Shared as usize]),
+        r(dram.rows[1]),
+        r(dram.rows[2]),
+        occupancy,
+    ]
+}
+
+/// Predicts `target` for `profile` on `hw` (convenience over [`Model`]).
+pub fn predict(
+    profile: &Profile,
+    target: &[Place],
+    hw: &Hw,
+    flags: Flags,
+    coefs: Option<&Coefs>,
+) -> Result<Prediction, String> {
+    Model::new(profile.clone(), hw.clone()).predict(target, flags, coefs)
+}

@@ -1,0 +1,425 @@
+//! The model's input (spec §3.7): one [`Profile`] per kernel of a sample placement —
+//! instruction counts by class, every warp-level memory access with its lane addresses in
+//! one deterministic global order (the SASSI memory trace of §3.6 steps 1-2), the objects'
+//! address ranges and sample placement, and what was measured on the sample (time, issued
+//! instructions, the post-L2 DRAM trace with arrival times), filled from a simulator run.
+//!
+//! The access stream is produced functionally from the workload (every block is executed,
+//! as `locus analyze mix` does) and merged into one order by the spec's interleaving [D]
+//! (§3.7): blocks go to SMs round-robin in waves limited by occupancy; inside an SM warps
+//! issue loose round-robin, one instruction each per round; SMs advance in lockstep. The
+//! position in that stream is the access's `dyn_id`.
+
+use crate::space::Place;
+use locus_workload::{BlockProgram, InstClass, Space, Workload, REG_ALL};
+use serde::{Deserialize, Serialize};
+
+/// Object id meaning "no object" (an address outside every array).
+pub const NO_OBJ: u16 = u16::MAX;
+
+/// One array of the kernel.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ObjInfo {
+    /// Name (the workload's allocation name).
+    pub name: String,
+    /// Virtual base address (shared arrays: 0, offsets are block-relative).
+    pub base: u64,
+    /// Size in bytes (shared arrays: bytes per block).
+    pub bytes: u64,
+    /// Element size in bytes.
+    pub elem_bytes: u32,
+    /// Whether the kernel stores to it (then it may not go to T, 2T or C).
+    pub written: bool,
+    /// Its component in the sample placement.
+    pub place: Place,
+    /// Elements per row when seen as a 2-D array (2-D texture layout); 0 = square-ish.
+    pub row_elems: u64,
+    /// Warp-level accesses in the profiled kernel.
+    pub accesses: u64,
+}
+
+/// Kind of a memory access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Kind {
+    /// A load.
+    Load,
+    /// A store.
+    Store,
+    /// An atomic / reduction.
+    Atomic,
+}
+
+/// One warp-level memory instruction of the sample trace.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Access {
+    /// Position of the instruction in the merged global order (§3.7).
+    pub dyn_id: u64,
+    /// SM the block ran on.
+    pub sm: u16,
+    /// Linear block id (over all launches of the kernel).
+    pub block: u32,
+    /// Object accessed ([`NO_OBJ`] if none).
+    pub obj: u16,
+    /// Load, store or atomic.
+    pub kind: Kind,
+    /// Component of the access in the sample.
+    pub place: Place,
+    /// First lane in [`Profile::lanes`].
+    pub lane0: u32,
+    /// Active lanes.
+    pub nlanes: u8,
+}
+
+/// The address one active lane accessed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lane {
+    /// Lane id (0..32).
+    pub lane: u8,
+    /// Bytes accessed.
+    pub bytes: u16,
+    /// Virtual address (shared: block-relative offset).
+    pub addr: u64,
+}
+
+/// What the simulator measured for the sample placement (the nvprof counters of §3.7).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Measured {
+    /// Kernel time in core cycles (all launches of the kernel).
+    pub cycles: f64,
+    /// Warp instructions issued (with replays).
+    pub inst_issued: u64,
+    /// Warp instructions executed (without replays).
+    pub inst_executed: u64,
+}
+
+/// One kernel's sample profile (spec §3.7).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    /// Workload name.
+    pub workload: String,
+    /// Kernel name.
+    pub kernel: String,
+    /// Launches of the kernel merged into this profile.
+    pub launches: u64,
+    /// Thread blocks over all launches.
+    pub blocks: u64,
+    /// Warps per block.
+    pub warps_per_block: u32,
+    /// `#total_warps` of Eq. 2.
+    pub total_warps: u64,
+    /// `#active_SMs` of Eq. 2.
+    pub active_sms: u32,
+    /// `N`: resident warps per SM (occupancy, capped by the blocks there are).
+    pub warps_per_sm: u32,
+    /// Shared memory per block (bytes) in the sample.
+    pub smem_per_block: u32,
+    /// Executed warp instructions by class (`InstClass::ALL` order).
+    pub by_class: [u64; 9],
+    /// `ILP` of [7]: independent instructions per warp (1: the workload models chain their
+    /// compute instructions).
+    pub ilp: f64,
+    /// `MLP` of [7]: mean loads a warp issues before the first use of one (§3.3.1 [D]).
+    pub mlp: f64,
+    /// The arrays (and one pseudo-array for the block's shared memory, if used).
+    pub objects: Vec<ObjInfo>,
+    /// Every warp-level memory access, in `dyn_id` order.
+    pub accesses: Vec<Access>,
+    /// Lane addresses of the accesses.
+    pub lanes: Vec<Lane>,
+    /// Total dynamic warp instructions in the merged order.
+    pub dyn_insts: u64,
+    /// The sample's measurement, if a simulation was run.
+    pub measured: Option<Measured>,
+    /// Blocks of the kernel over all launches; larger than [`Profile::blocks`] when the
+    /// profile was capped ([`CollectOpts::max_accesses`]): predictions then scale by
+    /// `blocks_total / blocks` (the recorded waves stand for the rest).
+    pub blocks_total: u64,
+}
+
+/// Options of [`collect`]: the machine shape the interleaving follows.
+#[derive(Clone, Debug)]
+pub struct CollectOpts {
+    /// Kernel to profile (`None`: the first launched).
+    pub kernel: Option<String>,
+    /// Launches of the program to run at most.
+    pub max_launches: usize,
+    /// SMs (`#active_SMs` upper bound).
+    pub sms: u32,
+    /// Resident warps per SM at most.
+    pub max_warps_per_sm: u32,
+    /// Resident blocks per SM at most.
+    pub max_blocks_per_sm: u32,
+    /// Line size for coalescing (does not change lane addresses).
+    pub line_bytes: u32,
+    /// Rows of 2-D arrays by object name (elements per row), for the 2-D texture layout.
+    pub row_elems: Vec<(String, u64)>,
+    /// Stop recording (at a wave boundary) once this many warp-level accesses are
+    /// recorded; later blocks still run functionally. Bounds memory (16 B per lane).
+    pub max_accesses: usize,
+}
+
+impl Default for CollectOpts {
+    fn default() -> Self {
+        CollectOpts {
+            kernel: None,
+            max_launches: 1 << 20,
+            sms: 13,
+            max_warps_per_sm: 64,
+            max_blocks_per_sm: 16,
+            line_bytes: 128,
+            row_elems: Vec::new(),
+            max_accesses: 1 << 18,
+        }
+    }
+}
+
+impl Profile {
+    /// Lanes of access `a`.
+    pub fn lanes_of(&self, a: &Access) -> &[Lane] {
+        &self.lanes[a.lane0 as usize..a.lane0 as usize + a.nlanes as usize]
+    }
+    /// How many times the recorded blocks stand for the kernel (>= 1).
+    pub fn scale(&self) -> f64 {
+        if self.blocks == 0 {
+            1.0
+        } else {
+            (self.blocks_total.max(self.blocks) as f64 / self.blocks as f64).max(1.0)
+        }
+    }
+    /// Executed warp instructions.
+    pub fn inst_executed(&self) -> u64 {
+        self.by_class.iter().sum()
+    }
+    /// Executed warp instructions of `class`.
+    pub fn count(&self, class: InstClass) -> u64 {
+        self.by_class[class as usize]
+    }
+    /// The sample placement: every object's component.
+    pub fn sample_placement(&self) -> Vec<Place> {
+        self.objects.iter().map(|o| o.place).collect()
+    }
+    /// Index of the object called `name`.
+    pub fn object(&self, name: &str) -> Option<usize> {
+        self.objects.iter().position(|o| o.name == name)
+    }
+}
+
+/// Runs `w` functionally (every block of every launch, in order, so later launches see
+/// earlier results) and records the accesses of the launches of one kernel in the merged
+/// global order of §3.7.
+pub fn collect(w: &mut dyn Workload, opts: &CollectOpts) -> Result<Profile, String> {
+    let objs = w.objects().to_vec();
+    let mut p = Profile {
+        workload: w.name().to_string(),
+        ilp: 1.0,
+        ..Profile::default()
+    };
+    p.objects = objs
+        .iter()
+        .map(|o| ObjInfo {
+            name: o.name.clone(),
+            base: o.base,
+            bytes: o.bytes,
+            elem_bytes: o.elem_bytes.max(1),
+            written: false,
+            place: Place::Global,
+            row_elems: opts
+                .row_elems
+                .iter()
+                .find(|(n, _)| *n == o.name)
+                .map_or(0, |r| r.1),
+            accesses: 0,
+        })
+        .collect();
+    let shared_obj = p.objects.len() as u16;
+    let mut shared_used = false;
+    let mut seen_place = vec![false; p.objects.len()];
+    let mut progs: Vec<BlockProgram> = Vec::new();
+    let (mut mlp_sum, mut mlp_n) = (0u64, 0u64);
+    let mut pending: Vec<u16> = Vec::with_capacity(64);
+    let mut block_base = 0u64;
+    let mut kernel: Option<String> = opts.kernel.clone();
+    for _ in 0..opts.max_launches {
+        let Some(info) = w.begin_launch().map_err(|e| e.to_string())? else {
+            break;
+        };
+        if kernel.is_none() {
+            kernel = Some(info.name.clone());
+        }
+        let nb = info.num_blocks();
+        if kernel.as_deref() != Some(info.name.as_str()) {
+            let mut bp = BlockProgram::default();
+            for b in 0..nb {
+                w.gen_block(b, false, opts.line_bytes, &mut bp)
+                    .map_err(|e| e.to_string())?;
+            }
+            continue;
+        }
+        p.launches += 1;
+        p.blocks_total += nb;
+        if p.accesses.len() >= opts.max_accesses {
+            let mut bp = BlockProgram::default();
+            for b in 0..nb {
+                w.gen_block(b, false, opts.line_bytes, &mut bp)
+                    .map_err(|e| e.to_string())?;
+            }
+            continue;
+        }
+        p.blocks += nb;
+        let wpb = info.warps_per_block();
+        p.warps_per_block = wpb;
+        p.smem_per_block = info.smem_per_block;
+        p.total_warps += nb * u64::from(wpb);
+        let bps = (opts.max_warps_per_sm / wpb.max(1))
+            .min(opts.max_blocks_per_sm)
+            .max(1);
+        let wave = u64::from(opts.sms) * u64::from(bps);
+        p.active_sms = p.active_sms.max(nb.min(u64::from(opts.sms)) as u32);
+        let resident = (nb.div_ceil(u64::from(opts.sms))).min(u64::from(bps)) as u32;
+        p.warps_per_sm = p.warps_per_sm.max(resident * wpb);
+        let mut first = 0u64;
+        while first < nb {
+            let n = (nb - first).min(wave) as usize;
+            if progs.len() < n {
+                progs.resize_with(n, BlockProgram::default);
+            }
+            for (i, bp) in progs.iter_mut().take(n).enumerate() {
+                bp.record_lanes = true;
+                w.gen_block(first + i as u64, false, opts.line_bytes, bp)
+                    .map_err(|e| e.to_string())?;
+                // MLP per warp: loads issued before the first use of one (§3.3.1 [D])
+                for wp in &bp.warps {
+                    pending.clear();
+                    for inst in &wp.insts {
+                        if inst.class != InstClass::Load
+                            && !pending.is_empty()
+                            && inst
+                                .srcs
+                                .iter()
+                                .any(|&s| s != 0 && (s == REG_ALL || pending.contains(&s)))
+                        {
+                            mlp_sum += pending.len() as u64;
+                            mlp_n += 1;
+                            pending.clear();
+                        }
+                        if inst.class == InstClass::Load {
+                            pending.push(inst.dst);
+                        }
+                    }
+                }
+            }
+            // lockstep SMs, loose round-robin warps, one instruction per warp per round
+            let mut round = 0usize;
+            loop {
+                let mut any = false;
+                for sm in 0..opts.sms as usize {
+                    let mut bi = sm;
+                    while bi < n {
+                        let bp = &progs[bi];
+                        for wp in &bp.warps {
+                            let Some(inst) = wp.insts.get(round) else {
+                                continue;
+                            };
+                            any = true;
+                            let dyn_id = p.dyn_insts;
+                            p.dyn_insts += 1;
+                            p.by_class[inst.class as usize] += 1;
+                            if !inst.class.is_mem() {
+                                continue;
+                            }
+                            let lanes = wp.lanes_of(round).unwrap_or(&[]);
+                            let lane0 = p.lanes.len() as u32;
+                            p.lanes.extend(lanes.iter().map(|l| Lane {
+                                lane: l.lane,
+                                bytes: l.bytes,
+                                addr: l.addr,
+                            }));
+                            let place = Place::of_space(inst.space);
+                            let obj = if inst.space == Space::Shared {
+                                shared_used = true;
+                                shared_obj
+                            } else {
+                                lanes
+                                    .first()
+                                    .map_or(NO_OBJ, |l| locus_workload::object_of(&objs, l.addr))
+                            };
+                            let kind = match inst.class {
+                                InstClass::Load => Kind::Load,
+                                InstClass::Store => Kind::Store,
+                                _ => Kind::Atomic,
+                            };
+                            if (obj as usize) < seen_place.len() {
+                                let o = &mut p.objects[obj as usize];
+                                o.accesses += 1;
+                                o.written |= kind != Kind::Load;
+                                if !seen_place[obj as usize] {
+                                    seen_place[obj as usize] = true;
+                                    o.place = place;
+                                }
+                            }
+                            p.accesses.push(Access {
+                                dyn_id,
+                                sm: sm as u16,
+                                block: (block_base + first + bi as u64) as u32,
+                                obj,
+                                kind,
+                                place,
+                                lane0,
+                                nlanes: lanes.len() as u8,
+                            });
+                        }
+                        bi += opts.sms as usize;
+                    }
+                }
+                if !any {
+                    break;
+                }
+                round += 1;
+            }
+            first += n as u64;
+            if p.accesses.len() >= opts.max_accesses && first < nb {
+                // capped: the rest of the launch runs unrecorded
+                let skipped = nb - first;
+                p.blocks -= skipped;
+                p.total_warps -= skipped * u64::from(wpb);
+                let mut bp = BlockProgram::default();
+                for b in first..nb {
+                    w.gen_block(b, false, opts.line_bytes, &mut bp)
+                        .map_err(|e| e.to_string())?;
+                }
+                break;
+            }
+        }
+        block_base += nb;
+    }
+    p.kernel = kernel.unwrap_or_default();
+    if p.launches == 0 {
+        return Err(format!(
+            "workload `{}` launches no kernel `{}`",
+            p.workload, p.kernel
+        ));
+    }
+    if shared_used {
+        let (accesses, written) = p
+            .accesses
+            .iter()
+            .filter(|a| a.obj == shared_obj)
+            .fold((0, false), |(n, wr), a| (n + 1, wr || a.kind != Kind::Load));
+        p.objects.push(ObjInfo {
+            name: "__shared".into(),
+            base: 0,
+            bytes: u64::from(p.smem_per_block.max(4)),
+            elem_bytes: 4,
+            written,
+            place: Place::Shared,
+            row_elems: 0,
+            accesses,
+        });
+    }
+    p.mlp = if mlp_n == 0 {
+        1.0
+    } else {
+        (mlp_sum as f64 / mlp_n as f64).max(1.0)
+    };
+    Ok(p)
+}

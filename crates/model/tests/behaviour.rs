@@ -1,0 +1,233 @@
+//! Spec §6.6's checks on hand-built profiles and on the neuralnet workload, and
+//! determinism. Each names the bug that would make it fail.
+
+use locus_model::memsim::{self, MemCfg};
+use locus_model::model::{Flags, Hw, Model};
+use locus_model::profile::{collect, Access, CollectOpts, Kind, Lane, ObjInfo, Profile};
+use locus_model::search;
+use locus_model::Place;
+use std::collections::BTreeMap;
+
+/// A kernel of `warps` warps (one per block, 13 SMs), each issuing `iters` loads of
+/// object 0 with lane addresses `addr(warp, iter, lane)`, 4 ALU instructions per load.
+fn synthetic(
+    warps: u32,
+    iters: u32,
+    elem: u32,
+    place: Place,
+    bytes: u64,
+    addr: impl Fn(u32, u32, u32) -> u64,
+) -> Profile {
+    let mut p = Profile {
+        workload: "synthetic".into(),
+        kernel: "k".into(),
+        launches: 1,
+        blocks: u64::from(warps),
+        warps_per_block: 1,
+        total_warps: u64::from(warps),
+        active_sms: 13.min(warps),
+        warps_per_sm: warps.div_ceil(13),
+        smem_per_block: if place == Place::Shared {
+            bytes as u32
+        } else {
+            0
+        },
+        ilp: 1.0,
+        mlp: 1.0,
+        ..Profile::default()
+    };
+    p.objects.push(ObjInfo {
+        name: "a".into(),
+        base: if place == Place::Shared { 0 } else { 1 << 20 },
+        bytes,
+        elem_bytes: elem,
+        written: false,
+        place,
+        row_elems: 0,
+        accesses: u64::from(warps * iters),
+    });
+    let mut dyn_id = 0;
+    for it in 0..iters {
+        for w in 0..warps {
+            let lane0 = p.lanes.len() as u32;
+            for l in 0..32 {
+                p.lanes.push(Lane {
+                    lane: l as u8,
+                    bytes: elem as u16,
+                    addr: addr(w, it, l) + p.objects[0].base,
+                });
+            }
+            p.accesses.push(Access {
+                dyn_id,
+                sm: (w % 13) as u16,
+                block: w,
+                obj: 0,
+                kind: Kind::Load,
+                place,
+                lane0,
+                nlanes: 32,
+            });
+            dyn_id += 5;
+        }
+    }
+    p.dyn_insts = dyn_id;
+    p.by_class[0] = u64::from(warps * iters) * 4; // int (incl. addressing)
+    p.by_class[4] = u64::from(warps * iters); // loads
+    p
+}
+
+/// §6.6 check 1a: a read-only warp-uniform array of doubles moved from global to constant
+/// loses its rule-(1) replays (32 x 8 B = 2 transactions: 1 replay per access), gains no
+/// divergence replays, and each access needs one addressing instruction fewer (G 2, C 1).
+/// Fails if the constant broadcast or the addressing table were wrong.
+#[test]
+fn uniform_array_global_to_constant_lowers_replays_and_addressing() {
+    let (warps, iters) = (26, 64);
+    let p = synthetic(warps, iters, 8, Place::Global, 4096, |_, it, _| {
+        u64::from(it % 16) * 8
+    });
+    let m = Model::new(p, Hw::default());
+    let s = m.predict(&[Place::Global], Flags::ours(), None).unwrap();
+    let t = m.predict(&[Place::Const], Flags::ours(), None).unwrap();
+    let n = u64::from(warps * iters);
+    assert_eq!(s.replays[0], n, "one rule-(1) replay per access in global");
+    assert_eq!(
+        t.replays[0] + t.replays[2],
+        0,
+        "uniform: no divergence in constant"
+    );
+    // 16 doubles = 2 constant lines, missed once per SM
+    assert_eq!(t.replays[1], 2 * 13);
+    assert!(t.replays.iter().sum::<u64>() < s.replays.iter().sum::<u64>());
+    assert_eq!(t.d_addr, -(n as i64));
+    assert!(t.inst_per_warp < s.inst_per_warp);
+}
+
+/// §6.6 check 1b: the same array with divergent per-lane indices in constant memory raises
+/// cause-(3) replays by exactly (distinct addresses - 1) per access. Fails if constant
+/// divergence were not serialised (or were counted per line instead of per address).
+#[test]
+fn divergent_constant_replays_distinct_minus_one() {
+    let (warps, iters) = (13, 10);
+    // lanes read 8 distinct words (lanes 4 apart share one): 7 replays per access
+    let p = synthetic(warps, iters, 4, Place::Global, 4096, |w, it, l| {
+        u64::from((l / 4) * 64 + it + w) * 4
+    });
+    let ev_g = memsim::run(&p, &[Place::Global], &MemCfg::default());
+    let ev_c = memsim::run(&p, &[Place::Const], &MemCfg::default());
+    let n = u64::from(warps * iters);
+    assert_eq!(ev_g.replays[2], 0);
+    assert_eq!(ev_c.replays[2], 7 * n);
+    assert!(ev_c.replays_total() > ev_g.replays_total());
+}
+
+/// §6.6 check 2: a shared scratch array moved to global (index by global thread id, §3.5)
+/// now reaches the L2 and DRAM: DRAM requests and row-buffer events appear where the
+/// sample had none. Fails if S→G kept the accesses on chip or dropped the new addresses.
+#[test]
+fn shared_to_global_raises_dram_requests_and_row_events() {
+    let p = synthetic(52, 8, 4, Place::Shared, 2048, |_, it, l| {
+        u64::from(it * 32 + l) * 4
+    });
+    let m = Model::new(p, Hw::default());
+    let s = m.predict(&[Place::Shared], Flags::ours(), None).unwrap();
+    let t = m.predict(&[Place::Global], Flags::ours(), None).unwrap();
+    assert_eq!(s.events.dram_requests, 0);
+    assert_eq!(s.dram.rows.iter().sum::<u64>(), 0);
+    // 52 blocks x 1 KB touched of their private 2 KB slices, 128 B lines, each read once
+    assert_eq!(t.events.dram_requests, 52 * 1024 / 128);
+    assert_eq!(t.dram.rows.iter().sum::<u64>(), t.events.dram_requests);
+    assert!(t.miss_ratio > s.miss_ratio);
+    assert_eq!(t.events.req[Place::Global as usize], 52 * 8);
+}
+
+/// Writes are refused in read-only components, with the object named; the constant
+/// capacity is enforced.
+#[test]
+fn illegal_placements_are_refused_with_the_rule() {
+    let mut p = synthetic(4, 2, 4, Place::Global, 128 << 10, |_, _, l| {
+        u64::from(l) * 4
+    });
+    let hw = Hw::default();
+    let e = search::legal(&p, &[Place::Const], &hw).unwrap_err();
+    assert!(e.contains("constant memory") && e.contains("65536"), "{e}");
+    p.objects[0].written = true;
+    let e = search::legal(&p, &[Place::Tex1D], &hw).unwrap_err();
+    assert!(e.contains("`a` is written"), "{e}");
+    assert!(search::legal(&p, &[Place::Global], &hw).is_ok());
+}
+
+fn neuralnet() -> Profile {
+    // 256 inputs: the weights (32 KB) fit the 64 KB constant memory
+    let params: BTreeMap<String, String> = [("inputs".to_string(), "256".to_string())].into();
+    let mut w = locus_workload::registry::build("shoc-neuralnet", &params, 1).unwrap();
+    let opts = CollectOpts {
+        kernel: Some("kernelFeedForward1".into()),
+        max_launches: 8,
+        ..CollectOpts::default()
+    };
+    collect(&mut w, &opts).unwrap()
+}
+
+/// The neuralnet weights (each lane reads its own row: divergent) in constant memory get
+/// (lanes - 1) cause-(3) replays per weight access, and a texture placement saves the two
+/// global addressing instructions per access. Profiling and prediction are deterministic.
+#[test]
+fn neuralnet_weights_placements_and_determinism() {
+    let p = neuralnet();
+    assert_eq!(p, neuralnet(), "profiling is deterministic");
+    let wi = p.object("D__WEIGHTS").expect("weights object");
+    assert_eq!(p.objects[wi].place, Place::Global);
+    assert!(!p.objects[wi].written);
+    let weight_accesses: Vec<&Access> =
+        p.accesses.iter().filter(|a| a.obj as usize == wi).collect();
+    let want: u64 = weight_accesses
+        .iter()
+        .map(|a| u64::from(a.nlanes) - 1)
+        .sum();
+    assert!(want > 0);
+    let hw = Hw::default();
+    let m = Model::new(p.clone(), hw.clone());
+    let mut c = p.sample_placement();
+    c[wi] = Place::Const;
+    let pc = m.predict(&c, Flags::ours(), None).unwrap();
+    assert_eq!(pc.replays[2], want);
+    let mut t = p.sample_placement();
+    t[wi] = Place::Tex1D;
+    let pt = m.predict(&t, Flags::ours(), None).unwrap();
+    assert_eq!(pt.d_addr, -2 * weight_accesses.len() as i64);
+    // determinism of the whole ranking
+    let cands = search::enumerate(&p, &hw, 4096);
+    assert!(cands.len() >= 4);
+    let r1 = search::rank(&m, &cands, Flags::ours(), None);
+    let r2 = search::rank(&Model::new(p.clone(), hw), &cands, Flags::ours(), None);
+    assert_eq!(r1, r2);
+    // the written arrays never leave global/shared
+    for (cand, _) in &r1 {
+        for (o, pl) in p.objects.iter().zip(cand) {
+            assert!(!(o.written && pl.read_only()), "{} in {pl}", o.name);
+        }
+    }
+}
+
+/// A capped profile records whole launches up to the cap (a prefix of the full profile)
+/// and scales by the blocks it stands for; the uncapped one has scale 1.
+#[test]
+fn capped_profile_is_a_prefix_and_scales() {
+    let full = neuralnet();
+    assert_eq!(full.scale(), 1.0);
+    let params: BTreeMap<String, String> = [("inputs".to_string(), "256".to_string())].into();
+    let mut w = locus_workload::registry::build("shoc-neuralnet", &params, 1).unwrap();
+    let opts = CollectOpts {
+        kernel: Some("kernelFeedForward1".into()),
+        max_launches: 8,
+        max_accesses: 1000,
+        ..CollectOpts::default()
+    };
+    let cap = collect(&mut w, &opts).unwrap();
+    assert!(cap.accesses.len() >= 1000 && cap.accesses.len() < full.accesses.len());
+    assert_eq!(cap.accesses[..], full.accesses[..cap.accesses.len()]);
+    assert_eq!(cap.blocks_total, full.blocks);
+    assert!(cap.scale() > 1.0);
+    assert_eq!(cap.scale(), full.blocks as f64 / cap.blocks as f64);
+}
