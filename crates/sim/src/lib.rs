@@ -15,6 +15,7 @@ pub mod noc;
 pub mod placement;
 pub mod preset;
 pub mod scheduling;
+pub mod spaces;
 pub mod stats;
 pub mod system;
 pub mod tlb;
