@@ -112,7 +112,11 @@ impl SpacesCfg {
                 ));
             }
             let lines = bytes as u64 / line as u64;
-            if ways == 0 || lines == 0 || lines % ways as u64 != 0 || !p2(lines / ways as u64) {
+            if ways == 0
+                || lines == 0
+                || !lines.is_multiple_of(ways as u64)
+                || !p2(lines / ways as u64)
+            {
                 return Err(format!(
                     "spaces.{k}_* cache: {bytes} B of {line} B lines in {ways} ways must give a power-of-two number of sets: change spaces.{k}_bytes or spaces.{k}_ways (K80: 49152 B, 32 B lines, 6 ways = 256 sets)"
                 ));
