@@ -550,4 +550,57 @@ fn analyze_classify_measures_footprints_and_sharing_beside_the_papers() {
     let (code, _, err) = locus(&["analyze", "classify", "--paper", "nuba", "--only", "nope"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("nope"), "{err}");
+/// HMS placement (issue 12): `--place` on the k80 preset runs with a legal placement and
+/// refuses an illegal one with exit 2, naming the object and the rule.
+#[test]
+fn place_runs_on_k80_and_refuses_illegal_placements() {
+    let small = ["--param", "inputs=64", "--param", "images=1", "-q"];
+    let mut args = vec![
+        "run",
+        "-p",
+        "k80",
+        "-w",
+        "neuralnet",
+        "--place",
+        "weights=const",
+    ];
+    args.extend(small);
+    let (code, _, err) = locus(&args);
+    assert_eq!(code, 0, "{err}");
+    // the default network's weights (95280 B) exceed the 64 KB of constant memory
+    let (code, _, err) = locus(&[
+        "run",
+        "-p",
+        "k80",
+        "-w",
+        "neuralnet",
+        "--place",
+        "weights=const",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("D__WEIGHTS") && err.contains("spaces.const_bytes"),
+        "{err}"
+    );
+    // a written object is not read-only memory
+    let mut args = vec![
+        "run",
+        "-p",
+        "k80",
+        "-w",
+        "neuralnet",
+        "--place",
+        "zs1=tex1d",
+    ];
+    args.extend(small);
+    let (code, _, err) = locus(&args);
+    assert_eq!(code, 2);
+    assert!(err.contains("zs1") && err.contains("read-only"), "{err}");
+    // placements need the spaces model
+    let (code, _, err) = locus(&["run", "-w", "neuralnet", "--place", "weights=const"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("spaces.enabled"), "{err}");
+    let (code, _, err) = locus(&["run", "-p", "k80", "-w", "neuralnet", "--place", "weights"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("OBJ=SPACE"), "{err}");
 }

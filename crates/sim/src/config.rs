@@ -33,6 +33,11 @@ pub struct Config {
     pub directory: DirectoryCfg,
     /// Near-data processing in the memory stacks (NDP paper, spec ndp.md; `crate::ndp`).
     pub ndp: crate::ndp::NdpCfg,
+    /// Memory spaces of the HMS placement model (`crate::spaces`; off by default).
+    pub spaces: crate::spaces::SpacesCfg,
+    /// Per-object placement override, object name -> `global | tex1d | tex2d[:width] |
+    /// const | shared` (`--place obj=space`, spec hms §2; needs `spaces.enabled`).
+    pub place: std::collections::BTreeMap<String, String>,
 }
 
 /// Nodes and clocks. A node is a GPU, a partition of a GPU, or a memory stack.
@@ -1010,9 +1015,11 @@ impl Config {
             ));
         }
         let m = &self.memory;
-        if m.channels_per_node == 0 || !p2(m.channels_per_node as u64) {
+        // a non-power-of-two count (K80's 6 GDDR5 controllers) is interleaved by modulo
+        // and needs one stack
+        if m.channels_per_node == 0 || (!p2(m.channels_per_node as u64) && m.stacks_per_node != 1) {
             return Err(format!(
-                "memory.channels_per_node = {}: must be a power of two",
+                "memory.channels_per_node = {}: must be a power of two (any count >= 1 with memory.stacks_per_node = 1)",
                 m.channels_per_node
             ));
         }
@@ -1191,6 +1198,8 @@ impl Config {
                 ));
             }
         }
+        self.spaces.validate()?;
+        crate::spaces::validate_place(&self.place, self.spaces.enabled)?;
         if self.run.sample_cycles > 1 << 40 {
             return Err(format!(
                 "run.sample_cycles = {}: at most 2^40 (0 turns sampling off)",

@@ -17,6 +17,7 @@ pub mod page_sharing;
 pub mod placement;
 pub mod preset;
 pub mod scheduling;
+pub mod spaces;
 pub mod stats;
 pub mod system;
 pub mod tlb;

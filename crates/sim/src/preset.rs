@@ -74,6 +74,12 @@ pub const PRESETS: &[Preset] = &[
         toml: include_str!("../../../presets/ndp-128sm.toml"),
         base: Some("ndp-8hmc"),
     },
+    Preset {
+        name: "k80",
+        about: "NVIDIA Tesla K80, one GK210 die (HMS placement model): 13 SMs at 875 MHz, 1.5 MB L2, 6 GDDR5 controllers (240 GB/s), texture / constant caches, 32 shared banks, replays",
+        toml: include_str!("../../../presets/k80.toml"),
+        base: None,
+    },
 ];
 
 /// Find a preset by name.
@@ -248,6 +254,11 @@ fn merge(base: &mut Value, layer: &Value, path: &str, origin: &str) -> Result<()
         } else {
             format!("{path}.{k}")
         };
+        if path == "place" {
+            // object names are the workload's: any key, checked when the run starts
+            b.insert(k.clone(), lv.clone());
+            continue;
+        }
         let Some(bv) = b.get_mut(k) else {
             return Err(unknown(path, k, b, origin));
         };
@@ -295,6 +306,11 @@ pub fn set(v: &mut Value, s: &str) -> Result<(), SimError> {
                 "--set {key}: `{path}` is not a section"
             )));
         };
+        if path == "place" && i + 1 == parts.len() {
+            // `place.<object>=<space>`: object names are the workload's
+            t.insert(p.to_string(), val);
+            return Ok(());
+        }
         if !t.contains_key(*p) {
             return Err(unknown(&path, p, t, "--set"));
         }

@@ -220,6 +220,10 @@ pub struct KernelStats {
     /// `written_objects` (a run that breaks this is refused).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub may_write_objects: Option<Vec<String>>,
+    /// HMS memory spaces (`spaces.enabled`, preset `k80`): replays by cause, texture and
+    /// constant cache hits and misses, shared bank conflicts; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spaces: Option<crate::spaces::SpaceCounters>,
 }
 
 /// DRAM totals of a node.

@@ -158,9 +158,20 @@ pub fn all() -> &'static [BenchSpec] {
     crate::bench::all()
 }
 
-/// Look a benchmark up by name (case-insensitive).
+/// Look a benchmark up by name (case-insensitive); a name without its suite prefix
+/// (`neuralnet` for `shoc-neuralnet`) finds the one benchmark it ends, if only one does.
 pub fn find(name: &str) -> Option<&'static BenchSpec> {
-    all().iter().find(|b| b.name.eq_ignore_ascii_case(name))
+    if let Some(b) = all().iter().find(|b| b.name.eq_ignore_ascii_case(name)) {
+        return Some(b);
+    }
+    let tail = format!("-{}", name.to_ascii_lowercase());
+    let mut hits = all()
+        .iter()
+        .filter(|b| b.name.to_ascii_lowercase().ends_with(&tail));
+    match (hits.next(), hits.next()) {
+        (Some(b), None) => Some(b),
+        _ => None,
+    }
 }
 
 /// Build benchmark `name` with `overrides` and `seed`.

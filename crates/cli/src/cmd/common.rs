@@ -22,6 +22,12 @@ pub struct MachineArgs {
     /// interconnect.topology, ...), the values it accepts.
     #[arg(long = "set", short = 's', value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
+    /// Place every access to a data object in a memory space (HMS placement model, preset
+    /// k80): `--place weights=const`; spaces global, tex1d, tex2d (tex2d:<row width>),
+    /// const, shared. The object is named as the workload names it, or by a part of that
+    /// name matching one object. Repeatable; same as `--set place.<obj>=<space>`.
+    #[arg(long = "place", value_name = "OBJ=SPACE")]
+    pub place: Vec<String>,
 }
 
 impl MachineArgs {
@@ -37,6 +43,7 @@ impl MachineArgs {
             Some((k, v)) => format!("{}={}", k.trim(), v.trim()),
             None => s.trim().to_string(),
         }));
+        out.extend(self.place.iter().map(|p| format!("place {}", p.trim())));
         out
     }
 
@@ -51,11 +58,18 @@ impl MachineArgs {
             }
             None => None,
         };
-        Ok(locus_sim::preset::load(
-            Some(&self.preset),
-            file,
-            &self.sets,
-        )?)
+        let mut sets = self.sets.clone();
+        for p in &self.place {
+            let Some((obj, space)) = p.split_once('=') else {
+                anyhow::bail!("--place `{p}`: expected OBJ=SPACE, e.g. --place weights=const");
+            };
+            let obj = obj.trim();
+            if obj.is_empty() || obj.contains('.') {
+                anyhow::bail!("--place `{p}`: name the object before `=` (no dots), e.g. --place weights=const");
+            }
+            sets.push(format!("place.{obj}=\"{}\"", space.trim()));
+        }
+        Ok(locus_sim::preset::load(Some(&self.preset), file, &sets)?)
     }
 }
 

@@ -30,6 +30,9 @@ pub struct AddressMap {
     st_bits: u32,
     slice_count: u64,
     line_shift: u32,
+    /// Channels per node when not a power of two (K80's 6 GDDR5 controllers): interleave
+    /// units go to channels by modulo; 0 = the bit-field map.
+    ch_mod: u64,
 }
 
 impl AddressMap {
@@ -46,6 +49,11 @@ impl AddressMap {
             st_bits: cfg.memory.stacks_per_node.trailing_zeros(),
             slice_count: cfg.l2.slices_per_node as u64,
             line_shift: cfg.system.line_bytes.trailing_zeros(),
+            ch_mod: if cfg.memory.channels_per_node.is_power_of_two() {
+                0
+            } else {
+                cfg.memory.channels_per_node as u64
+            },
         }
     }
 
@@ -53,6 +61,17 @@ impl AddressMap {
     #[inline]
     pub fn locate(&self, pa: u64, mode: Mode) -> Location {
         let (node, local) = self.dual.route(pa, mode);
+        if self.ch_mod != 0 {
+            // unit u of the interleave goes to channel u mod C at unit u / C of it (a
+            // bijection; one stack, checked by `Config::validate`)
+            let unit = local >> self.ch_shift;
+            let low = local & ((1u64 << self.ch_shift) - 1);
+            return Location {
+                node,
+                channel: (unit % self.ch_mod) as u32,
+                chan_addr: ((unit / self.ch_mod) << self.ch_shift) | low,
+            };
+        }
         // stack bits first (deleted), then the channel bits inside the stack (deleted)
         let (stack, local) = take_bits(local, self.st_shift, self.st_bits);
         let (cis, chan_addr) = take_bits(local, self.ch_shift, self.ch_bits);
@@ -89,6 +108,24 @@ mod tests {
 
     fn map() -> AddressMap {
         AddressMap::new(&Config::default())
+    }
+
+    #[test]
+    fn six_channels_interleave_by_modulo_as_a_bijection() {
+        let mut c = Config::default();
+        c.system.nodes = 1;
+        c.memory.channels_per_node = 6;
+        c.validate().unwrap();
+        let m = AddressMap::new(&c);
+        let mut seen = HashSet::new();
+        for i in 0..600u64 {
+            let l = m.locate(i * 128, Mode::Cgp);
+            assert_eq!(l.channel as u64, i % 6);
+            assert_eq!(l.chan_addr, (i / 6) * 128);
+            assert!(seen.insert((l.channel, l.chan_addr)));
+        }
+        c.memory.stacks_per_node = 2;
+        assert!(c.validate().is_err());
     }
 
     #[test]

@@ -197,6 +197,8 @@ impl System {
         app.start = self.q.now();
         app.before = self.c;
         app.bps = bps;
+        self.spaces_launch(a);
+        let app = &mut self.apps[a];
         app.blocks_done = 0;
         app.index += 1;
         app.info = Some(info);
@@ -260,6 +262,7 @@ impl System {
             }
         }
         let may_write_objects = self.apps[a].may_write.take();
+        let spaces = self.spaces_finish(a, diff.warp_insts);
         let app = &self.apps[a];
         self.kernels.push(KernelStats {
             index: app.index - 1,
@@ -271,6 +274,7 @@ impl System {
             summary: Summary::new(&diff, end - app.start, self.clk.period),
             written_objects,
             may_write_objects,
+            spaces,
         });
     }
 
@@ -386,6 +390,7 @@ impl System {
     ) -> Result<Report, SimError> {
         let t_host = Instant::now();
         self.set_objects(w.objects().to_vec());
+        self.spaces_objects()?;
         self.apps = vec![App::new(0, Layout::new(&self.sms_per_node()))];
         self.app_names = vec![w.name().to_string()];
         let max = self.cfg.run.max_kernels;
@@ -426,6 +431,7 @@ impl System {
             owner.extend(std::iter::repeat_n(a as u8, w.objects().len()));
         }
         self.set_objects(objs);
+        self.spaces_objects()?;
         self.obj_app = owner;
         // application i runs on the i-th node with SMs (node i when every node has SMs)
         let hosts: Vec<u32> = (0..n as u32)

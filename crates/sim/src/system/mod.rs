@@ -11,6 +11,7 @@
 mod kernel;
 mod memory;
 mod sm;
+mod spaces;
 
 use crate::cache::{Mshrs, SetAssoc};
 use crate::coherence::{Checker, Directory, Inval};
@@ -417,6 +418,8 @@ pub struct System {
     /// Per node, the lines its L2 has missed on before (directory protocol only): a miss
     /// on a line not in it is cold (rec.md §6.21, Figs. 4 and 13 exclude them).
     pub(crate) l2_seen: Vec<rustc_hash::FxHashSet<u64>>,
+    /// The HMS memory spaces (`spaces.enabled`; `system/spaces.rs`), else `None`.
+    pub(crate) spaces: Option<Box<spaces::SpaceState>>,
 }
 
 /// The policy a periodic timer belongs to; an epoch dispatches on it by `match` (no `dyn`).
@@ -606,8 +609,14 @@ impl System {
                 Protocol::None => Vec::new(),
                 Protocol::Directory => (0..nodes).map(|_| Default::default()).collect(),
             },
+            spaces: cfg
+                .spaces
+                .enabled
+                .then(|| Box::new(spaces::SpaceState::new(cfg, nsm))),
             cfg: cfg.clone(),
         };
+        // the spaces decide per lane (bank conflicts, divergence, 2-D tiles)
+        s.record_lanes = cfg.spaces.enabled;
         if cfg.run.sample_cycles > 0 {
             s.add_timer(TimerOwner::Sampler, cfg.run.sample_cycles);
         }

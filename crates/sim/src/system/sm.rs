@@ -45,6 +45,9 @@ impl System {
             bs.warps_left = bs.prog.warps.len() as u32;
             bs.warp_slots.clear();
         }
+        if self.spaces.is_some() {
+            self.spaces_rewrite(sm, slot);
+        }
         let nw = self.sms[sm].blocks[slot].prog.warps.len();
         let base = sm * self.max_warps;
         let mut w = 0;
@@ -185,6 +188,12 @@ impl System {
             if n == 0 || self.stopped_at.is_some() {
                 break;
             }
+            // replays of an instruction hold the issue slot (memory spaces only)
+            let busy = self.replay_busy_until(sm);
+            if busy > now {
+                next = next.min(busy);
+                break;
+            }
             let start = match self.cfg.sm.warp_scheduler {
                 WarpSched::Gto => self.sms[sm].last.min(n - 1),
                 WarpSched::Lrr => (self.sms[sm].last + 1) % n,
@@ -267,7 +276,7 @@ impl System {
         // a warp stalled on full L1 MSHRs is woken by the next L1 fill, not by polling
         let _ = tried_mshr_stall;
         if issued > 0 {
-            self.wake_sm(sm, now + cyc);
+            self.wake_sm(sm, (now + cyc).max(self.replay_busy_until(sm)));
         } else if next != Ps::MAX {
             self.wake_sm(sm, next);
         }
@@ -427,7 +436,7 @@ impl System {
 
     /// Translate `va` for SM `sm` (TLB timing included): (pa, mode, extra latency).
     #[inline]
-    fn translate(&mut self, sm: usize, va: u64, obj: u16) -> (u64, Mode, Ps) {
+    pub(crate) fn translate(&mut self, sm: usize, va: u64, obj: u16) -> (u64, Mode, Ps) {
         let node = self.sms[sm].node;
         let vpn = va / self.placement.page_bytes();
         use crate::config::PlacementPolicy as P;
@@ -532,6 +541,9 @@ impl System {
         let cyc = self.sms[sm].clk.period;
         self.c.mem_insts += 1;
         self.c.mem_by_space[crate::stats::mem_index(inst.space, inst.class)] += 1;
+        if self.spaces.is_some() && self.spaces_mem(sm, wg, inst) {
+            return;
+        }
         if inst.space == Space::Shared {
             if inst.class == InstClass::Load && inst.dst != 0 {
                 let lat = self.sms[sm].clk.cycles(self.cfg.sm.smem_latency as u64);
@@ -711,7 +723,7 @@ impl System {
     /// 7 §3: SM -> L2 requests are bandwidth-limited, `noc.sm_l2_request_gbps`): a read
     /// carries a header, a write or atomic header + data. Returns the arrival time.
     #[inline]
-    fn sm_to_l2(&mut self, t: Ps, at: u32, r: &mut Req, msg: Msg) -> Ps {
+    pub(crate) fn sm_to_l2(&mut self, t: Ps, at: u32, r: &mut Req, msg: Msg) -> Ps {
         let spn = self.cfg.l2.slices_per_node as usize;
         let slice = (self.slice_id(at, r) % spn) as u32;
         let h = self.net.header_bytes;
@@ -721,7 +733,7 @@ impl System {
 
     /// Allocate a scoreboard slot (no response outstanding yet); returns its index in
     /// `pend`.
-    fn alloc_pend(&mut self, wg: usize, reg: u16, now: Ps, ready: Ps) -> usize {
+    pub(crate) fn alloc_pend(&mut self, wg: usize, reg: u16, now: Ps, ready: Ps) -> usize {
         self.c.load_insts += 1;
         let base = wg * self.maxp;
         let i = (0..self.maxp)
@@ -747,7 +759,7 @@ impl System {
 
     /// Scoreboard slot `slot` waits for one more memory response.
     #[inline]
-    fn pend_wait_one_more(&mut self, slot: usize) {
+    pub(crate) fn pend_wait_one_more(&mut self, slot: usize) {
         let p = &mut self.pend[slot];
         if p.remaining == 0 {
             self.warps[slot / self.maxp].mem_wait += 1;

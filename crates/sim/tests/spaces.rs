@@ -1,0 +1,271 @@
+//! The HMS memory spaces on the simulated K80 (spec hms-placement-model.md §2, §3.2.4,
+//! §6.6): shared bank-conflict replays, constant broadcast and divergence replays, the
+//! texture path's 2-D tiles, the placement override and its refusals, determinism.
+
+mod common;
+use common::cfg;
+
+use locus_sim::spaces::SpaceCounters;
+use locus_sim::{Report, System};
+use locus_workload::model::{Host, Kernel, ModelWorkload, Thread};
+use locus_workload::{Dim3, KernelInfo, Memory, ObjId};
+
+/// What each of the 32 threads of the one warp does, `reps` times.
+#[derive(Clone, Copy)]
+enum Pat {
+    /// `sh_ld(tid * stride)`; stride 0 = every lane the same word.
+    Shared(u32),
+    /// `ld_const(obj, tid % distinct)`.
+    Const(u64),
+    /// `ld(obj, y * width + tid)` for y = rep (a column walk of a 2-D array).
+    Column(u64),
+    /// `ld(obj, tid)`: a plain global read.
+    Global,
+}
+
+struct K {
+    obj: ObjId,
+    pat: Pat,
+    reps: u64,
+}
+
+impl Kernel for K {
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: "probe".into(),
+            grid: Dim3::x(1),
+            block: Dim3::x(32),
+            regs_per_thread: 16,
+            smem_per_block: 4096,
+        }
+    }
+    fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
+        let tid = t.tid.x as u64;
+        for r in 0..self.reps {
+            match self.pat {
+                Pat::Shared(s) => {
+                    t.sh_ld(tid as u32 * s);
+                }
+                Pat::Const(d) => {
+                    let _: f32 = t.ld_const(self.obj, tid % d);
+                }
+                Pat::Column(w) => {
+                    let _: f32 = t.ld(self.obj, r * w + tid);
+                }
+                Pat::Global => {
+                    let _: f32 = t.ld(self.obj, tid);
+                }
+            }
+            t.alu(1);
+        }
+    }
+}
+
+struct Once(Option<Box<dyn Kernel>>);
+impl Host for Once {
+    fn next_kernel(&mut self, _m: &mut Memory) -> Option<Box<dyn Kernel>> {
+        self.0.take()
+    }
+}
+
+fn workload(pat: Pat, reps: u64) -> ModelWorkload {
+    let mut m = Memory::new();
+    let obj = m.alloc_from::<f32>("table", &vec![1.0; 256 * 64], true);
+    let out = m.alloc::<f32>("out", 64, false);
+    let _ = out;
+    ModelWorkload::new(
+        "probe",
+        m,
+        Box::new(Once(Some(Box::new(K { obj, pat, reps })))),
+    )
+}
+
+fn run(pat: Pat, reps: u64, sets: &[&str]) -> Result<Report, String> {
+    let c = locus_sim::preset::load(
+        Some("k80"),
+        None,
+        &sets.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+    )
+    .map_err(|e| e.to_string())?;
+    let mut w = workload(pat, reps);
+    System::new(&c)
+        .run(&mut w, &mut |_| {})
+        .map_err(|e| e.to_string())
+}
+
+fn spaces(r: &Report) -> SpaceCounters {
+    r.sim.kernels[0].spaces.expect("k80 reports the spaces")
+}
+
+/// Bank-conflict replays against hand-derived cases (32 banks of 4 B): stride 1 none,
+/// stride 2 one per access (2-way), stride 32 thirty-one (every lane in bank 0),
+/// broadcast none; each adds its replays to the kernel's time.
+#[test]
+fn shared_bank_conflict_replays_hand_derived() {
+    let reps = 10;
+    let mut cycles = Vec::new();
+    for (stride, per_access) in [(1, 0), (2, 1), (32, 31), (0, 0)] {
+        let r = run(Pat::Shared(stride), reps, &[]).unwrap();
+        let s = spaces(&r);
+        assert_eq!(s.shared_insts, reps, "stride {stride}");
+        assert_eq!(
+            s.replays_shared_bank_conflict,
+            per_access * reps,
+            "stride {stride}"
+        );
+        assert_eq!(
+            s.shared_conflicted_insts,
+            if per_access > 0 { reps } else { 0 }
+        );
+        assert_eq!(s.replays(), s.replays_shared_bank_conflict);
+        assert_eq!(
+            s.issued_insts,
+            r.sim.kernels[0].summary.counters.warp_insts + per_access * reps
+        );
+        cycles.push(r.sim.kernels[0].summary.cycles);
+    }
+    // replays cost issue cycles: stride 32 is slowest, stride 1 and broadcast equal
+    assert!(cycles[2] > cycles[1] && cycles[1] > cycles[0], "{cycles:?}");
+    assert_eq!(cycles[0], cycles[3]);
+}
+
+/// Constant memory: a warp-uniform index is one broadcast (no divergence replay);
+/// `d` distinct addresses cost `d - 1` replays per access; only the first access of a
+/// line misses (one cause-(2) replay).
+#[test]
+fn constant_divergence_replays_distinct_minus_one() {
+    let reps = 8;
+    for d in [1u64, 4, 32] {
+        let r = run(Pat::Const(d), reps, &[]).unwrap();
+        let s = spaces(&r);
+        assert_eq!(s.replays_const_divergence, (d - 1) * reps, "{d} distinct");
+        // d floats from index 0 span ceil(4d / 64) lines, each missing once
+        let lines = (4 * d).div_ceil(64);
+        assert_eq!(s.const_misses, lines, "{d} distinct");
+        assert_eq!(s.replays_const_miss, lines);
+        assert_eq!(s.const_requests, lines * reps);
+        assert_eq!(s.const_hits, lines * (reps - 1));
+        assert_eq!(s.tex_requests, 0);
+    }
+}
+
+/// The texture path's 2-D tiles: a warp walking down the columns of a 2-D array (row y,
+/// then y + 1) finds in tex2d the rows y + 1 already in the 4 x 2 tiles row y brought, so
+/// every other access hits; in tex1d each row is new (0 hits). Exact counts: 32 floats are
+/// 4 lines of 32 B per access in tex1d, 8 tiles of 4 x 2 floats in tex2d.
+#[test]
+fn tex2d_tiles_hit_a_2d_neighbourhood_that_tex1d_misses() {
+    let reps = 16;
+    let t1 = spaces(&run(Pat::Column(256), reps, &["place.table=tex1d"]).unwrap());
+    let t2 = spaces(&run(Pat::Column(256), reps, &["place.table=\"tex2d:256\""]).unwrap());
+    assert_eq!(
+        (t1.tex_requests, t1.tex_hits, t1.tex_misses),
+        (4 * reps, 0, 4 * reps)
+    );
+    assert_eq!(
+        (t2.tex_requests, t2.tex_hits, t2.tex_misses),
+        (8 * reps, 8 * reps / 2, 8 * reps / 2)
+    );
+    assert_eq!(t1.placed_insts, reps);
+    assert_eq!(t2.placed_insts, reps);
+    assert!(t2.tex_hits > t1.tex_hits);
+}
+
+/// `[place]` changes the space of every access to the object: the same global loads as
+/// constant loads are counted in the constant space and use the constant cache; as
+/// global they use neither cache.
+#[test]
+fn placement_moves_every_access_of_the_object() {
+    let g = run(Pat::Global, 4, &[]).unwrap();
+    let c = run(Pat::Global, 4, &["place.table=const"]).unwrap();
+    let k = |r: &Report| r.sim.kernels[0].summary.mem_insts_by_space.clone();
+    assert_eq!(k(&g)["global"].load, 4);
+    assert!(!k(&g).contains_key("constant"));
+    assert_eq!(k(&c)["constant"].load, 4);
+    assert!(!k(&c).contains_key("global"));
+    let (sg, sc) = (spaces(&g), spaces(&c));
+    assert_eq!(sg.const_requests + sg.tex_requests, 0);
+    assert_eq!(sc.placed_insts, 4);
+    // 32 distinct consecutive floats: 31 divergence replays per access, 2 lines
+    assert_eq!(sc.replays_const_divergence, 31 * 4);
+    assert_eq!(sc.const_misses, 2);
+    // back to global by name: no change
+    let back = run(Pat::Global, 4, &["place.table=global"]).unwrap();
+    assert_eq!(
+        serde_json::to_string(&back.sim.kernels).unwrap(),
+        serde_json::to_string(&g.sim.kernels).unwrap()
+    );
+}
+
+/// Illegal placements are refused before the run, naming the object and the rule.
+#[test]
+fn illegal_placements_are_refused() {
+    let e = run(Pat::Global, 1, &["place.out=const"]).unwrap_err();
+    assert!(e.contains("out") && e.contains("read-only"), "{e}");
+    let e = run(Pat::Global, 1, &["place.out=tex1d"]).unwrap_err();
+    assert!(e.contains("read-only"), "{e}");
+    let e = run(Pat::Global, 1, &["place.nothing=const"]).unwrap_err();
+    assert!(e.contains("no object") && e.contains("table"), "{e}");
+    let e = run(
+        Pat::Global,
+        1,
+        &["place.table=\"tex2d:256\"", "spaces.tex2d_max_side=100"],
+    )
+    .unwrap_err();
+    assert!(e.contains("tex2d_max_side"), "{e}");
+    let e = run(
+        Pat::Global,
+        1,
+        &["place.table=shared", "spaces.shared_bytes_per_block=1024"],
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("table") && e.contains("shared_bytes_per_block"),
+        "{e}"
+    );
+    let e = run(Pat::Global, 1, &["place.table=registers"]).unwrap_err();
+    assert!(e.contains("unknown space"), "{e}");
+    // a placement needs the spaces model
+    let e = locus_sim::preset::load(Some("coda-4gpu"), None, &["place.a=const".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("spaces.enabled"), "{e}");
+}
+
+/// Equal inputs give byte-identical statistics with the spaces on.
+#[test]
+fn deterministic() {
+    let a = run(Pat::Column(256), 8, &["place.table=tex2d"]).unwrap();
+    let b = run(Pat::Column(256), 8, &["place.table=tex2d"]).unwrap();
+    assert_eq!(
+        serde_json::to_string(&a.sim).unwrap(),
+        serde_json::to_string(&b.sim).unwrap()
+    );
+}
+
+/// Presets without the spaces report no `spaces` and time exactly as with the section
+/// explicitly off; the K80 preset runs a real benchmark with a placement.
+#[test]
+fn other_presets_unchanged_and_k80_runs_neuralnet() {
+    let p = [("images", "1"), ("inputs", "64")];
+    let base = common::run(&cfg("coda-4gpu", &[]), "shoc-neuralnet", &p);
+    let off = common::run(
+        &cfg("coda-4gpu", &["spaces.enabled=false"]),
+        "neuralnet",
+        &p,
+    );
+    assert!(base.sim.kernels.iter().all(|k| k.spaces.is_none()));
+    assert_eq!(
+        serde_json::to_string(&base.sim).unwrap(),
+        serde_json::to_string(&off.sim).unwrap()
+    );
+    let g = common::run(&cfg("k80", &[]), "neuralnet", &p);
+    let c = common::run(&cfg("k80", &["place.weights=const"]), "neuralnet", &p);
+    let sum = |r: &Report, f: fn(&SpaceCounters) -> u64| -> u64 {
+        r.sim.kernels.iter().map(|k| f(&k.spaces.unwrap())).sum()
+    };
+    assert_eq!(sum(&g, |s| s.const_requests), 0);
+    assert!(sum(&c, |s| s.const_requests) > 0);
+    // kernelFeedForward1 reads the weights with per-lane rows: divergent in constant
+    assert!(sum(&c, |s| s.replays_const_divergence) > 0);
+}
