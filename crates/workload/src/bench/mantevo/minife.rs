@@ -45,7 +45,10 @@
 //! **Input.** NDP Table 1 (ndp.md §5.4): MiniFE 128 x 64 x 64 elements (545,025 rows,
 //! 198 MB with the ELL `cols` and `coefs` and the five CG vectors). Rule 1 of `scale.rs`
 //! on the three element dimensions: factor 0.553, 70 x 35 x 35 elements (92,016 rows,
-//! 31.96 MiB). miniFE's `max_iter` default 200.
+//! 31.96 MiB). miniFE's `max_iter` default 200. Rule 2 applied once: 5 CG iterations of
+//! that input took 3.36 M L1 requests on `coda-4gpu` (5.4 s of host CPU on a loaded
+//! machine), so 200 would take about 135 M, minutes; every dimension halves to 35 x 17 x 17
+//! elements (11,664 rows, 4.1 MiB; about 17 M L1 requests for the 200 iterations).
 
 use crate::bench::shoc::common::{bad, entry, kinfo, loop_step};
 use crate::memory::Memory;
@@ -64,18 +67,18 @@ pub const SPEC: BenchSpec = BenchSpec {
     params: &[
         ParamSpec {
             name: "nx",
-            default: "70",
-            help: "elements along x (NDP: 128, scaled by rule 1)",
+            default: "35",
+            help: "elements along x (NDP: 128; rules 1 and 2)",
         },
         ParamSpec {
             name: "ny",
-            default: "35",
-            help: "elements along y (NDP: 64, scaled by rule 1)",
+            default: "17",
+            help: "elements along y (NDP: 64; rules 1 and 2)",
         },
         ParamSpec {
             name: "nz",
-            default: "35",
-            help: "elements along z (NDP: 64, scaled by rule 1)",
+            default: "17",
+            help: "elements along z (NDP: 64; rules 1 and 2)",
         },
         ParamSpec {
             name: "max_iter",
@@ -94,6 +97,8 @@ const BS: u64 = 256;
 const DOT_BS: u64 = 512;
 /// `dot_final_reduce_kernel`'s block (and the length of `d`).
 const FINAL_BS: u64 = 1024;
+/// The largest input the model builds (4 GiB of device objects; the paper input is 198 MB).
+const MAX_FOOTPRINT: u64 = 4 << 30;
 
 /// Bytes of the objects for `nx * ny * nz` elements: ELL `cols` (int) and `coefs`
 /// (double) of `pitch * 27` slots, the vectors x, b, r, p, Ap and the 1024 partial sums.
@@ -103,10 +108,20 @@ pub fn footprint(nx: u64, ny: u64, nz: u64) -> u64 {
     pitch * COLS_PER_ROW * 12 + 5 * n * 8 + FINAL_BS * 8
 }
 
-/// Rule 1 of `scale.rs` on NDP's 128 x 64 x 64 elements: (nx, ny, nz).
-pub fn default_dims() -> (u64, u64, u64) {
+/// Rule 1 of `scale.rs` on NDP's 128 x 64 x 64 elements, before rule 2: (nx, ny, nz).
+pub fn rule1_dims() -> (u64, u64, u64) {
     let f = linear_factor(footprint(128, 64, 64), 3);
     (dim(128, f, 1), dim(64, f, 1), dim(64, f, 1))
+}
+
+/// Times rule 2 of `scale.rs` halved every dimension (module doc).
+pub const RULE2_HALVINGS: u32 = 1;
+
+/// The default input: [`rule1_dims`] halved [`RULE2_HALVINGS`] times.
+pub fn default_dims() -> (u64, u64, u64) {
+    let (x, y, z) = rule1_dims();
+    let h = RULE2_HALVINGS;
+    ((x >> h).max(1), (y >> h).max(1), (z >> h).max(1))
 }
 
 /// The assembled system in miniFE's ELL layout.
@@ -728,6 +743,14 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
                  lower `nx`, `ny` or `nz`"
             )))
         }
+    }
+    if footprint(nx, ny, nz) > MAX_FOOTPRINT {
+        return Err(bad(format!(
+            "minife: {nx} x {ny} x {nz} elements need {} MiB of device objects, above the \
+             model's {} MiB limit (the system is held in host memory); lower `nx`, `ny` or `nz`",
+            footprint(nx, ny, nz) >> 20,
+            MAX_FOOTPRINT >> 20
+        )));
     }
     let e = assemble(nx, ny, nz);
     let n = e.n;

@@ -1,7 +1,7 @@
 //! Tests of the Mantevo models: results against a plain host implementation of the same
 //! computation, the launch sequence of the host code and the access shapes of the kernels.
 
-use super::minife::{assemble, default_dims, footprint, COLS_PER_ROW};
+use super::minife::{assemble, default_dims, footprint, rule1_dims, COLS_PER_ROW};
 use crate::bench::testing::{each_block, obj};
 use crate::memory::Elem;
 use crate::model::ModelWorkload;
@@ -231,13 +231,14 @@ fn minife_matvec_reads_each_slot_coalesced_and_gathers_x_through_the_read_only_p
 
 #[test]
 fn minife_default_follows_the_scale_rule() {
-    assert_eq!(default_dims(), (70, 35, 35));
-    let fp = footprint(70, 35, 35);
-    assert!(fp <= FOOTPRINT_CAP_BYTES);
-    // one more element along x would not fit with the same factor's rounding undone
+    assert_eq!(rule1_dims(), (70, 35, 35));
+    assert!(footprint(70, 35, 35) <= FOOTPRINT_CAP_BYTES);
+    // the paper input does not fit, and one more element in every dimension would not
     assert!(footprint(128, 64, 64) > FOOTPRINT_CAP_BYTES);
+    assert!(footprint(71, 36, 36) > FOOTPRINT_CAP_BYTES);
+    assert_eq!(default_dims(), (35, 17, 17));
     let spec = registry::find("minife").unwrap();
-    for (k, v) in [("nx", "70"), ("ny", "35"), ("nz", "35")] {
+    for (k, v) in [("nx", "35"), ("ny", "17"), ("nz", "17")] {
         assert_eq!(spec.params.iter().find(|p| p.name == k).unwrap().default, v);
     }
 }
@@ -247,11 +248,13 @@ fn minife_bad_input_names_the_parameters() {
     let ov: BTreeMap<String, String> = [("nx".to_string(), "0".to_string())].into();
     let e = registry::build("minife", &ov, 1).err().unwrap();
     assert!(format!("{e}").contains("`nx`"));
-    let ov: BTreeMap<String, String> = [
-        ("nx".to_string(), "2000".to_string()),
-        ("ny".to_string(), "2000".to_string()),
-    ]
-    .into();
-    let e = registry::build("minife", &ov, 1).err().unwrap();
-    assert!(format!("{e}").contains("overflow"));
+    let big = |n: &str| -> String {
+        let ov: BTreeMap<String, String> = ["nx", "ny", "nz"]
+            .iter()
+            .map(|k| (k.to_string(), n.to_string()))
+            .collect();
+        format!("{}", registry::build("minife", &ov, 1).err().unwrap())
+    };
+    assert!(big("2000").contains("overflow"));
+    assert!(big("400").contains("limit"));
 }

@@ -15,6 +15,7 @@ pub mod fft;
 pub mod md;
 pub mod md5hash;
 pub mod neuralnet;
+pub mod qtc;
 pub mod reduction;
 pub mod s3d;
 pub mod scan;
@@ -25,6 +26,8 @@ pub mod triad;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod qtc_tests;
 
 /// The SHOC benchmarks.
 pub const SPECS: &[BenchSpec] = &[
@@ -40,4 +43,5 @@ pub const SPECS: &[BenchSpec] = &[
     md5hash::SPEC,
     s3d::SPEC,
     neuralnet::SPEC,
+    qtc::SPEC,
 ];
