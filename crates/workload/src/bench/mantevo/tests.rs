@@ -126,7 +126,10 @@ fn minife_cg_matches_the_host_solve_and_launches_as_cg_solve() {
     // 6 launches before the loop, 7 in iteration 1, 10 in each later one
     assert_eq!(names.len() as u64, 6 + 7 + 10 * (iters - 1));
     let dot = ["cudaMemset_kernel", "dot_kernel", "dot_final_reduce_kernel"];
-    assert_eq!(names[..3], ["waxpby_kernel", "matvec_ell_kernel", "waxpby_kernel"]);
+    assert_eq!(
+        names[..3],
+        ["waxpby_kernel", "matvec_ell_kernel", "waxpby_kernel"]
+    );
     assert_eq!(names[3..6], dot);
     assert_eq!(names[6..8], ["waxpby_kernel", "matvec_ell_kernel"]);
     assert_eq!(names[13..16], dot);

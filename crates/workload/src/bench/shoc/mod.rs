@@ -25,9 +25,9 @@ pub mod stencil2d;
 pub mod triad;
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod qtc_tests;
+#[cfg(test)]
+mod tests;
 
 /// The SHOC benchmarks.
 pub const SPECS: &[BenchSpec] = &[

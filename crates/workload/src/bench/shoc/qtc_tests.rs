@@ -22,7 +22,12 @@ fn host_qtc(n: u64, threshold: f32, seed: u64) -> Vec<Vec<i32>> {
     let d = generate(n, threshold, seed);
     let maxd = d.max_degree as usize;
     let degrees: Vec<usize> = (0..n as usize)
-        .map(|i| d.indr[i * maxd..][..maxd].iter().filter(|&&v| v >= 0).count())
+        .map(|i| {
+            d.indr[i * maxd..][..maxd]
+                .iter()
+                .filter(|&&v| v >= 0)
+                .count()
+        })
         .collect();
     let mut clustered = vec![0u8; n as usize];
     let mut ungrpd: Vec<usize> = (0..n as usize).collect();
@@ -184,4 +189,3 @@ fn qtc_bad_input_names_the_parameter() {
     let e = registry::build("shoc-qtc", &ov, 1).err().unwrap();
     assert!(e.to_string().contains("dist_space"));
 }
-
