@@ -696,7 +696,8 @@ impl Host for CgHost {
                 Step::Iter => {
                     self.k += 1;
                     // NaN (a breakdown) also ends the loop, as `normr > tolerance` does
-                    if self.k > self.max_iter || !(self.normr > self.tolerance) {
+                    if self.k > self.max_iter || self.normr.is_nan() || self.normr <= self.tolerance
+                    {
                         self.queue.clear();
                         return None;
                     }

@@ -1063,7 +1063,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
                 .into(),
         ));
     }
-    if !(threshold > 0.0 && threshold <= 40.0) {
+    if threshold.is_nan() || threshold <= 0.0 || threshold > 40.0 {
         return Err(bad(
             "shoc-qtc: parameter `threshold` must be in (0, 40]".into()
         ));

@@ -70,7 +70,7 @@ fn host_qtc(n: u64, threshold: f32, seed: u64) -> Vec<Vec<i32>> {
         }
         ungrpd.retain(|&p| clustered[p] == 0);
         clusters.push(members);
-        if !(best > 1 && !ungrpd.is_empty()) {
+        if best <= 1 || ungrpd.is_empty() {
             return clusters;
         }
     }
@@ -124,12 +124,12 @@ fn qtc_finds_the_host_clusters_and_launches_as_qtc() {
     let left: Vec<i32> = (0..n as i32).filter(|&p| expect[p as usize] == 0).collect();
     assert_eq!(&ungrpd[..left.len()], &left[..]);
     let degrees: Vec<i32> = m.to_vec(obj(&w, "degrees"));
-    for i in 0..n as usize {
+    for (i, &got) in degrees.iter().enumerate() {
         let want = d.indr[i * d.max_degree as usize..][..d.max_degree as usize]
             .iter()
             .filter(|&&v| v >= 0)
             .count();
-        assert_eq!(degrees[i] as usize, want);
+        assert_eq!(got as usize, want);
     }
 }
 
