@@ -311,6 +311,41 @@ impl<'a> Thread<'a> {
     pub fn sh_st_f32(&mut self, idx: u32, v: f32) {
         self.sh_st(idx, v.to_bits())
     }
+    /// Shared-memory load of the f64 at 8-byte slot `idx` (words `2 idx`, `2 idx + 1`): one
+    /// `LDS.64`, as a `volatile __shared__ double` array compiles (miniFE's `dot_kernel`).
+    #[track_caller]
+    pub fn sh_ld_f64(&mut self, idx: u32) -> f64 {
+        self.rec(
+            site_of(Location::caller()),
+            InstClass::Load,
+            Space::Shared,
+            crate::program::NO_OBJ,
+            idx as u64 * 8,
+            8,
+        );
+        let w = |i: usize| self.smem.get(i).copied().unwrap_or(0) as u64;
+        let i = 2 * idx as usize;
+        f64::from_bits(w(i) | (w(i + 1) << 32))
+    }
+    /// Shared-memory store of an f64 at 8-byte slot `idx`: one `STS.64`.
+    #[track_caller]
+    pub fn sh_st_f64(&mut self, idx: u32, v: f64) {
+        self.rec(
+            site_of(Location::caller()),
+            InstClass::Store,
+            Space::Shared,
+            crate::program::NO_OBJ,
+            idx as u64 * 8,
+            8,
+        );
+        let i = 2 * idx as usize;
+        if i + 1 >= self.smem.len() {
+            self.smem.resize(i + 2, 0);
+        }
+        let b = v.to_bits();
+        self.smem[i] = b as u32;
+        self.smem[i + 1] = (b >> 32) as u32;
+    }
     /// `n` integer ALU instructions (address arithmetic, compares, loop control).
     #[track_caller]
     pub fn alu(&mut self, n: u32) {

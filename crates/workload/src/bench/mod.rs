@@ -10,6 +10,7 @@ pub mod cudasdk;
 pub mod dense;
 pub mod graph;
 pub mod heteromark;
+pub mod mantevo;
 pub mod mars;
 pub mod micro;
 pub mod parboil;
@@ -37,6 +38,7 @@ pub fn all() -> &'static [BenchSpec] {
         v.extend_from_slice(cudasdk::SPECS);
         v.extend_from_slice(rodinia::SPECS);
         v.extend_from_slice(parboil::SPECS);
+        v.extend_from_slice(mantevo::SPECS);
         v.extend_from_slice(&[micro::SINGLE, micro::STREAM, micro::RANDOM, micro::CHAIN]);
         v
     })

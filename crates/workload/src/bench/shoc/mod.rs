@@ -15,6 +15,7 @@ pub mod fft;
 pub mod md;
 pub mod md5hash;
 pub mod neuralnet;
+pub mod qtc;
 pub mod reduction;
 pub mod s3d;
 pub mod scan;
@@ -23,6 +24,8 @@ pub mod spmv;
 pub mod stencil2d;
 pub mod triad;
 
+#[cfg(test)]
+mod qtc_tests;
 #[cfg(test)]
 mod tests;
 
@@ -40,4 +43,5 @@ pub const SPECS: &[BenchSpec] = &[
     md5hash::SPEC,
     s3d::SPEC,
     neuralnet::SPEC,
+    qtc::SPEC,
 ];
