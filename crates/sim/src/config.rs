@@ -31,6 +31,51 @@ pub struct Config {
     /// `system.node_kinds`; see [`NodeKindCfg`]. Empty: every node is the `system` node.
     pub node_kinds: Vec<NodeKindCfg>,
     pub directory: DirectoryCfg,
+    /// Replication of read-only remote lines in the requester's LLC slice (NUBA §5).
+    pub replication: ReplicationCfg,
+}
+
+/// Which replication policy the L2 slices follow (NUBA §5, nuba.md §5.3-§5.4).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReplicationKind {
+    /// No replicas (default; NUBA-No-Rep).
+    None,
+    /// Every read of a line read-only in the current kernel whose home is remote is cached
+    /// in the requester's local slice (Full-Rep, Fig. 12).
+    Full,
+    /// Model-driven (§5.4): per epoch, the bandwidth model picks full or no replication
+    /// from set-sampled hit rates and a shadow tag directory.
+    Mdr,
+}
+
+/// NUBA §5 replication station ([`crate::replication`]). Needs `l2.organisation =
+/// "home-side"` (replicas are the only remote lines a slice then holds).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReplicationCfg {
+    pub kind: ReplicationKind,
+    /// MDR epoch, SM cycles (§5.4: 20K).
+    pub epoch_cycles: u64,
+    /// Sets sampled by MDR in the profiled slice (§5.4: 8).
+    pub sample_sets: u32,
+    /// MDR decision delay after an epoch boundary, SM cycles (§5.4: 116).
+    pub decision_cycles: u32,
+    /// Kernel-boundary flush cost per replica line of a slice, SM cycles (A8: 1); slices
+    /// flush in parallel, so the boundary waits for the slice with the most replicas.
+    pub flush_cycles_per_line: u32,
+}
+
+impl Default for ReplicationCfg {
+    fn default() -> Self {
+        ReplicationCfg {
+            kind: ReplicationKind::None,
+            epoch_cycles: 20_000,
+            sample_sets: 8,
+            decision_cycles: 116,
+            flush_cycles_per_line: 1,
+        }
+    }
 }
 
 /// Nodes and clocks. A node is a GPU, a partition of a GPU, or a memory stack.
@@ -492,6 +537,8 @@ pub enum PlacementPolicy {
     /// Whole pages round-robin over nodes by virtual page number (CODA CGP-Only).
     Cgp,
     /// Whole pages on the node of the first SM that touches them (CGP-Only + FTA, ideal).
+    /// Also accepted as `ft` (NUBA §4.1 FT; with `placement.first_touch_fault_cycles`).
+    #[serde(alias = "ft")]
     FirstTouch,
     /// CODA: per-object FGP/CGP from the runtime-constant stride (Eqs. 2-3).
     Coda,
@@ -501,12 +548,19 @@ pub enum PlacementPolicy {
     /// them, paying a fault/shootdown overhead plus the copy over the remote network while
     /// accesses to the page wait (CODA §6.1 migration-based first touch, spec A16).
     Migrate,
-    /// Whole pages, round-robin over nodes in allocation (first-touch) order (NUBA "RR").
+    /// Whole pages, round-robin over nodes in allocation (first-touch) order (NUBA "RR";
+    /// also accepted as `rr`).
+    #[serde(alias = "rr")]
     RoundRobin,
     /// Each data object in N equal contiguous chunks of pages, chunk i on node i.
     Chunked,
     /// Each page on a random node, from `placement.seed` (NDP's random page placement).
     Random,
+    /// NUBA's Local-And-Balanced placement (nuba.md §4): first touch while the Normalized
+    /// Page Balance is above `placement.lab_threshold`, else a partition with the fewest
+    /// pages ([`crate::placement::lab`]). Demand-paged: pays
+    /// `placement.first_touch_fault_cycles`.
+    Lab,
 }
 
 /// How CODA rounds the per-GPU span to pages (spec §3.4, A2).
@@ -550,6 +604,9 @@ pub struct PlacementCfg {
     pub first_touch_fault_cycles: u32,
     /// Seed of the `random` policy.
     pub seed: u64,
+    /// NPB threshold of the `lab` policy (NUBA §4.2: 0.9; first touch while NPB is
+    /// strictly above it). Must be in [0, 1].
+    pub lab_threshold: f64,
 }
 
 impl Default for PlacementCfg {
@@ -565,6 +622,7 @@ impl Default for PlacementCfg {
             migration_cycles: 5000,
             first_touch_fault_cycles: 0,
             seed: 1,
+            lab_threshold: 0.9,
         }
     }
 }
@@ -953,6 +1011,30 @@ impl Config {
         Ok(())
     }
 
+    /// NUBA §5 replication settings.
+    fn check_replication(&self) -> Result<(), String> {
+        let r = &self.replication;
+        if r.kind == ReplicationKind::None {
+            return Ok(());
+        }
+        if self.l2.organisation != L2Organisation::HomeSide {
+            return Err(format!(
+                "replication.kind = \"{}\" needs l2.organisation = \"home-side\" (NUBA §3.5: replicas are the only remote lines an LLC slice holds); set --set l2.organisation=home-side or replication.kind=none",
+                if r.kind == ReplicationKind::Full { "full" } else { "mdr" }
+            ));
+        }
+        if r.epoch_cycles == 0 || r.epoch_cycles > 1 << 40 {
+            return Err(format!(
+                "replication.epoch_cycles = {}: must be 1..=2^40 (NUBA §5.4: 20000)",
+                r.epoch_cycles
+            ));
+        }
+        if r.sample_sets == 0 {
+            return Err("replication.sample_sets = 0: must be at least 1 (NUBA §5.4: 8)".into());
+        }
+        Ok(())
+    }
+
     /// Check every value for consistency; the message names the key and the fix.
     pub fn validate(&self) -> Result<(), String> {
         let s = &self.system;
@@ -1121,6 +1203,13 @@ impl Config {
                 self.placement.node, s.nodes
             ));
         }
+        let th = self.placement.lab_threshold;
+        if !(0.0..=1.0).contains(&th) {
+            return Err(format!(
+                "placement.lab_threshold = {th}: must be in [0, 1] (NPB lies in [1/n, 1]; NUBA §4.2 uses 0.9)"
+            ));
+        }
+        self.check_replication()?;
         if self.placement.samples == 0 {
             return Err("placement.samples must be at least 1".into());
         }

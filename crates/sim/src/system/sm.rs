@@ -432,7 +432,7 @@ impl System {
         let policy = self.cfg.placement.policy;
         let migrate = policy == P::Migrate;
         let fault = self.cfg.placement.first_touch_fault_cycles;
-        let demand = fault > 0 && matches!(policy, P::FirstTouch | P::RoundRobin);
+        let demand = fault > 0 && matches!(policy, P::FirstTouch | P::RoundRobin | P::Lab);
         let first_touch = (migrate || demand) && self.placement.lookup(vpn).is_none();
         let (mut pa, mut mode) = self.placement.translate(va, obj, node);
         let mut wait = 0;
