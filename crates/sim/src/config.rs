@@ -1023,6 +1023,11 @@ impl Config {
                 if r.kind == ReplicationKind::Full { "full" } else { "mdr" }
             ));
         }
+        if self.l2.kernel_boundary != KernelBoundary::FlushRemote {
+            return Err(
+                "replication needs l2.kernel_boundary = \"flush-remote\": replicas of data read-only in one kernel must be dropped before the next may write it (NUBA §5.3)".into(),
+            );
+        }
         if r.epoch_cycles == 0 || r.epoch_cycles > 1 << 40 {
             return Err(format!(
                 "replication.epoch_cycles = {}: must be 1..=2^40 (NUBA §5.4: 20000)",

@@ -14,6 +14,7 @@ pub mod mapping;
 pub mod noc;
 pub mod placement;
 pub mod preset;
+pub mod replication;
 pub mod scheduling;
 pub mod stats;
 pub mod system;

@@ -352,6 +352,9 @@ pub struct SimStats {
     /// `coherence.check = true`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coherence: Option<CoherenceStats>,
+    /// NUBA replication counters (only when `replication.kind` is not `none`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replication: Option<crate::replication::ReplicationStats>,
 }
 
 /// One time-series sample: cumulative counters at `cycle` (an epoch of the sampling timer,
