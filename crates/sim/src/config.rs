@@ -351,6 +351,13 @@ pub struct NocCfg {
     /// carry a header, writes and atomics header + data (issue 7 §3: a NoC bandwidth sweep
     /// such as NUBA's 0.7-5.6 TB/s must limit requests too). Default: `l2.slice_gbps`'s.
     pub sm_l2_request_gbps: f64,
+    /// Bandwidth of each SM's own ports, one per direction (requests and store data leave
+    /// through the output port before the slice's request port; data arrives through the
+    /// input port after the slice's data port or the inter-node network), GB/s; 0 = not
+    /// modelled (default: an SM sends to and receives from any number of slices at once).
+    /// NUBA §2.1 / §3.2: a UBA crossbar port is 16 B/cycle (22.4 GB/s at 1.4 GHz); a NUBA
+    /// SM has one 16 B link per local slice.
+    pub sm_port_gbps: f64,
 }
 
 impl Default for NocCfg {
@@ -360,6 +367,7 @@ impl Default for NocCfg {
             xbar_latency: 20,
             channel_port_gbps: 32.0,
             sm_l2_request_gbps: 128.0,
+            sm_port_gbps: 0.0,
         }
     }
 }
@@ -1183,6 +1191,14 @@ impl Config {
             ("l2.slice_gbps", l2.slice_gbps),
             ("noc.channel_port_gbps", self.noc.channel_port_gbps),
             ("noc.sm_l2_request_gbps", self.noc.sm_l2_request_gbps),
+            (
+                "noc.sm_port_gbps",
+                if self.noc.sm_port_gbps == 0.0 {
+                    1.0
+                } else {
+                    self.noc.sm_port_gbps
+                },
+            ),
             ("interconnect.link_gbps", self.interconnect.link_gbps),
             ("interconnect.local_gbps", self.interconnect.local_gbps),
         ] {

@@ -608,6 +608,8 @@ impl System {
                     self.q.push(t, Ev::L2Fill(id));
                 } else {
                     t += self.clk.cycles(self.cfg.noc.sm_l2_latency as u64);
+                    let t = self.net.into_sm(t, r.sm, b, &mut r.rx);
+                    self.reqs[id as usize].rx = r.rx;
                     self.q.push(t, Ev::L1Fill(id));
                 }
             }
@@ -618,6 +620,7 @@ impl System {
                 }
                 let b = r_line(self);
                 let t = self.net.slice_to_sm(t, at, slice, b, &mut r.rx);
+                let t = self.net.into_sm(t, r.sm, b, &mut r.rx);
                 self.reqs[id as usize] = r;
                 self.q.push(t, Ev::L1Fill(id));
             }

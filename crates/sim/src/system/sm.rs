@@ -700,6 +700,7 @@ impl System {
         let slice = (self.slice_id(at, r) % spn) as u32;
         let h = self.net.header_bytes;
         let bytes = if msg == Msg::Read { h } else { h + r.bytes };
+        let t = self.net.from_sm(t, r.sm, bytes, msg, &mut r.rx);
         self.net.sm_to_slice(t, at, slice, bytes, msg, &mut r.rx)
     }
 
