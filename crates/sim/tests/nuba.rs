@@ -459,3 +459,53 @@ fn lab_places_low_sharing_pages_locally() {
     assert!(lab > 0.75, "LAB local share {lab}");
     assert!(rr < 0.3, "RR local share {rr}");
 }
+
+/// `noc.sm_port_gbps`: off by default (no SM ports; presets without it keep their link
+/// list); on, every SM gets an input and an output port, read data enters through the
+/// input port in whole 128 B lines, requests and store data leave through the output
+/// port, and a narrower port slows a bandwidth-bound stream down.
+#[test]
+fn sm_ports_carry_the_sms_traffic() {
+    let plain = cfg("coda-4gpu", &[]);
+    let r = run(&plain, "stream", &[("n", "16k"), ("block", "128")]);
+    assert!(!r.sim.links.iter().any(|l| l.name.starts_with("sm")));
+    let go = |gbps: &str| {
+        let c = cfg(
+            "nuba-mem-uba",
+            &["system.sms_per_node=8", &format!("noc.sm_port_gbps={gbps}")],
+        );
+        run(&c, "stream", &[("n", "256k"), ("block", "128")])
+    };
+    let r = go("22.4");
+    let ins: Vec<_> = r
+        .sim
+        .links
+        .iter()
+        .filter(|l| l.name.ends_with(".in"))
+        .collect();
+    let outs: Vec<_> = r
+        .sim
+        .links
+        .iter()
+        .filter(|l| l.name.ends_with(".out"))
+        .collect();
+    assert_eq!((ins.len(), outs.len()), (8, 8));
+    let bytes_in: u64 = ins.iter().map(|l| l.bytes_sent).sum();
+    let t = &r.sim.total.counters;
+    assert_eq!(
+        bytes_in,
+        128 * (t.l1_misses - t.l1_mshr_merges),
+        "one line per fill"
+    );
+    let reads_out: u64 = outs
+        .iter()
+        .map(|l| l.by_kind.get("read").map_or(0, |m| m.packets))
+        .sum();
+    assert_eq!(
+        reads_out,
+        t.l1_misses - t.l1_mshr_merges,
+        "one request per miss"
+    );
+    let slow = go("2.8");
+    assert!(slow.sim.total.cycles > r.sim.total.cycles * 3 / 2);
+}
