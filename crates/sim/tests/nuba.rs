@@ -512,9 +512,9 @@ fn sm_ports_carry_the_sms_traffic() {
 
 /// Open issue for the core (found while writing the test above, not NUBA-specific): on
 /// the SM-side UBA (requester-side L2s, ideal directory, write-through remote) a synthetic
-/// kernel whose blocks on both nodes read and write overlapping words of `shared` gets one
-/// checker violation (an L1 hit on SM 10 of line 601 at version 18 after version 20
-/// completed). Ignored until the core's invalidation path is looked at; run with
+/// kernel whose blocks on both nodes read and write overlapping words of `shared` gets
+/// checker violations (2 here: L1 hits of a copy one version behind the completed one).
+/// Ignored until the core's invalidation path is looked at; run with
 /// `cargo test -p locus-sim --test nuba -- --ignored`.
 #[test]
 #[ignore]
