@@ -38,6 +38,51 @@ pub struct Config {
     /// Per-object placement override, object name -> `global | tex1d | tex2d[:width] |
     /// const | shared` (`--place obj=space`, spec hms §2; needs `spaces.enabled`).
     pub place: std::collections::BTreeMap<String, String>,
+    /// Replication of read-only remote lines in the requester's LLC slice (NUBA §5).
+    pub replication: ReplicationCfg,
+}
+
+/// Which replication policy the L2 slices follow (NUBA §5, nuba.md §5.3-§5.4).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReplicationKind {
+    /// No replicas (default; NUBA-No-Rep).
+    None,
+    /// Every read of a line read-only in the current kernel whose home is remote is cached
+    /// in the requester's local slice (Full-Rep, Fig. 12).
+    Full,
+    /// Model-driven (§5.4): per epoch, the bandwidth model picks full or no replication
+    /// from set-sampled hit rates and a shadow tag directory.
+    Mdr,
+}
+
+/// NUBA §5 replication station ([`crate::replication`]). Needs `l2.organisation =
+/// "home-side"` (replicas are the only remote lines a slice then holds).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReplicationCfg {
+    pub kind: ReplicationKind,
+    /// MDR epoch, SM cycles (§5.4: 20K).
+    pub epoch_cycles: u64,
+    /// Sets sampled by MDR in the profiled slice (§5.4: 8).
+    pub sample_sets: u32,
+    /// MDR decision delay after an epoch boundary, SM cycles (§5.4: 116).
+    pub decision_cycles: u32,
+    /// Kernel-boundary flush cost per replica line of a slice, SM cycles (A8: 1); slices
+    /// flush in parallel, so the boundary waits for the slice with the most replicas.
+    pub flush_cycles_per_line: u32,
+}
+
+impl Default for ReplicationCfg {
+    fn default() -> Self {
+        ReplicationCfg {
+            kind: ReplicationKind::None,
+            epoch_cycles: 20_000,
+            sample_sets: 8,
+            decision_cycles: 116,
+            flush_cycles_per_line: 1,
+        }
+    }
 }
 
 /// Nodes and clocks. A node is a GPU, a partition of a GPU, or a memory stack.
@@ -313,6 +358,13 @@ pub struct NocCfg {
     /// carry a header, writes and atomics header + data (issue 7 §3: a NoC bandwidth sweep
     /// such as NUBA's 0.7-5.6 TB/s must limit requests too). Default: `l2.slice_gbps`'s.
     pub sm_l2_request_gbps: f64,
+    /// Bandwidth of each SM's own ports, one per direction (requests and store data leave
+    /// through the output port before the slice's request port; data arrives through the
+    /// input port after the slice's data port or the inter-node network), GB/s; 0 = not
+    /// modelled (default: an SM sends to and receives from any number of slices at once).
+    /// NUBA §2.1 / §3.2: a UBA crossbar port is 16 B/cycle (22.4 GB/s at 1.4 GHz); a NUBA
+    /// SM has one 16 B link per local slice.
+    pub sm_port_gbps: f64,
 }
 
 impl Default for NocCfg {
@@ -322,6 +374,7 @@ impl Default for NocCfg {
             xbar_latency: 20,
             channel_port_gbps: 32.0,
             sm_l2_request_gbps: 128.0,
+            sm_port_gbps: 0.0,
         }
     }
 }
@@ -503,6 +556,8 @@ pub enum PlacementPolicy {
     /// Whole pages round-robin over nodes by virtual page number (CODA CGP-Only).
     Cgp,
     /// Whole pages on the node of the first SM that touches them (CGP-Only + FTA, ideal).
+    /// Also accepted as `ft` (NUBA §4.1 FT; with `placement.first_touch_fault_cycles`).
+    #[serde(alias = "ft")]
     FirstTouch,
     /// CODA: per-object FGP/CGP from the runtime-constant stride (Eqs. 2-3).
     Coda,
@@ -512,12 +567,19 @@ pub enum PlacementPolicy {
     /// them, paying a fault/shootdown overhead plus the copy over the remote network while
     /// accesses to the page wait (CODA §6.1 migration-based first touch, spec A16).
     Migrate,
-    /// Whole pages, round-robin over nodes in allocation (first-touch) order (NUBA "RR").
+    /// Whole pages, round-robin over nodes in allocation (first-touch) order (NUBA "RR";
+    /// also accepted as `rr`).
+    #[serde(alias = "rr")]
     RoundRobin,
     /// Each data object in N equal contiguous chunks of pages, chunk i on node i.
     Chunked,
     /// Each page on a random node, from `placement.seed` (NDP's random page placement).
     Random,
+    /// NUBA's Local-And-Balanced placement (nuba.md §4): first touch while the Normalized
+    /// Page Balance is above `placement.lab_threshold`, else a partition with the fewest
+    /// pages ([`crate::placement::lab`]). Demand-paged: pays
+    /// `placement.first_touch_fault_cycles`.
+    Lab,
 }
 
 /// How CODA rounds the per-GPU span to pages (spec §3.4, A2).
@@ -564,6 +626,9 @@ pub struct PlacementCfg {
     /// Nodes the `random` policy draws from (NDP: the memory stacks, not the GPU node,
     /// ndp.md §2.2); empty = every node.
     pub random_nodes: Vec<u32>,
+    /// NPB threshold of the `lab` policy (NUBA §4.2: 0.9; first touch while NPB is
+    /// strictly above it). Must be in [0, 1].
+    pub lab_threshold: f64,
 }
 
 impl Default for PlacementCfg {
@@ -580,6 +645,7 @@ impl Default for PlacementCfg {
             first_touch_fault_cycles: 0,
             seed: 1,
             random_nodes: Vec::new(),
+            lab_threshold: 0.9,
         }
     }
 }
@@ -972,6 +1038,35 @@ impl Config {
         Ok(())
     }
 
+    /// NUBA §5 replication settings.
+    fn check_replication(&self) -> Result<(), String> {
+        let r = &self.replication;
+        if r.kind == ReplicationKind::None {
+            return Ok(());
+        }
+        if self.l2.organisation != L2Organisation::HomeSide {
+            return Err(format!(
+                "replication.kind = \"{}\" needs l2.organisation = \"home-side\" (NUBA §3.5: replicas are the only remote lines an LLC slice holds); set --set l2.organisation=home-side or replication.kind=none",
+                if r.kind == ReplicationKind::Full { "full" } else { "mdr" }
+            ));
+        }
+        if self.l2.kernel_boundary != KernelBoundary::FlushRemote {
+            return Err(
+                "replication needs l2.kernel_boundary = \"flush-remote\": replicas of data read-only in one kernel must be dropped before the next may write it (NUBA §5.3)".into(),
+            );
+        }
+        if r.epoch_cycles == 0 || r.epoch_cycles > 1 << 40 {
+            return Err(format!(
+                "replication.epoch_cycles = {}: must be 1..=2^40 (NUBA §5.4: 20000)",
+                r.epoch_cycles
+            ));
+        }
+        if r.sample_sets == 0 {
+            return Err("replication.sample_sets = 0: must be at least 1 (NUBA §5.4: 8)".into());
+        }
+        Ok(())
+    }
+
     /// Check every value for consistency; the message names the key and the fix.
     pub fn validate(&self) -> Result<(), String> {
         let s = &self.system;
@@ -1117,6 +1212,14 @@ impl Config {
             ("l2.slice_gbps", l2.slice_gbps),
             ("noc.channel_port_gbps", self.noc.channel_port_gbps),
             ("noc.sm_l2_request_gbps", self.noc.sm_l2_request_gbps),
+            (
+                "noc.sm_port_gbps",
+                if self.noc.sm_port_gbps == 0.0 {
+                    1.0
+                } else {
+                    self.noc.sm_port_gbps
+                },
+            ),
             ("interconnect.link_gbps", self.interconnect.link_gbps),
             ("interconnect.local_gbps", self.interconnect.local_gbps),
         ] {
@@ -1164,6 +1267,13 @@ impl Config {
             return Err("interconnect.no_transit applies to topology = \"custom\" only; remove it or use a [[interconnect.links]] list".into());
         }
         self.ndp.validate(s.nodes)?;
+        let th = self.placement.lab_threshold;
+        if !(0.0..=1.0).contains(&th) {
+            return Err(format!(
+                "placement.lab_threshold = {th}: must be in [0, 1] (NPB lies in [1/n, 1]; NUBA §4.2 uses 0.9)"
+            ));
+        }
+        self.check_replication()?;
         if self.placement.samples == 0 {
             return Err("placement.samples must be at least 1".into());
         }

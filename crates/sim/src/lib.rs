@@ -16,6 +16,7 @@ pub mod noc;
 pub mod page_sharing;
 pub mod placement;
 pub mod preset;
+pub mod replication;
 pub mod scheduling;
 pub mod spaces;
 pub mod stats;

@@ -80,6 +80,30 @@ pub const PRESETS: &[Preset] = &[
         toml: include_str!("../../../presets/k80.toml"),
         base: None,
     },
+    Preset {
+        name: "nuba-mem-uba",
+        about: "NUBA Table 1 baseline: memory-side UBA, 64 SMs at 1.4 GHz, 6 MB LLC in 64 slices, every L1 miss over a 1.4 TB/s NoC, 720 GB/s HBM",
+        toml: include_str!("../../../presets/nuba-mem-uba.toml"),
+        base: None,
+    },
+    Preset {
+        name: "nuba-sm-uba",
+        about: "NUBA Fig. 1b: A100-like SM-side UBA, 2 LLC partitions of 32 slices caching all memory, directory coherence between them",
+        toml: include_str!("../../../presets/nuba-sm-uba.toml"),
+        base: Some("nuba-mem-uba"),
+    },
+    Preset {
+        name: "nuba",
+        about: "NUBA: 32 partitions of 2 SMs + 2 LLC slices + 1 channel, 2.8 TB/s local links, 1.4 TB/s LLC-to-LLC NoC, LAB placement, MDR replication",
+        toml: include_str!("../../../presets/nuba.toml"),
+        base: Some("nuba-mem-uba"),
+    },
+    Preset {
+        name: "nuba-mcm",
+        about: "NUBA §7.8 MCM-GPU: 4 modules x 16 NUBA partitions (128 SMs, 128 slices, 64 channels), 720 GB/s inter-module links",
+        toml: include_str!("../../../presets/nuba-mcm.toml"),
+        base: Some("nuba-mem-uba"),
+    },
 ];
 
 /// Find a preset by name.

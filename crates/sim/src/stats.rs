@@ -359,6 +359,9 @@ pub struct SimStats {
     /// Page sharing degree (only with `run.page_sharing = true`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page_sharing: Option<crate::page_sharing::PageSharingStats>,
+    /// NUBA replication counters (only when `replication.kind` is not `none`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replication: Option<crate::replication::ReplicationStats>,
 }
 
 /// One time-series sample: cumulative counters at `cycle` (an epoch of the sampling timer,

@@ -41,6 +41,12 @@ impl SetAssoc {
         }
     }
 
+    /// Set index of `line` (for set sampling, NUBA MDR).
+    #[inline]
+    pub fn set_of(&self, line: u64) -> usize {
+        ((line >> self.set_shift) & self.set_mask) as usize
+    }
+
     #[inline]
     fn base(&self, line: u64) -> usize {
         (((line >> self.set_shift) & self.set_mask) as usize) * self.ways

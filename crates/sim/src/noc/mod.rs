@@ -154,6 +154,9 @@ pub struct Network {
     chan_resp_base: usize,
     slice_base: usize,
     slice_req_base: usize,
+    /// First SM input port and the SM count (`noc.sm_port_gbps`), if modelled; the output
+    /// ports follow the input ports.
+    sm_base: Option<(usize, usize)>,
     pub header_bytes: u32,
 }
 
@@ -202,6 +205,19 @@ impl Network {
                 names.push(format!("node{i}.sm->l2s{s}"));
             }
         }
+        let sm_base = (cfg.noc.sm_port_gbps > 0.0).then(|| {
+            let base = ports.len();
+            let sms: u32 = cfg.sms_of_nodes().iter().sum();
+            for i in 0..sms {
+                ports.push(Port::new(cfg.noc.sm_port_gbps, 0));
+                names.push(format!("sm{i}.in"));
+            }
+            for i in 0..sms {
+                ports.push(Port::new(cfg.noc.sm_port_gbps, 0));
+                names.push(format!("sm{i}.out"));
+            }
+            (base, sms as usize)
+        });
         let mut kinds = vec![PortKind::InterNode; chan_req_base];
         kinds.resize(slice_base, PortKind::Crossbar);
         kinds.resize(ports.len(), PortKind::SmL2);
@@ -219,6 +235,7 @@ impl Network {
             chan_resp_base,
             slice_base,
             slice_req_base,
+            sm_base,
             header_bytes: cfg.interconnect.header_bytes,
         }
     }
@@ -312,6 +329,26 @@ impl Network {
     ) -> Ps {
         let id = self.slice_base + node as usize * self.slices + slice as usize;
         self.hop(id, now, bytes, Msg::Response, rx)
+    }
+
+    /// The input port of SM `sm` (global id), when `noc.sm_port_gbps` models it: data
+    /// towards the SM passes it last. Without it the data arrives at `now`.
+    #[inline]
+    pub fn into_sm(&mut self, now: Ps, sm: u32, bytes: u32, rx: &mut Receipts) -> Ps {
+        match self.sm_base {
+            Some((b, _)) => self.hop(b + sm as usize, now, bytes, Msg::Response, rx),
+            None => now,
+        }
+    }
+
+    /// The output port of SM `sm` (global id), when `noc.sm_port_gbps` models it: requests
+    /// and store data leave the SM through it first.
+    #[inline]
+    pub fn from_sm(&mut self, now: Ps, sm: u32, bytes: u32, msg: Msg, rx: &mut Receipts) -> Ps {
+        match self.sm_base {
+            Some((b, n)) => self.hop(b + n + sm as usize, now, bytes, msg, rx),
+            None => now,
+        }
     }
 
     /// SM request port into L2 slice `slice` of `node` (SM -> L2 direction): a read's

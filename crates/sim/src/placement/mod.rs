@@ -10,7 +10,9 @@
 //! - [`PlacementPolicy::RoundRobin`]: whole pages round-robin in allocation order
 //!   ([`round_robin`], NUBA's RR);
 //! - [`PlacementPolicy::Chunked`]: each object in N contiguous chunks ([`chunked`]);
-//! - [`PlacementPolicy::Random`]: a seeded random node per page ([`random`], NDP).
+//! - [`PlacementPolicy::Random`]: a seeded random node per page ([`random`], NDP);
+//! - [`PlacementPolicy::Lab`]: NUBA's Local-And-Balanced placement ([`lab`]): first touch
+//!   while the pages are balanced, least-first otherwise (allocation-order dependent).
 //!
 //! Static policies give the same answer whenever the page is first touched, so lazy mapping
 //! equals allocation-time placement while keeping the page table as small as the footprint.
@@ -18,6 +20,7 @@
 pub mod chunked;
 pub mod coda;
 pub mod frames;
+pub mod lab;
 pub mod random;
 pub mod round_robin;
 
@@ -77,6 +80,8 @@ pub struct Placement {
     frames: Frames,
     objects: Vec<DataObject>,
     decisions: Vec<Option<ObjPlacement>>,
+    /// LAB's page counts (policy `lab` only).
+    lab: Option<lab::Lab>,
     pub stats: PlacementStats,
 }
 
@@ -103,6 +108,8 @@ impl Placement {
             frames: Frames::new(cfg.system.nodes, groups),
             objects: Vec::new(),
             decisions: Vec::new(),
+            lab: (cfg.placement.policy == PlacementPolicy::Lab)
+                .then(|| lab::Lab::new(cfg.system.nodes, groups, cfg.placement.lab_threshold)),
             stats: PlacementStats::default(),
         }
     }
@@ -175,6 +182,8 @@ impl Placement {
                 round_robin::node(self.stats.pages_mapped, self.nodes),
             ),
             PlacementPolicy::Random => (Mode::Cgp, self.random_node(vpn)),
+            // decided in `map_page` (LAB keeps state)
+            PlacementPolicy::Lab => (Mode::Cgp, toucher),
             PlacementPolicy::Chunked => {
                 let page = 1u64 << self.page_shift;
                 match (obj != NO_OBJ)
@@ -221,7 +230,10 @@ impl Placement {
     }
 
     fn map_page(&mut self, vpn: u64, obj: ObjId, toucher: u32) -> Pte {
-        let (mode, node) = self.want(vpn, obj, toucher);
+        let (mode, mut node) = self.want(vpn, obj, toucher);
+        if let Some(l) = &mut self.lab {
+            node = l.place(toucher);
+        }
         let pte = match self.frames.alloc(mode, node) {
             Some((ppn, m)) => Pte { ppn, mode: m },
             None => {
@@ -252,6 +264,11 @@ impl Placement {
             self.stats.pages_cgp += 1;
         }
         Some(old)
+    }
+
+    /// LAB's pages per partition, if the policy is `lab`.
+    pub fn lab_pages(&self) -> Option<&[u64]> {
+        self.lab.as_ref().map(|l| l.pages())
     }
 
     /// Snapshot of the counters.

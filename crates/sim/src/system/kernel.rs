@@ -114,6 +114,7 @@ impl System {
                 Ev::WriteAck(id) => self.write_ack(id),
                 Ev::Epoch(t) => self.epoch(t),
                 Ev::Inval(id) => self.inval_arrive(id),
+                Ev::Wait => {}
             }
             n += 1;
             if n & 0xFFFF == 0 {
@@ -146,6 +147,7 @@ impl System {
         let t = Instant::now();
         self.read_only_bits(a, w);
         self.host_functional += t.elapsed();
+        self.rep.kernel_start();
         let bps = self.blocks_per_sm(&info);
         if bps == 0 {
             return Err(SimError::Config(format!(
@@ -334,6 +336,7 @@ impl System {
         self.obj_written = vec![false; self.objects.len()];
         self.obj_may_write = vec![true; self.objects.len()];
         self.obj_app = vec![0; self.objects.len()];
+        self.rep.fills_by_obj = vec![0; self.objects.len()];
     }
 
     fn check_end(&self) -> Result<(), SimError> {
@@ -774,6 +777,10 @@ impl System {
                 .map(|(_, kv)| kv)
                 .collect(),
             coherence: self.coherence_stats(),
+            replication: self.rep.on().then(|| {
+                let names: Vec<String> = self.objects.iter().map(|o| o.name.clone()).collect();
+                self.rep.snapshot(&names)
+            }),
             warnings,
             energy: crate::energy::energy(
                 &self.cfg.energy,

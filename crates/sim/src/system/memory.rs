@@ -37,7 +37,45 @@ impl System {
     #[inline]
     fn cacheable(&self, r: &Req, at: u32) -> bool {
         r.home == at
+            || r.rep
             || (self.cfg.l2.cache_remote && self.cfg.l2.organisation != L2Organisation::HomeSide)
+    }
+
+    /// NUBA replication (`crate::replication`): decide whether read `id`, arriving at slice
+    /// `s` of node `at`, takes the replica path (sets `Req::rep`), and feed MDR's profile
+    /// (the sampled slice is global slice 0: partition 0, slice 0).
+    fn replication_path(&mut self, id: u32, r: &Req, at: u32, s: usize, now: Ps) -> bool {
+        let remote = !r.at_home && r.home != at;
+        let ro = remote && self.object_read_only_in_kernel(r.obj);
+        let on = self.rep.replicating(now);
+        if let Some(m) = self.rep.mdr() {
+            if !r.at_home {
+                m.note_request(r.home == at);
+            }
+            if s == 0 && (!remote || ro) {
+                let set = self.slices[0].cache.set_of(r.line);
+                if let Some(k) = m.sampled(set) {
+                    // the real array sees local homes, requests from other partitions and,
+                    // when replicating, the would-be replicas; the shadow the other way
+                    let hit = self.slices[0].cache.contains(r.line);
+                    let real = (!ro || on).then_some(hit);
+                    m.sample(k, r.line, real, !ro || !on);
+                }
+            }
+        }
+        let rep = ro && on;
+        if ro {
+            if rep {
+                self.rep.stats.replica_lookups += 1;
+            } else {
+                self.rep.stats.ro_remote_bypassed += 1;
+            }
+        }
+        if !r.at_home {
+            // (a replica-path read at its home slice keeps its flag for the reply)
+            self.reqs[id as usize].rep = rep;
+        }
+        rep
     }
 
     /// Checker id of slice `s`'s cache (L1s are `0..sms`).
@@ -106,9 +144,29 @@ impl System {
             // the write passes its node's L2: the other L1 copies there go
             self.inval_l1s(at, r.line, r.sm);
         }
+        if s == 0 && r.kind == Kind::Write && (r.at_home || r.home == at) {
+            // MDR: a write allocates in the real array (write-validate); the shadow
+            // directory follows it so the two compare like with like
+            let set = self.slices[0].cache.set_of(r.line);
+            if let Some(m) = self.rep.mdr() {
+                if let Some(k) = m.sampled(set) {
+                    m.touch(k, r.line);
+                }
+            }
+        }
+        let rep = self.rep.on()
+            && r.kind == Kind::Read
+            && org == L2Organisation::HomeSide
+            && self.replication_path(id, &r, at, s, now);
+        let r = if self.rep.on() {
+            self.reqs[id as usize]
+        } else {
+            r
+        };
         if org == L2Organisation::HomeSide
             && !r.at_home
             && r.home != at
+            && !rep
             && matches!(r.kind, Kind::Read | Kind::Write)
         {
             // home-side L2: a remote line is served by its home's slice only
@@ -124,6 +182,9 @@ impl System {
                 if cacheable && self.slices[s].cache.access(r.line) {
                     self.c.l2_hits += 1;
                     self.slices[s].hits += 1;
+                    if rep {
+                        self.rep.stats.replica_hits += 1;
+                    }
                     if r.kind == Kind::Atomic {
                         self.slices[s].cache.set_dirty(r.line);
                         self.home_write(&r, None, u32::MAX);
@@ -151,7 +212,7 @@ impl System {
                         if r.kind == Kind::Atomic {
                             self.home_write(&r, None, u32::MAX);
                         }
-                        if org == L2Organisation::Both && r.home != at {
+                        if (org == L2Organisation::Both || rep) && r.home != at {
                             self.forward_to_home(id, at, now + l2_lat, false);
                         } else {
                             self.send_to_memory(id, at, now + l2_lat, false);
@@ -313,6 +374,7 @@ impl System {
             ver: 0,
             issue_ver: 0,
             bypass: false,
+            rep: false,
             t_l2: Ps::MAX,
             rx: Receipts::default(),
         });
@@ -482,6 +544,9 @@ impl System {
         }
         let present = self.chk.is_some() && self.slices[s].cache.contains(r.line);
         if self.cacheable(&r, at) && !dropped {
+            if r.rep && at != r.home {
+                self.rep.filled(r.obj as usize);
+            }
             let dirty = r.kind == Kind::Atomic;
             if let Some(v) = self.slices[s]
                 .cache
@@ -550,10 +615,12 @@ impl System {
                     .remote(t, at, r.src, h + b, Msg::Response, &mut r.rx);
                 r.at_home = false;
                 self.reqs[id as usize] = r;
-                if self.cfg.l2.organisation == L2Organisation::Both {
+                if self.cfg.l2.organisation == L2Organisation::Both || r.rep {
                     self.q.push(t, Ev::L2Fill(id));
                 } else {
                     t += self.clk.cycles(self.cfg.noc.sm_l2_latency as u64);
+                    let t = self.net.into_sm(t, r.sm, b, &mut r.rx);
+                    self.reqs[id as usize].rx = r.rx;
                     self.q.push(t, Ev::L1Fill(id));
                 }
             }
@@ -564,6 +631,7 @@ impl System {
                 }
                 let b = r_line(self);
                 let t = self.net.slice_to_sm(t, at, slice, b, &mut r.rx);
+                let t = self.net.into_sm(t, r.sm, b, &mut r.rx);
                 self.reqs[id as usize] = r;
                 self.q.push(t, Ev::L1Fill(id));
             }
@@ -660,21 +728,39 @@ impl System {
             return;
         }
         let spn = self.cfg.l2.slices_per_node as usize;
+        let (mut most, mut total) = (0u64, 0u64);
         for s in 0..self.slices.len() {
             let node = (s / spn) as u32;
             let map = self.map.clone();
             let shift = self.line_shift;
             let remote =
                 |line: u64, meta: u8| map.locate(line << shift, meta_mode(meta)).node != node;
+            let mut dropped = 0u64;
             let dirty = match action {
-                KernelBoundary::FlushRemote => self.slices[s]
-                    .cache
-                    .invalidate_where(|line, _, meta| remote(line, meta)),
+                KernelBoundary::FlushRemote => {
+                    self.slices[s].cache.invalidate_where(|line, _, meta| {
+                        let r = remote(line, meta);
+                        dropped += r as u64;
+                        r
+                    })
+                }
                 KernelBoundary::CleanAll => self.slices[s].cache.clean_where(|_, _| true),
                 _ => self.slices[s].cache.clean_where(remote),
             };
             for v in dirty {
                 self.writeback(node, v.line, v.meta, now);
+            }
+            most = most.max(dropped);
+            total += dropped;
+        }
+        if self.rep.on() && self.cfg.l2.organisation == L2Organisation::HomeSide {
+            // the remote lines of a home-side slice are its replicas (NUBA A8): the
+            // slices flush in parallel at a cost per replica; the next kernel waits
+            let cycles = most * self.cfg.replication.flush_cycles_per_line as u64;
+            self.rep.stats.flushed_replicas += total;
+            self.rep.stats.flush_cycles += cycles;
+            if cycles > 0 {
+                self.q.push(now + self.clk.cycles(cycles), Ev::Wait);
             }
         }
     }
@@ -837,6 +923,7 @@ impl System {
                 ver,
                 issue_ver: 0,
                 bypass: false,
+                rep: false,
                 t_l2: Ps::MAX,
                 rx,
             });

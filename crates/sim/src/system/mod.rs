@@ -54,6 +54,8 @@ pub(crate) enum Ev {
     /// A coherence invalidation reaches its target node (payload: a request of kind
     /// `Kind::Invalidation`).
     Inval(u32),
+    /// Nothing happens: time passes (a kernel boundary's replica flush, NUBA A8).
+    Wait,
 }
 
 impl Ev {
@@ -71,10 +73,11 @@ impl Ev {
             Ev::WriteAck(_) => 8,
             Ev::Epoch(_) => 9,
             Ev::Inval(_) => 10,
+            Ev::Wait => 11,
         }
     }
     /// Number of variants.
-    pub(crate) const COUNT: usize = 11;
+    pub(crate) const COUNT: usize = 12;
     /// Variants that existed before coherence: always listed in the statistics; later
     /// ones only when they occurred, so runs without them report exactly as before.
     pub(crate) const ALWAYS_LISTED: usize = 9;
@@ -91,6 +94,7 @@ impl Ev {
         "write_ack",
         "epoch",
         "invalidation",
+        "wait",
     ];
 }
 
@@ -152,6 +156,9 @@ pub(crate) struct Req {
     /// A remote read at the home slice that found the MSHRs full and went to memory
     /// without one (`l2_access`): its fill answers it alone.
     pub bypass: bool,
+    /// A read-only remote read on the replication path (NUBA §5.3): it looks the
+    /// requester's local slice up, and its reply is installed there as a replica.
+    pub rep: bool,
     /// When the request first reached its node's L2 slice (`Ps::MAX` before): the L2
     /// lookup latency of REC Fig. 16 is measured from here.
     pub t_l2: Ps,
@@ -190,6 +197,7 @@ impl Req {
             ver: 0,
             issue_ver: 0,
             bypass: false,
+            rep: false,
             t_l2: Ps::MAX,
             rx: Receipts::default(),
         }
@@ -420,6 +428,8 @@ pub struct System {
     pub(crate) l2_seen: Vec<rustc_hash::FxHashSet<u64>>,
     /// The HMS memory spaces (`spaces.enabled`; `system/spaces.rs`), else `None`.
     pub(crate) spaces: Option<Box<spaces::SpaceState>>,
+    /// The replication station (NUBA §5; `replication.kind`).
+    pub(crate) rep: crate::replication::Replication,
 }
 
 /// The policy a periodic timer belongs to; an epoch dispatches on it by `match` (no `dyn`).
@@ -429,6 +439,8 @@ pub struct System {
 pub(crate) enum TimerOwner {
     /// Time-series sampling of cumulative counters (`run.sample_cycles`).
     Sampler,
+    /// NUBA's MDR epochs (`replication.epoch_cycles`, nuba.md §5.4).
+    Replication,
 }
 
 /// A periodic timer: fires `Ev::Epoch(id)` at every multiple of `period` from time 0
@@ -613,12 +625,20 @@ impl System {
                 .spaces
                 .enabled
                 .then(|| Box::new(spaces::SpaceState::new(cfg, nsm))),
+            rep: crate::replication::Replication::new(cfg),
             cfg: cfg.clone(),
         };
         // the spaces decide per lane (bank conflicts, divergence, 2-D tiles)
         s.record_lanes = cfg.spaces.enabled;
         if cfg.run.sample_cycles > 0 {
             s.add_timer(TimerOwner::Sampler, cfg.run.sample_cycles);
+        }
+        if s.rep.on() {
+            // replicas need the per-kernel read-only bit before the kernel runs
+            s.read_only_probe = true;
+        }
+        if s.rep.mdr().is_some() {
+            s.add_timer(TimerOwner::Replication, cfg.replication.epoch_cycles);
         }
         s
     }
@@ -668,6 +688,11 @@ impl System {
         self.q.push(next, Ev::Epoch(id));
         match owner {
             TimerOwner::Sampler => self.sample(at),
+            TimerOwner::Replication => {
+                if let Some(m) = self.rep.mdr() {
+                    m.epoch(at);
+                }
+            }
         }
     }
 
@@ -807,6 +832,29 @@ impl System {
     /// statistics' `written_objects`).
     pub fn object_written_in_kernel(&self, obj: locus_workload::ObjId) -> bool {
         self.obj_written.get(obj as usize).copied().unwrap_or(false)
+    }
+
+    /// Lines the L2 slices hold whose home is another node. Under `l2.organisation =
+    /// "home-side"` these are exactly NUBA's replicas (nuba.md §5.3), so after a run (a
+    /// kernel boundary) it is 0 when the replicas were flushed.
+    pub fn remote_lines_in_l2(&self) -> u64 {
+        let spn = self.cfg.l2.slices_per_node as usize;
+        self.slices
+            .iter()
+            .enumerate()
+            .map(|(s, sl)| {
+                let node = (s / spn) as u32;
+                sl.cache
+                    .lines()
+                    .filter(|e| {
+                        self.map
+                            .locate(e.line << self.line_shift, memory::meta_mode(e.meta))
+                            .node
+                            != node
+                    })
+                    .count() as u64
+            })
+            .sum()
     }
 
     /// The per-kernel read-only bit known before the kernel runs (issue 7 §4): true when

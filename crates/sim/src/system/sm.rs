@@ -443,7 +443,7 @@ impl System {
         let policy = self.cfg.placement.policy;
         let migrate = policy == P::Migrate;
         let fault = self.cfg.placement.first_touch_fault_cycles;
-        let demand = fault > 0 && matches!(policy, P::FirstTouch | P::RoundRobin);
+        let demand = fault > 0 && matches!(policy, P::FirstTouch | P::RoundRobin | P::Lab);
         let first_touch = (migrate || demand) && self.placement.lookup(vpn).is_none();
         let (mut pa, mut mode) = self.placement.translate(va, obj, node);
         let mut wait = 0;
@@ -728,6 +728,7 @@ impl System {
         let slice = (self.slice_id(at, r) % spn) as u32;
         let h = self.net.header_bytes;
         let bytes = if msg == Msg::Read { h } else { h + r.bytes };
+        let t = self.net.from_sm(t, r.sm, bytes, msg, &mut r.rx);
         self.net.sm_to_slice(t, at, slice, bytes, msg, &mut r.rx)
     }
 

@@ -30,6 +30,7 @@ fn step(s: &mut System, ev: Ev) {
         Ev::WriteAck(i) => s.write_ack(i),
         Ev::Inval(i) => s.inval_arrive(i),
         Ev::Epoch(t) => s.epoch(t),
+        Ev::Wait => {}
     }
 }
 
