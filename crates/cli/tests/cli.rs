@@ -550,6 +550,8 @@ fn analyze_classify_measures_footprints_and_sharing_beside_the_papers() {
     let (code, _, err) = locus(&["analyze", "classify", "--paper", "nuba", "--only", "nope"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("nope"), "{err}");
+}
+
 /// HMS placement (issue 12): `--place` on the k80 preset runs with a legal placement and
 /// refuses an illegal one with exit 2, naming the object and the rule.
 #[test]
