@@ -707,6 +707,17 @@ impl System {
         }
     }
 
+    /// [`System::wake_sm`] for a time `t` (not in the past) known to be a cycle edge of
+    /// SM `sm`'s clock: the same event, without the rounding division.
+    #[inline]
+    pub(crate) fn wake_sm_at_edge(&mut self, sm: usize, t: Ps) {
+        debug_assert_eq!(t, self.sms[sm].clk.next_edge(t.max(self.q.now())));
+        if self.sms[sm].tick_at > t {
+            self.sms[sm].tick_at = t;
+            self.q.push(t, Ev::SmTick(sm as u32));
+        }
+    }
+
     /// Mark warp `wg` as waiting for memory (not scanned until [`System::unpark`]).
     #[inline]
     pub(crate) fn park(&mut self, wg: usize) {

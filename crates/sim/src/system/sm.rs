@@ -265,7 +265,9 @@ impl System {
         // a warp stalled on full L1 MSHRs is woken by the next L1 fill, not by polling
         let _ = tried_mshr_stall;
         if issued > 0 {
-            self.wake_sm(sm, now + cyc);
+            // `now` is a cycle edge of this SM (ticks run only at the edges `wake_sm`
+            // rounds to), so one cycle later is an edge too: skip the rounding division
+            self.wake_sm_at_edge(sm, now + cyc);
         } else if next != Ps::MAX {
             self.wake_sm(sm, next);
         }
@@ -274,6 +276,12 @@ impl System {
 
     /// The positions in `order` of the eligible warps of SM `sm` that are ready at `now`
     /// (a bit per position), and the earliest ready time of the eligible warps that are not.
+    ///
+    /// Branch-free: every tick runs this over all resident warps, and whether a warp is
+    /// eligible or ready is data the branch predictor cannot learn, so both answers are
+    /// computed with masks and a conditional move instead of jumps (the same values as
+    /// testing each warp in turn; reading an ineligible warp's ready time is harmless,
+    /// `order` holds only live slots).
     #[inline]
     fn ready_positions(&self, sm: usize, now: Ps) -> (u64, Ps) {
         let base = sm * self.max_warps;
@@ -281,15 +289,11 @@ impl System {
         let ready = &self.wready[base..base + self.max_warps];
         let (mut mask, mut next) = (0u64, Ps::MAX);
         for (i, &w) in self.sms[sm].order.iter().enumerate() {
-            if el & (1u64 << w) == 0 {
-                continue;
-            }
             let r = ready[w as usize];
-            if r <= now {
-                mask |= 1u64 << i;
-            } else {
-                next = next.min(r);
-            }
+            let eligible = (el >> w) & 1 == 1;
+            let is_ready = r <= now;
+            mask |= ((eligible & is_ready) as u64) << i;
+            next = next.min(if eligible & !is_ready { r } else { Ps::MAX });
         }
         (mask, next)
     }
