@@ -256,6 +256,10 @@ pub(crate) struct Sm {
     pub write_waiters: u64,
     /// Warps that may issue: live, not waiting for memory, not at a barrier (bit per slot).
     pub eligible: u64,
+    /// Position in `order` of each warp slot in it (kept by `dispatch_block` and
+    /// `warp_exit`, the only places `order` changes), so the scheduler's scan visits the
+    /// eligible warps alone and still knows their age.
+    pub pos: [u8; 64],
 }
 
 /// An L2 slice.
@@ -490,6 +494,7 @@ impl System {
                 writes_inflight: 0,
                 write_waiters: 0,
                 eligible: 0,
+                pos: [0; 64],
             })
             .collect();
         let spn = cfg.l2.slices_per_node as u64;

@@ -64,6 +64,7 @@ impl System {
             }
             self.sms[sm].blocks[slot].warp_slots.push(w as u16);
             self.sms[sm].order.push(w as u16);
+            self.sms[sm].pos[w] = (self.sms[sm].order.len() - 1) as u8;
             self.sms[sm].eligible |= 1u64 << w;
         }
         if nw == 0 {
@@ -277,23 +278,26 @@ impl System {
     /// The positions in `order` of the eligible warps of SM `sm` that are ready at `now`
     /// (a bit per position), and the earliest ready time of the eligible warps that are not.
     ///
-    /// Branch-free: every tick runs this over all resident warps, and whether a warp is
-    /// eligible or ready is data the branch predictor cannot learn, so both answers are
-    /// computed with masks and a conditional move instead of jumps (the same values as
-    /// testing each warp in turn; reading an ineligible warp's ready time is harmless,
-    /// `order` holds only live slots).
+    /// Every tick runs this, so it visits only the eligible warps (the set bits of
+    /// `eligible`, each placed at its position in `order` through `Sm::pos`; eligible warps
+    /// are live, hence in `order`) and decides readiness with a mask and a conditional move
+    /// instead of a jump the branch predictor cannot learn. Same answer as walking `order`
+    /// and testing each warp.
     #[inline]
     fn ready_positions(&self, sm: usize, now: Ps) -> (u64, Ps) {
         let base = sm * self.max_warps;
-        let el = self.sms[sm].eligible;
+        let s = &self.sms[sm];
         let ready = &self.wready[base..base + self.max_warps];
         let (mut mask, mut next) = (0u64, Ps::MAX);
-        for (i, &w) in self.sms[sm].order.iter().enumerate() {
-            let r = ready[w as usize];
-            let eligible = (el >> w) & 1 == 1;
+        let mut el = s.eligible;
+        while el != 0 {
+            let w = el.trailing_zeros() as usize;
+            el &= el - 1;
+            debug_assert_eq!(s.order[s.pos[w] as usize] as usize, w, "Sm::pos is stale");
+            let r = ready[w];
             let is_ready = r <= now;
-            mask |= ((eligible & is_ready) as u64) << i;
-            next = next.min(if eligible & !is_ready { r } else { Ps::MAX });
+            mask |= (is_ready as u64) << s.pos[w];
+            next = next.min(if is_ready { Ps::MAX } else { r });
         }
         (mask, next)
     }
@@ -404,6 +408,10 @@ impl System {
         let bs = self.warps[wg].block_slot as usize;
         if let Some(p) = self.sms[sm].order.iter().position(|&x| x as usize == w) {
             self.sms[sm].order.remove(p);
+            let s = &mut self.sms[sm];
+            for (i, &x) in s.order.iter().enumerate().skip(p) {
+                s.pos[x as usize] = i as u8;
+            }
             let last = &mut self.sms[sm].last;
             if *last >= p && *last > 0 {
                 *last -= 1;
