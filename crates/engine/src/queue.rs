@@ -180,6 +180,9 @@ impl<E: Copy> EventQueue<E> {
             for b in &mut self.buckets {
                 b.clear();
             }
+        } else {
+            // the bucket being drained may still hold popped entries (behind `head`)
+            self.buckets[(self.cur % NB) as usize].clear();
         }
         self.head = 0;
         self.in_ring = 0;
@@ -266,6 +269,20 @@ mod tests {
         q.push((NB << SHIFT) + 3, 4);
         assert_eq!(q.pop(), Some(((NB << SHIFT) + 3, 4)));
         assert_eq!(q.pop(), Some(((NB << SHIFT) + 7, 3)));
+        assert_eq!(q.pop(), None);
+    }
+
+    #[test]
+    fn clear_after_the_ring_drained_forgets_popped_events() {
+        // only a far event is left (a periodic timer's): clear, then go on in the bucket
+        // whose popped entries lie behind the head
+        let mut q = EventQueue::new();
+        q.push(10, 1u32);
+        q.push(1 << 40, 2);
+        assert_eq!(q.pop(), Some((10, 1)));
+        q.clear();
+        q.push(15, 3);
+        assert_eq!(q.pop(), Some((15, 3)));
         assert_eq!(q.pop(), None);
     }
 
