@@ -6,11 +6,20 @@
 //! move into the ring as time advances. A bucket is sorted once when time reaches it, so a
 //! pop is O(1) amortised instead of a heap's O(log n) cache-missing sift. Almost every event
 //! of a GPU simulation lies within a few microseconds of now.
+//!
+//! Buckets are kept in ascending `(time, seq)` order and drained from a head index: events
+//! are mostly pushed in that order already (increasing `seq`, and an SM's next tick after
+//! the ticks queued before it), so sorting a bucket is a linear check (insertion sort on
+//! sorted input), and an event pushed into the bucket being drained usually lands at its
+//! end. (A descending bucket drained from its end reversed that: every sort of a bucket of up
+//! to 20 events was insertion sort's quadratic worst case and every insertion moved the
+//! whole bucket.) The order popped is the same `(time, seq)` order either way.
 
 use crate::time::Ps;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+#[derive(Clone, Copy)]
 struct Entry<E> {
     time: Ps,
     seq: u64,
@@ -52,8 +61,11 @@ pub struct EventQueue<E> {
     buckets: Vec<Vec<Entry<E>>>,
     /// Absolute index of the bucket being drained (time >> SHIFT).
     cur: u64,
-    /// The current bucket is sorted descending (pop from the end).
+    /// The current bucket is sorted ascending from `head` on (its entries before `head`
+    /// were popped already).
     cur_sorted: bool,
+    /// Next entry of the current bucket to pop (0 while it is unsorted).
+    head: usize,
     in_ring: usize,
     far: BinaryHeap<Entry<E>>,
     seq: u64,
@@ -61,18 +73,19 @@ pub struct EventQueue<E> {
     popped: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             buckets: (0..NB).map(|_| Vec::new()).collect(),
             cur: 0,
             cur_sorted: true,
+            head: 0,
             in_ring: 0,
             far: BinaryHeap::new(),
             seq: 0,
@@ -91,9 +104,10 @@ impl<E> EventQueue<E> {
         let b = e.time >> SHIFT;
         let slot = &mut self.buckets[(b % NB) as usize];
         if b == self.cur && self.cur_sorted {
-            // keep the bucket being drained sorted descending
+            // keep the rest of the bucket being drained sorted ascending (a new event has
+            // the largest `seq`, so it goes after every event of its time: mostly the end)
             let k = e.key();
-            let pos = slot.partition_point(|x| x.key() > k);
+            let pos = self.head + slot[self.head..].partition_point(|x| x.key() < k);
             slot.insert(pos, e);
         } else {
             slot.push(e);
@@ -124,6 +138,9 @@ impl<E> EventQueue<E> {
         loop {
             if self.in_ring == 0 {
                 let t = self.far.peek()?.time;
+                // the bucket being drained holds only popped entries: drop them
+                self.buckets[(self.cur % NB) as usize].clear();
+                self.head = 0;
                 self.cur = t >> SHIFT;
                 self.cur_sorted = false;
             }
@@ -137,16 +154,21 @@ impl<E> EventQueue<E> {
                 }
             }
             let idx = (self.cur % NB) as usize;
+            let bucket = &mut self.buckets[idx];
             if !self.cur_sorted {
-                self.buckets[idx].sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
+                bucket.sort_unstable_by_key(|e| e.key());
                 self.cur_sorted = true;
+                self.head = 0;
             }
-            if let Some(e) = self.buckets[idx].pop() {
+            if let Some(&e) = bucket.get(self.head) {
+                self.head += 1;
                 self.in_ring -= 1;
                 self.now = e.time;
                 self.popped += 1;
                 return Some((e.time, e.ev));
             }
+            bucket.clear();
+            self.head = 0;
             self.cur += 1;
             self.cur_sorted = false;
         }
@@ -158,7 +180,11 @@ impl<E> EventQueue<E> {
             for b in &mut self.buckets {
                 b.clear();
             }
+        } else {
+            // the bucket being drained may still hold popped entries (behind `head`)
+            self.buckets[(self.cur % NB) as usize].clear();
         }
+        self.head = 0;
         self.in_ring = 0;
         self.far.clear();
     }
@@ -228,6 +254,51 @@ mod tests {
         assert_eq!(q.pop(), Some(((1 << 40) - 1, 9)));
         assert_eq!(q.pop(), Some((1 << 40, 3)));
         assert!(q.pop().is_none() && q.is_empty());
+    }
+
+    #[test]
+    fn a_ring_slot_reused_after_a_jump_holds_no_popped_event() {
+        // bucket 0 is drained (its popped entry stays behind the head), the ring empties,
+        // and the next event lies exactly one ring length later: the same slot
+        let mut q = EventQueue::new();
+        q.push(7, 1u32);
+        q.push(9, 2);
+        assert_eq!(q.pop(), Some((7, 1)));
+        assert_eq!(q.pop(), Some((9, 2)));
+        q.push((NB << SHIFT) + 7, 3);
+        q.push((NB << SHIFT) + 3, 4);
+        assert_eq!(q.pop(), Some(((NB << SHIFT) + 3, 4)));
+        assert_eq!(q.pop(), Some(((NB << SHIFT) + 7, 3)));
+        assert_eq!(q.pop(), None);
+    }
+
+    #[test]
+    fn clear_after_the_ring_drained_forgets_popped_events() {
+        // only a far event is left (a periodic timer's): clear, then go on in the bucket
+        // whose popped entries lie behind the head
+        let mut q = EventQueue::new();
+        q.push(10, 1u32);
+        q.push(1 << 40, 2);
+        assert_eq!(q.pop(), Some((10, 1)));
+        q.clear();
+        q.push(15, 3);
+        assert_eq!(q.pop(), Some((15, 3)));
+        assert_eq!(q.pop(), None);
+    }
+
+    #[test]
+    fn pushes_into_the_bucket_being_drained_keep_time_then_fifo_order() {
+        let mut q = EventQueue::new();
+        for (t, v) in [(100, 1u32), (300, 2), (100, 3), (200, 4)] {
+            q.push(t, v);
+        }
+        assert_eq!(q.pop(), Some((100, 1)));
+        // same bucket: at now (after the queued event of that time), between, at the end
+        q.push(100, 5);
+        q.push(250, 6);
+        q.push(400, 7);
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop().map(|x| x.1)).collect();
+        assert_eq!(order, vec![3, 5, 4, 6, 2, 7]);
     }
 
     proptest! {

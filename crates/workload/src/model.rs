@@ -683,6 +683,8 @@ fn merge_warp(
     record_lanes: bool,
 ) {
     debug_assert!(lanes.len() <= 32);
+    // the lanes' op lists as plain slices, read below without going through each `Vec`
+    let ops: [&[Op]; 32] = std::array::from_fn(|li| lanes.get(li).map_or(&[][..], |l| &l[..]));
     let maxlen = lanes.iter().map(|l| l.len()).max().unwrap_or(0);
     // lanes by length, so each position starts from the mask of lanes still running
     // without looking at the lanes that ended (a hub thread of a graph kernel runs for
@@ -704,7 +706,7 @@ fn merge_warp(
         let mut todo = running;
         while todo != 0 {
             let first = todo.trailing_zeros() as usize;
-            let lead = lanes[first][pos];
+            let lead = ops[first][pos];
             if lead.mark != 0 {
                 // an offload marker: the lanes at the same marker, no warp instruction
                 let mut n = 0u8;
@@ -712,7 +714,7 @@ fn merge_warp(
                 while rest != 0 {
                     let li = rest.trailing_zeros() as usize;
                     rest &= rest - 1;
-                    let op = lanes[li][pos];
+                    let op = ops[li][pos];
                     if op.site == lead.site && op.mark == lead.mark {
                         todo &= !(1 << li);
                         n += 1;
@@ -745,7 +747,7 @@ fn merge_warp(
             while rest != 0 {
                 let li = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
-                let op = lanes[li][pos];
+                let op = ops[li][pos];
                 if op.site == lead.site && op.class == lead.class && op.space == lead.space {
                     todo &= !(1 << li);
                     n += 1;

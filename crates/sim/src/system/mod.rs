@@ -282,6 +282,10 @@ pub(crate) struct Sm {
     pub write_waiters: u64,
     /// Warps that may issue: live, not waiting for memory, not at a barrier (bit per slot).
     pub eligible: u64,
+    /// Position in `order` of each warp slot in it (kept by `dispatch_block` and
+    /// `warp_exit`, the only places `order` changes), so the scheduler's scan visits the
+    /// eligible warps alone and still knows their age.
+    pub pos: [u8; 64],
 }
 
 /// An L2 slice.
@@ -528,6 +532,7 @@ impl System {
                 writes_inflight: 0,
                 write_waiters: 0,
                 eligible: 0,
+                pos: [0; 64],
             })
             .collect();
         let spn = cfg.l2.slices_per_node as u64;
@@ -765,6 +770,17 @@ impl System {
     #[inline]
     pub(crate) fn wake_sm(&mut self, sm: usize, t: Ps) {
         let t = self.sms[sm].clk.next_edge(t.max(self.q.now()));
+        if self.sms[sm].tick_at > t {
+            self.sms[sm].tick_at = t;
+            self.q.push(t, Ev::SmTick(sm as u32));
+        }
+    }
+
+    /// [`System::wake_sm`] for a time `t` (not in the past) known to be a cycle edge of
+    /// SM `sm`'s clock: the same event, without the rounding division.
+    #[inline]
+    pub(crate) fn wake_sm_at_edge(&mut self, sm: usize, t: Ps) {
+        debug_assert_eq!(t, self.sms[sm].clk.next_edge(t.max(self.q.now())));
         if self.sms[sm].tick_at > t {
             self.sms[sm].tick_at = t;
             self.q.push(t, Ev::SmTick(sm as u32));

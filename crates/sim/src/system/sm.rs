@@ -69,6 +69,7 @@ impl System {
             }
             self.sms[sm].blocks[slot].warp_slots.push(w as u16);
             self.sms[sm].order.push(w as u16);
+            self.sms[sm].pos[w] = (self.sms[sm].order.len() - 1) as u8;
             self.sms[sm].eligible |= 1u64 << w;
         }
         if nw == 0 {
@@ -276,7 +277,15 @@ impl System {
         // a warp stalled on full L1 MSHRs is woken by the next L1 fill, not by polling
         let _ = tried_mshr_stall;
         if issued > 0 {
-            self.wake_sm(sm, (now + cyc).max(self.replay_busy_until(sm)));
+            // `now` is a cycle edge of this SM (ticks run only at the edges `wake_sm`
+            // rounds to), so one cycle later is an edge too: skip the rounding division,
+            // unless a memory-space replay holds the issue slot longer (HMS spaces)
+            let busy = self.replay_busy_until(sm);
+            if busy > now + cyc {
+                self.wake_sm(sm, busy);
+            } else {
+                self.wake_sm_at_edge(sm, now + cyc);
+            }
         } else if next != Ps::MAX {
             self.wake_sm(sm, next);
         }
@@ -285,22 +294,27 @@ impl System {
 
     /// The positions in `order` of the eligible warps of SM `sm` that are ready at `now`
     /// (a bit per position), and the earliest ready time of the eligible warps that are not.
+    ///
+    /// Every tick runs this, so it visits only the eligible warps (the set bits of
+    /// `eligible`, each placed at its position in `order` through `Sm::pos`; eligible warps
+    /// are live, hence in `order`) and decides readiness with a mask and a conditional move
+    /// instead of a jump the branch predictor cannot learn. Same answer as walking `order`
+    /// and testing each warp.
     #[inline]
     fn ready_positions(&self, sm: usize, now: Ps) -> (u64, Ps) {
         let base = sm * self.max_warps;
-        let el = self.sms[sm].eligible;
+        let s = &self.sms[sm];
         let ready = &self.wready[base..base + self.max_warps];
         let (mut mask, mut next) = (0u64, Ps::MAX);
-        for (i, &w) in self.sms[sm].order.iter().enumerate() {
-            if el & (1u64 << w) == 0 {
-                continue;
-            }
-            let r = ready[w as usize];
-            if r <= now {
-                mask |= 1u64 << i;
-            } else {
-                next = next.min(r);
-            }
+        let mut el = s.eligible;
+        while el != 0 {
+            let w = el.trailing_zeros() as usize;
+            el &= el - 1;
+            debug_assert_eq!(s.order[s.pos[w] as usize] as usize, w, "Sm::pos is stale");
+            let r = ready[w];
+            let is_ready = r <= now;
+            mask |= (is_ready as u64) << s.pos[w];
+            next = next.min(if is_ready { Ps::MAX } else { r });
         }
         (mask, next)
     }
@@ -411,6 +425,10 @@ impl System {
         let bs = self.warps[wg].block_slot as usize;
         if let Some(p) = self.sms[sm].order.iter().position(|&x| x as usize == w) {
             self.sms[sm].order.remove(p);
+            let s = &mut self.sms[sm];
+            for (i, &x) in s.order.iter().enumerate().skip(p) {
+                s.pos[x as usize] = i as u8;
+            }
             let last = &mut self.sms[sm].last;
             if *last >= p && *last > 0 {
                 *last -= 1;
