@@ -56,6 +56,12 @@ pub const PRESETS: &[Preset] = &[
         toml: include_str!("../../../presets/rec-4gpu.toml"),
         base: None,
     },
+    Preset {
+        name: "rec-nvidia",
+        about: "REC Fig. 23: rec-4gpu with an NVIDIA-like GPU: 128 SMs, 128 KB L1, 72 MB L2, 128 B lines, REC range 2 KB",
+        toml: include_str!("../../../presets/rec-nvidia.toml"),
+        base: Some("rec-4gpu"),
+    },
 ];
 
 /// Find a preset by name.
