@@ -20,15 +20,15 @@ pub struct RecArgs {
     /// figures/, runs/ (one JSON per finished run; rerunning skips them).
     #[arg(long, short = 'o', default_value = "out/repro-rec")]
     pub out: PathBuf,
-    /// A benchmark subset, the sweeps on its first benchmark only, and the first 2M warp
+    /// A benchmark subset, the sweeps on its first benchmark only, and the first 1M warp
     /// instructions of each run.
     #[arg(long)]
     pub quick: bool,
     /// Comma-separated workloads instead of REC's 12 (e.g. --workloads mm,spmv).
     #[arg(long)]
     pub workloads: Option<String>,
-    /// Stop every run at this many warp instructions (`run.max_warp_insts`); `--quick`
-    /// uses 2000000 unless this is given.
+    /// Stop every run at this many warp instructions (`run.max_warp_insts`); default
+    /// 1000000 with --quick, 1500000 without (the full inputs do not fit 30 minutes).
     #[arg(long)]
     pub warp_insts: Option<u64>,
     /// Simulations run at once (default: all cores).

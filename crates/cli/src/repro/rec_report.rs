@@ -38,6 +38,8 @@ pub struct Meta<'a> {
     pub benches: &'a [String],
     pub sweep: &'a [String],
     pub cap: Option<u64>,
+    /// Runs the cap stopped before their workload's end.
+    pub capped: usize,
     pub quick: bool,
     pub runs: usize,
     pub reused: usize,
@@ -146,8 +148,10 @@ pub fn write(
     if let Some(c) = meta.cap {
         writeln!(
             md,
-            "Every run stops at its first {} warp instructions (`run.max_warp_insts`), so all configurations of a benchmark simulate the same work; numbers from capped runs describe the start of each benchmark only.\n",
-            led.int(c, "run cap")
+            "Every run stops at its first {} warp instructions (`run.max_warp_insts`), so all configurations of a benchmark simulate the same work: {} of the {} runs were stopped by this cap before their workload's end, and their numbers describe the start of the benchmark only (REC's default inputs run to the end do not fit the reproduction's time budget of issue 9; `--warp-insts` raises the cap, in a fresh output folder since finished runs are reused by name).\n",
+            led.int(c, "run cap"),
+            led.int(meta.capped as u64, "runs stopped by the cap"),
+            led.int(meta.runs as u64, "runs planned")
         )?;
     }
     writeln!(
