@@ -317,6 +317,32 @@ mod tests {
         }
     }
 
+    /// REC Fig. 23's NVIDIA-like machine changes only what rec.md §4.4 names (SMs, L1,
+    /// L2, line size, REC range) and the L2 slicing that 72 MB needs; everything else is
+    /// rec-4gpu's (a key the base gains later cannot silently differ here).
+    #[test]
+    fn rec_nvidia_is_rec_4gpu_with_the_section_4_4_changes() {
+        let base = load(Some("rec-4gpu"), None, &[]).unwrap();
+        let mut nv = load(Some("rec-nvidia"), None, &[]).unwrap();
+        assert_eq!(
+            (nv.system.sms_per_node, nv.system.line_bytes, nv.l1.bytes),
+            (128, 128, 131072)
+        );
+        assert_eq!(nv.l2.bytes_per_node, 72 << 20);
+        assert_eq!(nv.directory.range_bytes / nv.system.line_bytes as u64, 16);
+        nv.system.name = base.system.name.clone();
+        nv.system.sms_per_node = base.system.sms_per_node;
+        nv.system.line_bytes = base.system.line_bytes;
+        nv.l1.bytes = base.l1.bytes;
+        nv.l2.bytes_per_node = base.l2.bytes_per_node;
+        nv.l2.slices_per_node = base.l2.slices_per_node;
+        nv.directory.range_bytes = base.directory.range_bytes;
+        assert_eq!(
+            toml::to_string(&nv).unwrap(),
+            toml::to_string(&base).unwrap()
+        );
+    }
+
     /// CODA's compared configurations are one machine: `coda-4gpu-coda` differs from
     /// `coda-4gpu` only in its name and its placement and scheduling policies (before
     /// presets had a base, it silently lacked the Fermi-class instruction latencies, which
