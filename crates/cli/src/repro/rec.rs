@@ -40,11 +40,12 @@ pub const IRREGULAR: &[&str] = &["atax", "hm-pagerank", "shoc-stencil2d"];
 /// `--quick` (42 runs) fits in about two minutes on 2 cores.
 pub const QUICK_WARP_INSTS: u64 = 1_000_000;
 
-/// Warp instructions a run of the full reproduction simulates. REC's inputs run to the
-/// end take minutes each (GEMM's default input: more than nine CPU-minutes for one
-/// configuration), so the 336 runs of the full reproduction cannot fit the 30-minute
-/// budget of issue 9 on 2 cores uncapped; every run stops at this instruction instead
-/// (measured and extrapolated in the report's preamble). `--warp-insts` overrides it.
+/// Warp instructions a run of the full reproduction simulates. REC's default inputs run
+/// to the end cost up to minutes each (measured, baseline only: GEMM 134 CPU-seconds,
+/// ST 67, PR 29, C2D 6), and the 8- and 16-GPU and NVIDIA-like sweeps cost several times
+/// more, so the 336 runs uncapped would take hours on 2 cores, far past the 30 minutes of
+/// issue 9; every run stops at this instruction instead (the report counts the runs it
+/// stopped). `--warp-insts` overrides it.
 pub const FULL_WARP_INSTS: u64 = 1_500_000;
 
 /// One compared configuration: run key suffix, machine preset and `--set` overrides.
