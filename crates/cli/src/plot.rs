@@ -83,10 +83,38 @@ pub fn grouped_bars(
     series: &[(String, Vec<f64>)],
     reference: Option<f64>,
 ) -> anyhow::Result<()> {
-    bars(stem, title, y_label, categories, series, reference, false)
+    bars(
+        stem,
+        title,
+        y_label,
+        categories,
+        series,
+        reference,
+        false,
+        &[],
+    )
+}
+
+/// [`grouped_bars`] with the paper's values marked: each `(category, series, value)` of
+/// `marks` is drawn as a black diamond over that bar's centre, so a reproduction's figure
+/// shows its number and the paper's together (issue 9: "a marker for the paper's value").
+/// Marks whose value is not finite are not drawn; the y axis includes the others.
+pub fn grouped_bars_marked(
+    stem: &Path,
+    title: &str,
+    y_label: &str,
+    categories: &[String],
+    series: &[(String, Vec<f64>)],
+    reference: Option<f64>,
+    marks: &[(usize, usize, f64)],
+) -> anyhow::Result<()> {
+    bars(
+        stem, title, y_label, categories, series, reference, false, marks,
+    )
 }
 
 /// Grouped bars of `series` (already on the axis's scale: log2 values when `log2`).
+#[allow(clippy::too_many_arguments)]
 fn bars(
     stem: &Path,
     title: &str,
@@ -95,12 +123,18 @@ fn bars(
     series: &[(String, Vec<f64>)],
     reference: Option<f64>,
     log2: bool,
+    marks: &[(usize, usize, f64)],
 ) -> anyhow::Result<()> {
     let values = series
         .iter()
         .flat_map(|(_, v)| v.iter().take(categories.len()).copied());
     let reference = reference.filter(|r| r.is_finite());
-    let y_range = y_range(values.chain(reference));
+    let marks: Vec<(usize, usize, f64)> = marks
+        .iter()
+        .copied()
+        .filter(|m| m.2.is_finite() && m.0 < categories.len() && m.1 < series.len())
+        .collect();
+    let y_range = y_range(values.chain(reference).chain(marks.iter().map(|m| m.2)));
     let names: Vec<&str> = series.iter().map(|(n, _)| n.as_str()).collect();
     let bars_per_group = series.len().max(1);
     let spec = Spec {
@@ -132,6 +166,10 @@ fn bars(
     if let Some(y) = reference {
         shapes.push(Shape::Reference { y });
     }
+    for &(c, i, y) in &marks {
+        let x = c as f64 + (1.0 - group_width) / 2.0 + (i as f64 + 0.5) * bar_width;
+        shapes.push(Shape::Mark { x, y });
+    }
     render(stem, &spec, None, &shapes)
 }
 
@@ -152,7 +190,16 @@ pub fn grouped_bars_log(
         .map(|(n, v)| (n.clone(), v.iter().map(|&x| lg(x)).collect()))
         .collect();
     let reference = reference.map(lg);
-    bars(stem, title, y_label, categories, &logged, reference, true)
+    bars(
+        stem,
+        title,
+        y_label,
+        categories,
+        &logged,
+        reference,
+        true,
+        &[],
+    )
 }
 
 /// A line chart with points: shared x values, one line per series (e.g.
@@ -276,6 +323,8 @@ enum Shape {
     },
     /// A dashed horizontal reference line across the whole x range.
     Reference { y: f64 },
+    /// A black diamond at a data point: the paper's value.
+    Mark { x: f64, y: f64 },
     /// A polyline with markers for series `series`.
     Line {
         points: Vec<(f64, f64)>,
@@ -580,6 +629,14 @@ fn draw<DB: DrawingBackend>(
                     ))
                     .map_err(plot_err)?;
             }
+            Shape::Mark { x, y } => {
+                let (px, py) = chart.backend_coord(&(cx(*x), cy(*y)));
+                root.draw(&Polygon::new(
+                    vec![(px, py - 6), (px + 5, py), (px, py + 6), (px - 5, py)],
+                    BLACK.filled(),
+                ))
+                .map_err(plot_err)?;
+            }
             Shape::Line { points, series } => {
                 let c = color(*series);
                 let points: Vec<(f64, f64)> = points.iter().map(|&(x, y)| (cx(x), cy(y))).collect();
@@ -851,6 +908,37 @@ mod tests {
         )
         .unwrap();
         check(&stem, "Speedup over baseline");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The paper's marks are drawn (one black diamond each) and widen the y axis to reach
+    /// them: a mark dropped, or one off the axis, fails here.
+    #[test]
+    fn grouped_bars_marked_draws_each_paper_value() {
+        let dir = scratch("marked");
+        let cats = benchmarks(3);
+        let series = vec![("REC".to_string(), vec![1.1, 1.2, 1.3])];
+        let count = |stem: &Path| {
+            std::fs::read_to_string(with_ext(stem, "svg"))
+                .unwrap()
+                .matches("<polygon")
+                .count()
+        };
+        let plain = dir.join("plain");
+        grouped_bars_marked(&plain, "Marks", "Speedup", &cats, &series, None, &[]).unwrap();
+        let marked = dir.join("marked");
+        let marks = [(0, 0, 1.5), (2, 0, 9.0), (1, 0, f64::NAN), (7, 0, 1.0)];
+        grouped_bars_marked(&marked, "Marks", "Speedup", &cats, &series, None, &marks).unwrap();
+        check(&marked, "Marks");
+        // two finite, in-range marks: two more polygons than without
+        assert_eq!(count(&marked), count(&plain) + 2);
+        let svg = std::fs::read_to_string(with_ext(&marked, "svg")).unwrap();
+        // a tick label at 8 or above: without the mark the axis would end near 1.3
+        assert!(
+            svg.lines()
+                .any(|l| l.trim().parse::<f64>().is_ok_and(|v| v >= 8.0)),
+            "the y axis must reach the mark at 9"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

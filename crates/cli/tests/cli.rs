@@ -479,6 +479,74 @@ fn readme_preset_list_matches_the_presets() {
 }
 
 /// `locus analyze rec-storage` prints REC Table 1 and the §5.5 points.
+/// `repro rec --quick` on one small benchmark writes the report, every figure and the
+/// CSVs, and the report passes its audit: a NaN, a number not in the ledger, or an
+/// unchecked comparison fails here (issue 9).
+#[test]
+fn repro_rec_quick_report_passes_its_audit() {
+    let d = tmp("repro-rec");
+    let out = d.join("out");
+    let (code, _, err) = locus(&[
+        "repro",
+        "rec",
+        "--quick",
+        "--workloads",
+        "atax",
+        "--warp-insts",
+        "20000",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for part in [
+        "Headline results",
+        "Where Locus and the paper disagree",
+        "Qualitative shapes",
+        "Fig. 1:",
+        "Fig. 5:",
+        "Fig. 11:",
+        "Fig. 12:",
+        "Fig. 19:",
+        "Fig. 22:",
+        "Fig. 23:",
+        "Table 1:",
+        "+32.7%",
+    ] {
+        assert!(report.contains(part), "report lacks {part}");
+    }
+    let nums = std::fs::read_to_string(out.join("numbers.txt")).unwrap();
+    let checks = std::fs::read_to_string(out.join("checks.txt")).unwrap();
+    let problems = audit::audit(&report, &nums, &checks);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(!report.contains("NaN") && !report.contains("inf"));
+    // a typed number would be caught by the same audit
+    let forged = report.replacen("Headline results", "Headline results over 977 runs", 1);
+    assert!(!audit::audit(&forged, &nums, &checks).is_empty());
+    for f in [
+        "figures/rec-fig11-performance.png",
+        "figures/rec-fig11-performance.svg",
+        "figures/rec-fig12-histogram.png",
+        "figures/rec-fig22-gpus.svg",
+        "figures/rec-fig23-nvidia.png",
+        "fig12_histogram.csv",
+        "runs.csv",
+        "verdicts.csv",
+    ] {
+        assert!(
+            std::fs::metadata(out.join(f))
+                .map(|m| m.len() > 0)
+                .unwrap_or(false),
+            "{f} missing"
+        );
+    }
+    // one row per run: 7 configurations + 21 sweep points on the one benchmark
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 1 + 7 + 21);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn rec_storage_reproduces_table_1() {
     let (code, out, err) = locus(&["analyze", "rec-storage"]);

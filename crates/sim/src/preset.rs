@@ -104,6 +104,12 @@ pub const PRESETS: &[Preset] = &[
         toml: include_str!("../../../presets/nuba-mcm.toml"),
         base: Some("nuba-mem-uba"),
     },
+    Preset {
+        name: "rec-nvidia",
+        about: "REC Fig. 23: rec-4gpu with an NVIDIA-like GPU: 128 SMs, 128 KB L1, 72 MB L2, 128 B lines, REC range 2 KB",
+        toml: include_str!("../../../presets/rec-nvidia.toml"),
+        base: Some("rec-4gpu"),
+    },
 ];
 
 /// Find a preset by name.
@@ -367,6 +373,32 @@ mod tests {
         for p in PRESETS {
             load(Some(p.name), None, &[]).unwrap_or_else(|e| panic!("{}: {e}", p.name));
         }
+    }
+
+    /// REC Fig. 23's NVIDIA-like machine changes only what rec.md §4.4 names (SMs, L1,
+    /// L2, line size, REC range) and the L2 slicing that 72 MB needs; everything else is
+    /// rec-4gpu's (a key the base gains later cannot silently differ here).
+    #[test]
+    fn rec_nvidia_is_rec_4gpu_with_the_section_4_4_changes() {
+        let base = load(Some("rec-4gpu"), None, &[]).unwrap();
+        let mut nv = load(Some("rec-nvidia"), None, &[]).unwrap();
+        assert_eq!(
+            (nv.system.sms_per_node, nv.system.line_bytes, nv.l1.bytes),
+            (128, 128, 131072)
+        );
+        assert_eq!(nv.l2.bytes_per_node, 72 << 20);
+        assert_eq!(nv.directory.range_bytes / nv.system.line_bytes as u64, 16);
+        nv.system.name = base.system.name.clone();
+        nv.system.sms_per_node = base.system.sms_per_node;
+        nv.system.line_bytes = base.system.line_bytes;
+        nv.l1.bytes = base.l1.bytes;
+        nv.l2.bytes_per_node = base.l2.bytes_per_node;
+        nv.l2.slices_per_node = base.l2.slices_per_node;
+        nv.directory.range_bytes = base.directory.range_bytes;
+        assert_eq!(
+            toml::to_string(&nv).unwrap(),
+            toml::to_string(&base).unwrap()
+        );
     }
 
     /// CODA's compared configurations are one machine: `coda-4gpu-coda` differs from

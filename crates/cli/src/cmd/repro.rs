@@ -8,23 +8,29 @@ use std::path::PathBuf;
 pub enum ReproCmd {
     /// CODA (Kim et al., TACO 2018): Figs. 5, 9, 10, 11, 12, 14, 15 and migration.
     Coda(ReproArgs),
-    /// REC (Ko et al., JSA 2025): Fig. 11-style main results (baseline line directory,
-    /// 2x entries, HMG, REC, ideal) on rec-4gpu, claims declared before the runs.
+    /// REC (Ko et al., JSA 2025): Figs. 1, 4-7, 11-19, 22, 23 and Table 1 on rec-4gpu
+    /// (baseline, 2x, HMG, REC, ideal, caching schemes, sensitivity sweeps), claims declared
+    /// before the runs, Markdown report and figures.
     Rec(RecArgs),
 }
 
 #[derive(Args)]
 pub struct RecArgs {
-    /// Output folder: runs.csv, verdicts.csv, runs/ (one JSON per finished run; rerunning
-    /// skips them).
+    /// Output folder: report.md (with numbers.txt and checks.txt), runs.csv, verdicts.csv,
+    /// figures/, runs/ (one JSON per finished run; rerunning skips them).
     #[arg(long, short = 'o', default_value = "out/repro-rec")]
     pub out: PathBuf,
-    /// A benchmark subset and the first 2M warp instructions of each run.
+    /// A benchmark subset, the sweeps on its first benchmark only, and the first 1M warp
+    /// instructions of each run.
     #[arg(long)]
     pub quick: bool,
     /// Comma-separated workloads instead of REC's 12 (e.g. --workloads mm,spmv).
     #[arg(long)]
     pub workloads: Option<String>,
+    /// Stop every run at this many warp instructions (`run.max_warp_insts`); default
+    /// 1000000 with --quick, 1500000 without (the full inputs do not fit 30 minutes).
+    #[arg(long)]
+    pub warp_insts: Option<u64>,
     /// Simulations run at once (default: all cores).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
@@ -75,7 +81,10 @@ pub fn run(c: ReproCmd) -> Result<()> {
         ReproCmd::Rec(a) => {
             let benches = crate::repro::rec::benches(a.workloads.as_deref(), a.quick)?;
             let jobs = prepare(&a.out, a.jobs)?;
-            crate::repro::rec::run(&a.out, &benches, a.quick, jobs, a.quiet)
+            if a.warp_insts == Some(0) {
+                anyhow::bail!("--warp-insts 0: give at least 1 (or leave it out)");
+            }
+            crate::repro::rec::run(&a.out, &benches, a.quick, a.warp_insts, jobs, a.quiet)
         }
     }
 }

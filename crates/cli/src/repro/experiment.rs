@@ -134,6 +134,8 @@ pub enum Unit {
     Percent,
     /// A reduction shown as a fall: 0.38 -> `-38.0%`.
     Fall,
+    /// A plain count or mean count: 12.93 -> `12.9`.
+    Count,
 }
 
 impl Unit {
@@ -146,6 +148,7 @@ impl Unit {
             Unit::Times => format!("{v:.2}x"),
             Unit::Percent => format!("{:.1}%", 100.0 * v),
             Unit::Fall => format!("{:+.1}%", -100.0 * v),
+            Unit::Count => format!("{v:.1}"),
         }
     }
 }
@@ -166,6 +169,7 @@ impl Rule {
         match self {
             Rule::WithinAbs(t) => match unit {
                 Unit::Times => format!("within {t:.2}x of the paper"),
+                Unit::Count => format!("within {t:.2} of the paper"),
                 _ => format!("within {:.0} pp of the paper", 100.0 * t),
             },
             Rule::Below(x) => format!("below {}", unit.show(x)),

@@ -6,7 +6,9 @@
 pub mod audit;
 pub mod coda;
 pub mod experiment;
+pub mod ledger;
 pub mod rec;
+pub mod rec_report;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
