@@ -18,7 +18,6 @@ use super::experiment::{self, Claim};
 use super::{execute, RunResult, RunSpec};
 use crate::plot;
 use anyhow::{Context, Result};
-use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -483,77 +482,6 @@ fn claims(benches: &[(&'static str, &'static str)], mixes: usize) -> Vec<Claim> 
     ]
 }
 
-/// The report's number ledger and checked comparisons (issue 13): every number the report
-/// prints goes through [`Led`] with its source, every comparative sentence through
-/// [`Led::cmp`], and both are written beside the report for [`super::audit`].
-#[derive(Default)]
-struct Led {
-    nums: RefCell<Vec<(String, String)>>,
-    checks: RefCell<Vec<String>>,
-}
-
-impl Led {
-    /// Record `s` (a formatted value) from `src`.
-    fn put(&self, s: String, src: &str) -> String {
-        self.nums.borrow_mut().push((s.clone(), src.to_string()));
-        s
-    }
-    /// `v` with `prec` decimals ("no data" when not finite).
-    fn f(&self, v: f64, prec: usize, src: &str) -> String {
-        if !v.is_finite() {
-            return "no data".into();
-        }
-        self.put(format!("{v:.prec$}"), src)
-    }
-    /// A ratio as a factor: `1.31x`.
-    fn x(&self, v: f64, src: &str) -> String {
-        if !v.is_finite() {
-            return "no data".into();
-        }
-        self.put(format!("{v:.2}x"), src)
-    }
-    /// A fraction as a percentage: `75.0%`.
-    fn pct(&self, v: f64, src: &str) -> String {
-        if !v.is_finite() {
-            return "no data".into();
-        }
-        self.put(format!("{:.1}%", 100.0 * v), src)
-    }
-    /// A whole number.
-    fn int(&self, v: u64, src: &str) -> String {
-        self.put(format!("{v}"), src)
-    }
-    /// "`a` less than / greater than `b`" when the values differ, recorded as a check.
-    fn cmp(&self, a: f64, b: f64, a_txt: &str, b_txt: &str) -> Option<String> {
-        if !(a.is_finite() && b.is_finite()) || a == b {
-            return None;
-        }
-        let (op, phrase) = if a < b {
-            ("<", "less than")
-        } else {
-            (">", "greater than")
-        };
-        self.checks
-            .borrow_mut()
-            .push(format!("{a}\t{op}\t{b}\t{phrase}"));
-        Some(format!("{a_txt} is {phrase} {b_txt}"))
-    }
-    fn numbers_txt(&self) -> String {
-        self.nums
-            .borrow()
-            .iter()
-            .map(|(v, s)| format!("{v}\t{s}\n"))
-            .collect()
-    }
-    fn checks_txt(&self) -> String {
-        self.checks
-            .borrow()
-            .iter()
-            .map(|c| format!("{c}\n"))
-            .collect()
-    }
-}
-
 fn mean(v: &[f64]) -> f64 {
     experiment::Mean::Arithmetic.of(v)
 }
@@ -590,7 +518,7 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
     let t0 = std::time::Instant::now();
     let res = execute(&specs, out, jobs, quiet)?;
     let secs = t0.elapsed().as_secs_f64();
-    let led = Led::default();
+    let led = super::ledger::Ledger::default();
     let runs = experiment::Runs::new(&res);
     let val = |k: &str, path: &str| runs.value(k, path);
     let get = |k: String| -> Option<&RunResult> { res.get(&k) };

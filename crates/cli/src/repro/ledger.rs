@@ -1,9 +1,7 @@
-//! A report's number ledger and checked comparisons (issue 13), for the reproductions
-//! written after CODA's: every number a report prints goes through [`Ledger`] with its
+//! A report's number ledger and checked comparisons (issue 13), shared by every
+//! reproduction (CODA, REC): every number a report prints goes through [`Ledger`] with its
 //! source, every comparative sentence through [`Ledger::cmp`], and both are written beside
-//! the report (`numbers.txt`, `checks.txt`) for [`super::audit`]. CODA's report keeps its
-//! own copy of the same rules (`coda.rs`, `Led`); the two can be folded when CODA's
-//! generator is next touched.
+//! the report (`numbers.txt`, `checks.txt`) for [`super::audit`].
 
 use std::cell::RefCell;
 
