@@ -510,14 +510,12 @@ fn sm_ports_carry_the_sms_traffic() {
     assert!(slow.sim.total.cycles > r.sim.total.cycles * 3 / 2);
 }
 
-/// Open issue for the core (found while writing the test above, not NUBA-specific): on
-/// the SM-side UBA (requester-side L2s, ideal directory, write-through remote) a synthetic
-/// kernel whose blocks on both nodes read and write overlapping words of `shared` gets
-/// checker violations (2 here: L1 hits of a copy one version behind the completed one).
-/// Ignored until the core's invalidation path is looked at; run with
-/// `cargo test -p locus-sim --test nuba -- --ignored`.
+/// The coherence checker on the SM-side UBA (requester-side L2s, ideal directory,
+/// write-through remote) with blocks on both nodes reading and writing overlapping words
+/// of `shared`: no stale read. It failed (2 false violations) while the checker relabelled
+/// a writer's L2 copy back to an older version when a later write had already passed
+/// through it (`home_write` now keeps the later label).
 #[test]
-#[ignore]
 fn sm_side_uba_synthetic_writers_race() {
     let c = cfg(
         "nuba-sm-uba",

@@ -860,16 +860,19 @@ impl System {
                 if self.slices[hs].cache.contains(line) {
                     c.install(self.l2_cache_id(hs), line, v);
                 }
+                // a copy a later write already passed through (write-through, still in
+                // flight to the home) keeps that later label: max, never back
                 if let Some(w) = writer.filter(|&w| w != home) {
                     let ws = self.slice_of(w, line, home, r.chan);
                     if self.slices[ws].cache.contains(line) {
-                        c.install(self.l2_cache_id(ws), line, v);
+                        let id = self.l2_cache_id(ws);
+                        c.install(id, line, v.max(c.copy(id, line)));
                     }
                 }
                 let refilled = r.src != home && r.kind == Kind::Write;
                 for sm in self.node_sms(r.src) {
                     if (sm as u32 == writer_sm || refilled) && self.sms[sm].l1.contains(line) {
-                        c.install(sm as u32, line, v);
+                        c.install(sm as u32, line, v.max(c.copy(sm as u32, line)));
                     }
                 }
                 self.chk = Some(c);
