@@ -794,4 +794,18 @@ mod tests {
             vec!["mm", "spmv"]
         );
     }
+
+    /// The committed report (docs/repro-rec-report.md) prints no number absent from its
+    /// ledger and no comparison its data contradict (issue 9, as CODA's).
+    #[test]
+    fn committed_report_passes_its_audit() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+        let p = super::super::audit::audit(
+            &read("docs/repro-rec-report.md"),
+            &read("docs/figures/rec-numbers.txt"),
+            &read("docs/figures/rec-checks.txt"),
+        );
+        assert!(p.is_empty(), "{}", p.join("\n"));
+    }
 }
