@@ -500,45 +500,54 @@ pub fn write(
     };
     let paper_row =
         |cells: Vec<String>| -> Vec<String> { std::iter::once(s("paper")).chain(cells).collect() };
-    // per-benchmark speedup table and figure for configurations `cs` over `base`
-    let speed_fig = |fig: &mut String,
-                     bs: &[String],
-                     base: &str,
-                     cs: &[(&str, &str, f64)],
-                     stem: &str,
-                     title: &str|
-     -> Result<()> {
+    // one comparison as a table and a figure: a row per benchmark (`cell`), a mean row
+    // (`mean`), the paper's row (`paper`, "-" where it gives none), the paper's values as
+    // markers on the bars
+    #[allow(clippy::too_many_arguments)]
+    fn bar_fig(
+        fig: &mut String,
+        bs: &[String],
+        cs: &[(&str, &str, f64)],
+        figs: &Path,
+        stem: &str,
+        title: &str,
+        ylabel: &str,
+        cell: &dyn Fn(&str, &str) -> (f64, String),
+        mean_name: &str,
+        mean: &dyn Fn(&str) -> (f64, String),
+        paper: &dyn Fn(f64) -> String,
+    ) -> Result<()> {
         let mut rows = Vec::new();
         let mut series: Vec<(String, Vec<f64>)> =
             cs.iter().map(|c| (c.1.to_string(), Vec::new())).collect();
         for b in bs {
             let mut r = vec![b.clone()];
             for (i, (c, _, _)) in cs.iter().enumerate() {
-                let v = sp(b, base, c);
+                let (v, txt) = cell(b, c);
                 series[i].1.push(v);
-                r.push(led.x(v, &format!("{b} {c} over {base}")));
+                r.push(txt);
             }
             rows.push(r);
         }
-        let mut r = vec![s("geometric mean")];
+        let mut r = vec![mean_name.to_string()];
         for (i, (c, _, _)) in cs.iter().enumerate() {
-            let g = gm_sp(bs, base, c);
+            let (g, txt) = mean(c);
             series[i].1.push(g);
-            r.push(led.x(g, &format!("geomean {c} over {base}")));
+            r.push(txt);
         }
         rows.push(r);
-        rows.push(paper_row(
-            cs.iter()
-                .map(|c| {
+        rows.push(
+            std::iter::once("paper".to_string())
+                .chain(cs.iter().map(|c| {
                     if c.2.is_finite() {
-                        led.x(c.2, "paper")
+                        paper(c.2)
                     } else {
-                        s("-")
+                        "-".to_string()
                     }
-                })
+                }))
                 .collect(),
-        ));
-        let head: Vec<String> = std::iter::once(s("benchmark"))
+        );
+        let head: Vec<String> = std::iter::once("benchmark".to_string())
             .chain(cs.iter().map(|c| c.1.to_string()))
             .collect();
         *fig += &table(&head, &rows);
@@ -547,21 +556,55 @@ pub fn write(
             .enumerate()
             .map(|(i, c)| (bs.len(), i, c.2))
             .collect();
+        let names: Vec<String> = bs
+            .iter()
+            .cloned()
+            .chain(std::iter::once("mean".to_string()))
+            .collect();
         plot::grouped_bars_marked(
             &figs.join(stem),
             title,
-            &if base == "base" {
-                "Speedup over the 8K baseline".to_string()
-            } else {
-                format!("Speedup over {base}")
-            },
-            &bench_names(bs),
+            ylabel,
+            &names,
             &series,
             Some(1.0),
             &marks,
         )?;
         writeln!(fig, "\n![{title}](figures/{stem}.png)\n")?;
         Ok(())
+    }
+    // per-benchmark speedup table and figure for configurations `cs` over `base`
+    let speed_fig = |fig: &mut String,
+                     bs: &[String],
+                     base: &str,
+                     cs: &[(&str, &str, f64)],
+                     stem: &str,
+                     title: &str|
+     -> Result<()> {
+        let ylabel = if base == "base" {
+            "Speedup over the 8K baseline".to_string()
+        } else {
+            format!("Speedup over {base}")
+        };
+        bar_fig(
+            fig,
+            bs,
+            cs,
+            &figs,
+            stem,
+            title,
+            &ylabel,
+            &|b, c| {
+                let v = sp(b, base, c);
+                (v, led.x(v, &format!("{b} {c} over {base}")))
+            },
+            "geometric mean",
+            &|c| {
+                let g = gm_sp(bs, base, c);
+                (g, led.x(g, &format!("geomean {c} over {base}")))
+            },
+            &|p| led.x(p, "paper"),
+        )
     };
     // per-benchmark normalised statistic table and figure
     let norm_fig = |fig: &mut String,
@@ -571,56 +614,25 @@ pub fn write(
                     stem: &str,
                     title: &str|
      -> Result<()> {
-        let mut rows = Vec::new();
-        let mut series: Vec<(String, Vec<f64>)> =
-            cs.iter().map(|c| (c.1.to_string(), Vec::new())).collect();
-        for b in bs {
-            let mut r = vec![b.clone()];
-            for (i, (c, _, _)) in cs.iter().enumerate() {
-                let v = norm(b, c, path);
-                series[i].1.push(v);
-                r.push(led.f(v, 2, &format!("{b} {c} {path} / base")));
-            }
-            rows.push(r);
-        }
-        let mut r = vec![s("arithmetic mean")];
-        for (i, (c, _, _)) in cs.iter().enumerate() {
-            let g = am_norm(bs, c, path);
-            series[i].1.push(g);
-            r.push(led.f(g, 2, &format!("mean {c} {path} / base")));
-        }
-        rows.push(r);
-        rows.push(paper_row(
-            cs.iter()
-                .map(|c| {
-                    if c.2.is_finite() {
-                        led.f(c.2, 3, "paper")
-                    } else {
-                        s("-")
-                    }
-                })
-                .collect(),
-        ));
-        let head: Vec<String> = std::iter::once(s("benchmark"))
-            .chain(cs.iter().map(|c| c.1.to_string()))
-            .collect();
-        *fig += &table(&head, &rows);
-        let marks: Vec<(usize, usize, f64)> = cs
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (bs.len(), i, c.2))
-            .collect();
-        plot::grouped_bars_marked(
-            &figs.join(stem),
+        bar_fig(
+            fig,
+            bs,
+            cs,
+            &figs,
+            stem,
             title,
             "Relative to the baseline",
-            &bench_names(bs),
-            &series,
-            Some(1.0),
-            &marks,
-        )?;
-        writeln!(fig, "\n![{title}](figures/{stem}.png)\n")?;
-        Ok(())
+            &|b, c| {
+                let v = norm(b, c, path);
+                (v, led.f(v, 2, &format!("{b} {c} {path} / base")))
+            },
+            "arithmetic mean",
+            &|c| {
+                let g = am_norm(bs, c, path);
+                (g, led.f(g, 2, &format!("mean {c} {path} / base")))
+            },
+            &|p| led.f(p, 3, "paper"),
+        )
     };
     let nan = f64::NAN;
 
