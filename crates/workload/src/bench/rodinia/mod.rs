@@ -8,6 +8,7 @@ pub mod backprop;
 pub mod bfs;
 pub mod btree;
 pub mod lavamd;
+pub mod leukocyte;
 pub mod streamcluster;
 
 #[cfg(test)]
@@ -20,4 +21,5 @@ pub const SPECS: &[BenchSpec] = &[
     bfs::SPEC,
     btree::SPEC,
     lavamd::SPEC,
+    leukocyte::SPEC,
 ];

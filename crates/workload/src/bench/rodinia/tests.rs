@@ -441,3 +441,139 @@ fn rodinia_defaults_fit_the_cap_and_run() {
         assert!(r.lines > 0);
     }
 }
+
+/// Leukocyte's default input: the detected cells and the IMGVF iteration counts (printed;
+/// slow in debug builds).
+#[test]
+#[ignore]
+fn leukocyte_default_probe() {
+    use super::leukocyte as lk;
+    let d = lk::Dims {
+        width: 640,
+        height: 480,
+        rows: 219,
+        cells: 36,
+        frames: 5,
+        iterations: 500,
+    };
+    let c = lk::detected(&d, 1);
+    eprintln!("detected {} cells: {:?}", c.len(), c);
+    let layout = lk::cell_layout(&d, 1);
+    for f in 1..=2 {
+        let fr = lk::frame(&d, &layout, 1, f);
+        let imgs = lk::cell_images(&d, &fr, &c);
+        let its: Vec<u32> = imgs
+            .iter()
+            .map(|ci| lk::imgvf_host(&ci.i, ci.m, ci.n, 500).1)
+            .collect();
+        eprintln!("frame {f}: iterations {its:?}");
+    }
+}
+
+const LEUKOCYTE_SMALL: &[(&str, &str)] = &[
+    ("width", "150"),
+    ("rows", "90"),
+    ("height", "240"),
+    ("cells", "2"),
+    ("frames", "2"),
+    ("iterations", "12"),
+];
+
+/// The whole program on a small video against the host implementation of the same steps:
+/// GICOV scores, the dilation, the detected cells and, after the last frame, every cell's
+/// IMGVF matrix, bit for bit. Fails if an index, a texture or constant table, the dilation
+/// window, the virtual-block write-back order, the reduction or the host loop is wrong.
+#[test]
+fn leukocyte_matches_host_reference() {
+    use super::leukocyte as lk;
+    let mut w = build("leukocyte", LEUKOCYTE_SMALL, 5);
+    let d = lk::Dims {
+        width: 150,
+        height: 240,
+        rows: 90,
+        cells: 2,
+        frames: 2,
+        iterations: 12,
+    };
+    let gx: Vec<f32> = get(&w, "device_grad_x");
+    let gy: Vec<f32> = get(&w, "device_grad_y");
+    let r = run(&mut w);
+    assert_eq!(
+        r.kernels,
+        vec![
+            "GICOV_kernel",
+            "dilate_kernel",
+            "IMGVF_kernel",
+            "IMGVF_kernel"
+        ]
+    );
+    let c = lk::constants();
+    let g = lk::gicov_host(&gx, &gy, d.rows, d.width, &c);
+    assert_eq!(get::<f32>(&w, "device_gicov"), g, "GICOV scores");
+    assert!(g.iter().any(|&v| v > 3.24), "a cell scores above 1.8^2");
+    let dl = lk::dilate_host(&g, d.rows, d.width, &c.strel);
+    assert_eq!(get::<f32>(&w, "device_img_dilated"), dl, "dilation");
+    let centres = lk::detect(&d, &g, &dl);
+    assert!(!centres.is_empty(), "no cell detected");
+    let layout = lk::cell_layout(&d, 5);
+    let fr = lk::frame(&d, &layout, 5, d.frames);
+    let mut want = Vec::new();
+    let mut iters = Vec::new();
+    for ci in lk::cell_images(&d, &fr, &centres) {
+        let (v, it) = lk::imgvf_host(&ci.i, ci.m, ci.n, d.iterations);
+        want.extend(v);
+        iters.push(it);
+    }
+    let got: Vec<f32> = get(&w, "device_IMGVF_all");
+    assert_eq!(
+        &got[..want.len()],
+        &want[..],
+        "IMGVF matrices (iterations {iters:?})"
+    );
+    let first: Vec<f32> = get(&w, "device_I_all");
+    assert_ne!(
+        &got[..want.len()],
+        &first[..want.len()],
+        "the matrices evolved"
+    );
+}
+
+/// GICOV reads the gradients through the texture path, 32 consecutive rows of a column
+/// per warp (one or two lines), and its tables from constant memory; the dilation writes
+/// its row-major output with a stride of a whole row per lane (uncoalesced).
+#[test]
+fn leukocyte_memory_spaces_and_coalescing() {
+    let mut w = build("leukocyte", LEUKOCYTE_SMALL, 5);
+    let mut bp = BlockProgram::default();
+    {
+        let mut l = w.next_launch().unwrap().unwrap();
+        assert_eq!(l.info().name, "GICOV_kernel");
+        l.block(0, false, 128, &mut bp).unwrap();
+    }
+    let mem: Vec<_> = bp.warps[0]
+        .insts
+        .iter()
+        .filter(|i| i.class.is_mem())
+        .collect();
+    let tex: Vec<_> = mem.iter().filter(|i| i.space == Space::Texture).collect();
+    let cst = mem.iter().filter(|i| i.space == Space::Constant).count();
+    assert_eq!(tex.len(), 2 * 7 * 150);
+    assert_eq!(cst, 4 * 7 * 150);
+    assert!(tex.iter().all(|i| i.nlines <= 2 && i.lanes == 32));
+    {
+        let mut l = w.next_launch().unwrap().unwrap();
+        assert_eq!(l.info().name, "dilate_kernel");
+        assert_eq!(l.info().block.x, 176);
+        l.block(0, false, 128, &mut bp).unwrap();
+    }
+    // lanes near the top rows skip window rows, so the store may split into diverged
+    // instructions: count lines and lanes over all of them
+    let (lines, lanes) = bp.warps[0]
+        .insts
+        .iter()
+        .filter(|i| i.class == InstClass::Store)
+        .fold((0, 0), |(a, b), i| {
+            (a + i.nlines as u32, b + i.lanes as u32)
+        });
+    assert_eq!((lines, lanes), (32, 32), "one line per lane");
+}

@@ -8,10 +8,12 @@ use crate::registry::BenchSpec;
 
 pub mod alexnet;
 pub mod layers;
+pub mod pixel;
 pub mod resnet;
+pub mod squeezenet;
 
 #[cfg(test)]
 mod tests;
 
 /// The Tango networks.
-pub const SPECS: &[BenchSpec] = &[alexnet::SPEC, resnet::SPEC];
+pub const SPECS: &[BenchSpec] = &[alexnet::SPEC, resnet::SPEC, squeezenet::SPEC];

@@ -374,3 +374,180 @@ fn resnet_defaults_follow_the_scale_rules() {
     let w = build("resnet", &[], 1);
     assert_eq!(w.memory().footprint(), d.footprint());
 }
+
+/// The registry defaults of SqueezeNet are rule 1 of scale.rs on Tango's widths.
+#[test]
+fn squeezenet_defaults_follow_the_scale_rule() {
+    use super::squeezenet::{Dims, PAPER};
+    assert!(PAPER.footprint() > crate::scale::FOOTPRINT_CAP_BYTES);
+    assert_eq!(PAPER.maps(), [111, 55, 27, 13]);
+    let d = Dims::scaled_default();
+    eprintln!(
+        "squeezenet: paper {} bytes, default {d:?} {} bytes",
+        PAPER.footprint(),
+        d.footprint()
+    );
+    assert!(d.footprint() <= crate::scale::FOOTPRINT_CAP_BYTES);
+    let spec = registry::find("tango-squeezenet").unwrap();
+    let def = |n: &str| {
+        spec.params
+            .iter()
+            .find(|p| p.name == n)
+            .unwrap()
+            .default
+            .parse::<u32>()
+            .unwrap()
+    };
+    assert_eq!(
+        (def("image"), def("c1"), def("squeeze"), def("classes")),
+        (d.image, d.c1, d.squeeze, d.classes)
+    );
+    let w = build("tango-squeezenet", &[], 1);
+    assert_eq!(w.memory().footprint(), d.footprint());
+}
+
+/// The whole SqueezeNet (image 35: 15 x 15 conv1 maps, 7, 3 and 1 after the pools) against
+/// a host implementation of the same layers in the same order: conv1, the pools, every
+/// fire module (squeeze, the two expands concatenated), fire8's squeeze bias, conv10 on
+/// its bordered grid and the global average with Tango's over-read. Fails if an index, a
+/// concatenation offset, a width or a launch is wrong.
+#[test]
+fn squeezenet_matches_host_reference() {
+    use super::pixel::reference as p;
+    use super::squeezenet::{Dims, FIRE_MULT};
+    let kv = [
+        ("image", "35"),
+        ("c1", "4"),
+        ("squeeze", "2"),
+        ("classes", "5"),
+    ];
+    let mut w = build("tango-squeezenet", &kv, 7);
+    let d = Dims {
+        image: 35,
+        c1: 4,
+        squeeze: 2,
+        classes: 5,
+    };
+    let gi = |w: &ModelWorkload, n: &str| -> Vec<i32> { w.memory().to_vec(obj(w, n)) };
+    let gd = |w: &ModelWorkload, n: &str| -> Vec<f64> { w.memory().to_vec(obj(w, n)) };
+    let (r, g, b) = (
+        gi(&w, "Data_Layer_GPU_R"),
+        gi(&w, "Data_Layer_GPU_G"),
+        gi(&w, "Data_Layer_GPU_B"),
+    );
+    let wts: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> = (2..=9)
+        .map(|k| {
+            (
+                gd(&w, &format!("fire{k}squeeze1x1_Weights_GPU")),
+                gd(&w, &format!("fire{k}expand1x1_Weights_GPU")),
+                gd(&w, &format!("fire{k}expand3x3_Weights_GPU")),
+            )
+        })
+        .collect();
+    let w1 = gd(&w, "Layer1_Weights_GPU");
+    let w10 = gd(&w, "Layer10_Weights_GPU");
+    let names = run(&mut w);
+    assert_eq!(names.len(), 2 + 8 * 3 + 2 + 2);
+    assert_eq!(names[0], "ExecuteFirstLayer");
+    assert_eq!(names[names.len() - 1], "global_pooling");
+    let dclose = |a: &[f64], b: &[f64], what: &str| {
+        assert_eq!(a.len(), b.len(), "{what}: lengths");
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            assert!(
+                (x - y).abs() <= 1e-9 * (1.0 + y.abs()),
+                "{what}[{i}]: {x} vs {y}"
+            );
+        }
+    };
+    let [o1, p1, p4, p8] = d.maps().map(|v| v as usize);
+    let a1 = p::first_conv(&r, &g, &b, 35, &w1, 7, 4);
+    dclose(&gd(&w, "Layer1_Features"), &a1, "conv1");
+    let mut cur = p::max_pool(&a1, 4, o1);
+    let mut cin = 4;
+    for (k, m) in FIRE_MULT.iter().enumerate() {
+        let id = k + 2;
+        let side = match k {
+            0..=2 => p1,
+            3..=6 => p4,
+            _ => p8,
+        };
+        let (s, e) = (2 * *m as usize, 8 * *m as usize);
+        let (sw, e1, e3) = &wts[k];
+        let bias = (id == 8).then(|| &sw[s * cin..]);
+        let sqz = p::conv1x1(&cur, cin, side * side, sw, s, bias);
+        dclose(
+            &gd(&w, &format!("fire{id}squeeze1x1_Features")),
+            &sqz,
+            "squeeze",
+        );
+        let mut out = p::conv1x1(&sqz, s, side * side, e1, e, None);
+        out.extend(p::conv3x3(&sqz, s, side, side, e3, e));
+        dclose(
+            &gd(&w, &format!("fire{id}_Features")),
+            &out,
+            &format!("fire{id}"),
+        );
+        cur = out;
+        cin = 2 * e;
+        if id == 4 || id == 8 {
+            cur = p::max_pool(&cur, cin, side);
+        }
+    }
+    // conv10 on the 3 x 3 grid: only the centre is computed
+    let c10 = p::conv1x1(&cur, cin, p8 * p8, &w10, 5, None);
+    let l10 = gd(&w, "Layer10_Features");
+    for f in 0..5 {
+        assert_eq!(l10[f * 9 + 4], c10[f], "conv10[{f}]");
+        assert_eq!(l10[f * 9], 0.0, "border untouched");
+    }
+    let out = gd(&w, "output_GPU");
+    for f in 0..5 {
+        assert!((out[f] - c10[f] / 9.0).abs() < 1e-12, "pool[{f}]");
+    }
+    assert!(out.iter().any(|&v| v != 0.0), "all-zero output");
+}
+
+/// SqueezeNet's threads are pixels of one column per block: a warp's activation load reads
+/// 32 rows of a column (one line per lane: uncoalesced), its weight load one address.
+#[test]
+fn squeezenet_lanes_walk_a_column() {
+    let mut w = build(
+        "tango-squeezenet",
+        &[
+            ("image", "35"),
+            ("c1", "4"),
+            ("squeeze", "2"),
+            ("classes", "5"),
+        ],
+        7,
+    );
+    let mut bp = BlockProgram::default();
+    loop {
+        let mut l = w.next_launch().unwrap().unwrap();
+        if l.info().name == "Executefire2squeeze1x1" {
+            assert_eq!((l.info().grid.x, l.info().block.x), (7, 7));
+            l.block(0, false, 128, &mut bp).unwrap();
+            break;
+        }
+    }
+    let loads: Vec<_> = bp.warps[0]
+        .insts
+        .iter()
+        .filter(|i| i.class == InstClass::Load)
+        .collect();
+    // 7 lanes, rows 7 doubles (56 B) apart: 4 lines of 128 B for the activations
+    assert_eq!(loads[0].lanes, 7);
+    assert!(
+        loads[0].nlines >= 3,
+        "activations: {} lines",
+        loads[0].nlines
+    );
+    assert_eq!(loads[1].nlines, 1, "weights are a broadcast");
+    // one phase per output channel: a barrier between the squeeze's 2 channels
+    let bars = bp.warps[0]
+        .insts
+        .iter()
+        .filter(|i| i.class == InstClass::Barrier)
+        .count();
+    assert_eq!(bars, 1);
+}
