@@ -79,9 +79,9 @@ const NUBA: &[(&str, &str, &str, f64, f64)] = &[
     ("MM", "matmul", "high", 8.0, 7.0),
     ("3DCONV", "3dconv", "high", 1074.0, 68.0),
     ("AN", "alexnet", "high", 1.0, 0.4),
-    ("SN", "squeezenet", "high", 1.0, 0.9),
+    ("SN", "tango-squeezenet", "high", 1.0, 0.9),
     ("RN", "resnet", "high", 4.0, 0.7),
-    ("GRU", "gru", "high", 2.0, 0.4),
+    ("GRU", "tango-gru", "high", 2.0, 0.4),
     ("NW", "nw", "high", 16.0, 10.0),
     ("BICG", "bicg", "high", 2013.0, 472.0),
 ];

@@ -448,14 +448,7 @@ fn rodinia_defaults_fit_the_cap_and_run() {
 #[ignore]
 fn leukocyte_default_probe() {
     use super::leukocyte as lk;
-    let d = lk::Dims {
-        width: 640,
-        height: 480,
-        rows: 219,
-        cells: 36,
-        frames: 5,
-        iterations: 500,
-    };
+    let d = lk::PAPER;
     let c = lk::detected(&d, 1);
     eprintln!("detected {} cells: {:?}", c.len(), c);
     let layout = lk::cell_layout(&d, 1);
@@ -576,4 +569,29 @@ fn leukocyte_memory_spaces_and_coalescing() {
             (a + i.nlines as u32, b + i.lanes as u32)
         });
     assert_eq!((lines, lanes), (32, 32), "one line per lane");
+}
+
+/// Leukocyte's registry defaults are Rodinia's run with rule 2's two halvings of the
+/// tracking work (cells, frames); the frame and the IMGVF limit stay Rodinia's.
+#[test]
+fn leukocyte_defaults_follow_the_scale_rules() {
+    use super::leukocyte as lk;
+    let d = lk::scaled_default();
+    assert_eq!((d.cells, d.frames), (9, 1));
+    assert_eq!((d.width, d.height, d.rows, d.iterations), (640, 480, 219, 500));
+    let spec = registry::find("leukocyte").unwrap();
+    let def = |n: &str| {
+        spec.params
+            .iter()
+            .find(|p| p.name == n)
+            .unwrap()
+            .default
+            .parse::<usize>()
+            .unwrap()
+    };
+    assert_eq!(
+        (def("width"), def("height"), def("rows"), def("cells"), def("frames")),
+        (d.width, d.height, d.rows, d.cells, d.frames)
+    );
+    assert_eq!(def("iterations") as u32, d.iterations);
 }
