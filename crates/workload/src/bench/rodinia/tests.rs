@@ -479,7 +479,6 @@ const LEUKOCYTE_SMALL: &[(&str, &str)] = &[
 #[test]
 fn leukocyte_matches_host_reference() {
     use super::leukocyte as lk;
-    let mut w = build("leukocyte", LEUKOCYTE_SMALL, 5);
     let d = lk::Dims {
         width: 150,
         height: 240,
@@ -488,18 +487,26 @@ fn leukocyte_matches_host_reference() {
         frames: 2,
         iterations: 12,
     };
+    leukocyte_check(LEUKOCYTE_SMALL, d, 5);
+}
+
+/// The same check on the registry's default input (slow in a debug build: run with
+/// `--ignored`, preferably `--release`).
+#[test]
+#[ignore]
+fn leukocyte_default_matches_host_reference() {
+    leukocyte_check(&[], super::leukocyte::scaled_default(), 1);
+}
+
+fn leukocyte_check(kv: &[(&str, &str)], d: super::leukocyte::Dims, seed: u64) {
+    use super::leukocyte as lk;
+    let mut w = build("leukocyte", kv, seed);
     let gx: Vec<f32> = get(&w, "device_grad_x");
     let gy: Vec<f32> = get(&w, "device_grad_y");
     let r = run(&mut w);
-    assert_eq!(
-        r.kernels,
-        vec![
-            "GICOV_kernel",
-            "dilate_kernel",
-            "IMGVF_kernel",
-            "IMGVF_kernel"
-        ]
-    );
+    let mut want_k = vec!["GICOV_kernel", "dilate_kernel"];
+    want_k.extend(std::iter::repeat_n("IMGVF_kernel", d.frames));
+    assert_eq!(r.kernels, want_k);
     let c = lk::constants();
     let g = lk::gicov_host(&gx, &gy, d.rows, d.width, &c);
     assert_eq!(get::<f32>(&w, "device_gicov"), g, "GICOV scores");
@@ -508,8 +515,8 @@ fn leukocyte_matches_host_reference() {
     assert_eq!(get::<f32>(&w, "device_img_dilated"), dl, "dilation");
     let centres = lk::detect(&d, &g, &dl);
     assert!(!centres.is_empty(), "no cell detected");
-    let layout = lk::cell_layout(&d, 5);
-    let fr = lk::frame(&d, &layout, 5, d.frames);
+    let layout = lk::cell_layout(&d, seed);
+    let fr = lk::frame(&d, &layout, seed, d.frames);
     let mut want = Vec::new();
     let mut iters = Vec::new();
     for ci in lk::cell_images(&d, &fr, &centres) {
@@ -578,7 +585,10 @@ fn leukocyte_defaults_follow_the_scale_rules() {
     use super::leukocyte as lk;
     let d = lk::scaled_default();
     assert_eq!((d.cells, d.frames), (9, 1));
-    assert_eq!((d.width, d.height, d.rows, d.iterations), (640, 480, 219, 500));
+    assert_eq!(
+        (d.width, d.height, d.rows, d.iterations),
+        (640, 480, 219, 500)
+    );
     let spec = registry::find("leukocyte").unwrap();
     let def = |n: &str| {
         spec.params
@@ -590,7 +600,13 @@ fn leukocyte_defaults_follow_the_scale_rules() {
             .unwrap()
     };
     assert_eq!(
-        (def("width"), def("height"), def("rows"), def("cells"), def("frames")),
+        (
+            def("width"),
+            def("height"),
+            def("rows"),
+            def("cells"),
+            def("frames")
+        ),
         (d.width, d.height, d.rows, d.cells, d.frames)
     );
     assert_eq!(def("iterations") as u32, d.iterations);

@@ -413,21 +413,34 @@ fn squeezenet_defaults_follow_the_scale_rule() {
 /// concatenation offset, a width or a launch is wrong.
 #[test]
 fn squeezenet_matches_host_reference() {
-    use super::pixel::reference as p;
-    use super::squeezenet::{Dims, FIRE_MULT};
+    use super::squeezenet::Dims;
     let kv = [
         ("image", "35"),
         ("c1", "4"),
         ("squeeze", "2"),
         ("classes", "5"),
     ];
-    let mut w = build("tango-squeezenet", &kv, 7);
     let d = Dims {
         image: 35,
         c1: 4,
         squeeze: 2,
         classes: 5,
     };
+    squeezenet_check(&kv, d, 7);
+}
+
+/// The same check on the registry's default network (slow in a debug build: run with
+/// `--ignored`, preferably `--release`).
+#[test]
+#[ignore]
+fn squeezenet_default_matches_host_reference() {
+    squeezenet_check(&[], super::squeezenet::Dims::scaled_default(), 1);
+}
+
+fn squeezenet_check(kv: &[(&str, &str)], d: super::squeezenet::Dims, seed: u64) {
+    use super::pixel::reference as p;
+    use super::squeezenet::FIRE_MULT;
+    let mut w = build("tango-squeezenet", kv, seed);
     let gi = |w: &ModelWorkload, n: &str| -> Vec<i32> { w.memory().to_vec(obj(w, n)) };
     let gd = |w: &ModelWorkload, n: &str| -> Vec<f64> { w.memory().to_vec(obj(w, n)) };
     let (r, g, b) = (
@@ -447,7 +460,7 @@ fn squeezenet_matches_host_reference() {
     let w1 = gd(&w, "Layer1_Weights_GPU");
     let w10 = gd(&w, "Layer10_Weights_GPU");
     let names = run(&mut w);
-    assert_eq!(names.len(), 2 + 8 * 3 + 2 + 2);
+    assert_eq!(names.len(), 30);
     assert_eq!(names[0], "ExecuteFirstLayer");
     assert_eq!(names[names.len() - 1], "global_pooling");
     let dclose = |a: &[f64], b: &[f64], what: &str| {
@@ -460,10 +473,11 @@ fn squeezenet_matches_host_reference() {
         }
     };
     let [o1, p1, p4, p8] = d.maps().map(|v| v as usize);
-    let a1 = p::first_conv(&r, &g, &b, 35, &w1, 7, 4);
+    let (c1, cl, sq) = (d.c1 as usize, d.classes as usize, d.squeeze as usize);
+    let a1 = p::first_conv(&r, &g, &b, d.image as usize, &w1, 7, c1);
     dclose(&gd(&w, "Layer1_Features"), &a1, "conv1");
-    let mut cur = p::max_pool(&a1, 4, o1);
-    let mut cin = 4;
+    let mut cur = p::max_pool(&a1, c1, o1);
+    let mut cin = c1;
     for (k, m) in FIRE_MULT.iter().enumerate() {
         let id = k + 2;
         let side = match k {
@@ -471,7 +485,7 @@ fn squeezenet_matches_host_reference() {
             3..=6 => p4,
             _ => p8,
         };
-        let (s, e) = (2 * *m as usize, 8 * *m as usize);
+        let (s, e) = (sq * *m as usize, 4 * sq * *m as usize);
         let (sw, e1, e3) = &wts[k];
         let bias = (id == 8).then(|| &sw[s * cin..]);
         let sqz = p::conv1x1(&cur, cin, side * side, sw, s, bias);
@@ -493,17 +507,36 @@ fn squeezenet_matches_host_reference() {
             cur = p::max_pool(&cur, cin, side);
         }
     }
-    // conv10 on the 3 x 3 grid: only the centre is computed
-    let c10 = p::conv1x1(&cur, cin, p8 * p8, &w10, 5, None);
+    // conv10 on the bordered grid: the interior is computed, the border stays zero
+    let c10 = p::conv1x1(&cur, cin, p8 * p8, &w10, cl, None);
     let l10 = gd(&w, "Layer10_Features");
-    for f in 0..5 {
-        assert_eq!(l10[f * 9 + 4], c10[f], "conv10[{f}]");
-        assert_eq!(l10[f * 9], 0.0, "border untouched");
+    let s10 = p8 + 2;
+    for f in 0..cl {
+        for x in 0..s10 {
+            for y in 0..s10 {
+                let v = l10[f * s10 * s10 + x * s10 + y];
+                if x == 0 || y == 0 || x == s10 - 1 || y == s10 - 1 {
+                    assert_eq!(v, 0.0, "border untouched");
+                } else {
+                    assert_eq!(v, c10[f * p8 * p8 + (x - 1) * p8 + y - 1], "conv10[{f}]");
+                }
+            }
+        }
     }
+    // Tango's `j <= side` over-read adds the next row's (border) first element
     let out = gd(&w, "output_GPU");
-    for f in 0..5 {
-        assert!((out[f] - c10[f] / 9.0).abs() < 1e-12, "pool[{f}]");
-    }
+    let host: Vec<f64> = (0..cl)
+        .map(|f| {
+            let mut a = 0f64;
+            for i in 0..s10 {
+                for j in 0..=s10 {
+                    a += l10[f * s10 * s10 + i * s10 + j];
+                }
+            }
+            a / (s10 * s10) as f64
+        })
+        .collect();
+    assert_eq!(out, host, "global pooling");
     assert!(out.iter().any(|&v| v != 0.0), "all-zero output");
 }
 
