@@ -375,19 +375,17 @@ fn resnet_defaults_follow_the_scale_rules() {
     assert_eq!(w.memory().footprint(), d.footprint());
 }
 
-/// The registry defaults of SqueezeNet are rule 1 of scale.rs on Tango's widths.
+/// The registry defaults of SqueezeNet are rule 1 then rule 2 of scale.rs on Tango's widths.
 #[test]
 fn squeezenet_defaults_follow_the_scale_rule() {
     use super::squeezenet::{Dims, PAPER};
     assert!(PAPER.footprint() > crate::scale::FOOTPRINT_CAP_BYTES);
     assert_eq!(PAPER.maps(), [111, 55, 27, 13]);
+    let r1 = Dims::rule1();
+    assert!(r1.footprint() <= crate::scale::FOOTPRINT_CAP_BYTES);
+    assert_eq!((r1.c1, r1.squeeze, r1.classes), (67, 11, 703));
     let d = Dims::scaled_default();
-    eprintln!(
-        "squeezenet: paper {} bytes, default {d:?} {} bytes",
-        PAPER.footprint(),
-        d.footprint()
-    );
-    assert!(d.footprint() <= crate::scale::FOOTPRINT_CAP_BYTES);
+    assert_eq!((d.c1, d.squeeze, d.classes), (33, 5, 351));
     let spec = registry::find("tango-squeezenet").unwrap();
     let def = |n: &str| {
         spec.params
