@@ -129,7 +129,8 @@ pub const MAXR: usize = 22;
 pub const STREL: usize = 25;
 /// `TOP` of find_ellipse.h: the first row of the vessel band.
 pub const TOP: usize = 110;
-/// misc_math.h's `PI`.
+/// misc_math.h's `PI` (the program's own five-digit value, kept for its results).
+#[allow(clippy::approx_constant)]
 const PI: f64 = 3.14159;
 /// `threads_per_block` of the IMGVF kernel and `next_lowest_power_of_two`.
 pub const TPB: u32 = 320;
@@ -428,7 +429,7 @@ pub fn detect(d: &Dims, gicov: &[f32], dilated: &[f32]) -> Vec<(f64, f64)> {
                 continue;
             }
             let gs = g.sqrt();
-            if !(gs < -THRESHOLD || gs > THRESHOLD) {
+            if (-THRESHOLD..=THRESHOLD).contains(&gs) {
                 continue;
             }
             let (x, y) = (ccol as f64, crow as f64 - 40.0);

@@ -276,9 +276,9 @@ impl Kernel for Conv3x3 {
 /// Tango SqueezeNet's `pooling1` / `pooling4` / `pooling8`: 3 x 3 / 2 max pooling of
 /// `channels` maps of side `n`, one thread per *input* pixel (block = rows, grid =
 /// columns); only threads with an odd row and column work, each looping over every channel
-/// (window trimmed at the last row/column, maximum from 0), output `((row - 1) / 2, (col -
-/// 1) / 2)` of an `(n - 1) / 2`-side map. The other threads exit (the compiler drops their
-/// empty channel loop).
+/// (window trimmed at the last row/column, maximum from 0), output pixel
+/// `((row - 1) / 2, (col - 1) / 2)` of an `(n - 1) / 2`-side map. The other threads exit
+/// (the compiler drops their empty channel loop).
 ///
 /// Per thread: entry and the parity tests (4 int, `BRA`); per channel and window element
 /// the bound test (1 int, `BRA`), the address (1 int), `LDG.64`, the compare and select (2
