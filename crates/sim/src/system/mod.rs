@@ -10,6 +10,7 @@
 
 mod kernel;
 mod memory;
+mod ready;
 mod sm;
 mod spaces;
 
@@ -286,6 +287,9 @@ pub(crate) struct Sm {
     /// `warp_exit`, the only places `order` changes), so the scheduler's scan visits the
     /// eligible warps alone and still knows their age.
     pub pos: [u8; 64],
+    /// Ready times of the warp slots by cycle (mirrors `System::wready`, kept by
+    /// `System::set_wready`), so a tick finds the warps ready now without a scan.
+    pub wheel: ready::ReadyWheel,
 }
 
 /// An L2 slice.
@@ -513,6 +517,7 @@ impl System {
             .map(|(node, ghz, l1_sets)| Sm {
                 node: node as u32,
                 clk: Clock::ghz(ghz),
+                wheel: ready::ReadyWheel::new(Clock::ghz(ghz).period),
                 tick_at: Ps::MAX,
                 lsu_free: 0,
                 last: 0,

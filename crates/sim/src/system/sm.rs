@@ -62,7 +62,7 @@ impl System {
                 pc: 0,
                 ..Warp::default()
             };
-            self.wready[base + w] = now;
+            self.set_wready(base + w, now);
             self.warps[base + w].next = self.inst(sm, base + w);
             for p in &mut self.pend[(base + w) * self.maxp..(base + w + 1) * self.maxp] {
                 *p = Pend::default();
@@ -181,9 +181,10 @@ impl System {
         let width = self.cfg.sm.issue_width;
         let mut tried_mshr_stall = false;
         // Candidates as a mask over positions in `order` (oldest first): eligible warps
-        // whose ready time has come. One pass over the compact ready times; `next` is the
-        // earliest time a not-yet-ready eligible warp becomes ready.
-        let (mut cand, mut next) = self.ready_positions(sm, now);
+        // whose ready time has come (from the SM's ready wheel). `next` collects the
+        // earliest time something may change when nothing issues.
+        let mut cand = self.ready_positions(sm, now);
+        let mut next = Ps::MAX;
         for _ in 0..width {
             let n = self.sms[sm].order.len();
             if n == 0 || self.stopped_at.is_some() {
@@ -226,7 +227,7 @@ impl System {
                     }
                     Some(Stall::Until(t)) => {
                         // nothing can change before t: later scans skip the warp cheaply
-                        self.wready[wg] = t;
+                        self.set_wready(wg, t);
                         next = next.min(t);
                         continue;
                     }
@@ -270,7 +271,7 @@ impl System {
             issued += 1;
             if exit {
                 // an exit reorders `order` (and may dispatch a new block): positions moved
-                (cand, _) = self.ready_positions(sm, now);
+                cand = self.ready_positions(sm, now);
             }
         }
         let cyc = self.sms[sm].clk.period;
@@ -286,37 +287,40 @@ impl System {
             } else {
                 self.wake_sm_at_edge(sm, now + cyc);
             }
-        } else if next != Ps::MAX {
-            self.wake_sm(sm, next);
+        } else {
+            // nothing issued, so the eligible set changed in this tick only by parking
+            // warps that were ready: the earliest pending ready time of the eligible warps
+            // is the one the tick began with (rounded up to the cycle edge `wake_sm`
+            // rounds to anyway)
+            let s = &self.sms[sm];
+            next = next.min(s.wheel.next_of(s.eligible));
+            if next != Ps::MAX {
+                self.wake_sm(sm, next);
+            }
         }
         Ok(())
     }
 
     /// The positions in `order` of the eligible warps of SM `sm` that are ready at `now`
-    /// (a bit per position), and the earliest ready time of the eligible warps that are not.
+    /// (a bit per position).
     ///
-    /// Every tick runs this, so it visits only the eligible warps (the set bits of
-    /// `eligible`, each placed at its position in `order` through `Sm::pos`; eligible warps
-    /// are live, hence in `order`) and decides readiness with a mask and a conditional move
-    /// instead of a jump the branch predictor cannot learn. Same answer as walking `order`
-    /// and testing each warp.
+    /// Every tick runs this. The SM's [`super::ready::ReadyWheel`] hands over the slots
+    /// whose ready time has come (no scan of the waiting ones); only those are placed at
+    /// their age position through `Sm::pos` (eligible warps are live, hence in `order`).
+    /// Same answer as walking `order` and testing each warp's `wready`.
     #[inline]
-    fn ready_positions(&self, sm: usize, now: Ps) -> (u64, Ps) {
-        let base = sm * self.max_warps;
-        let s = &self.sms[sm];
-        let ready = &self.wready[base..base + self.max_warps];
-        let (mut mask, mut next) = (0u64, Ps::MAX);
-        let mut el = s.eligible;
+    fn ready_positions(&mut self, sm: usize, now: Ps) -> u64 {
+        let s = &mut self.sms[sm];
+        let mut el = s.wheel.advance(now) & s.eligible;
+        let mut mask = 0u64;
         while el != 0 {
             let w = el.trailing_zeros() as usize;
             el &= el - 1;
             debug_assert_eq!(s.order[s.pos[w] as usize] as usize, w, "Sm::pos is stale");
-            let r = ready[w];
-            let is_ready = r <= now;
-            mask |= (is_ready as u64) << s.pos[w];
-            next = next.min(if is_ready { Ps::MAX } else { r });
+            debug_assert!(self.wready[sm * self.max_warps + w] <= now);
+            mask |= 1u64 << s.pos[w];
         }
-        (mask, next)
+        mask
     }
 
     #[inline]
@@ -367,7 +371,7 @@ impl System {
         self.sms[sm].warp_insts += 1;
         self.warps[wg].pc += 1;
         self.warps[wg].next = self.inst(sm, wg);
-        self.wready[wg] = now + cyc;
+        self.set_wready(wg, now + cyc);
         match inst.class {
             // an EXIT that some lanes take while others go on (traces: predicated or
             // partial exits) ends only those lanes; the warp ends at its last instruction
@@ -404,8 +408,9 @@ impl System {
                 let warp = &mut self.warps[base + w as usize];
                 if warp.live && warp.at_barrier {
                     warp.at_barrier = false;
-                    self.wready[base + w as usize] = now;
-                    if !warp.wait_mem {
+                    let wait_mem = warp.wait_mem;
+                    self.set_wready(base + w as usize, now);
+                    if !wait_mem {
                         self.sms[sm].eligible |= 1u64 << w;
                     }
                 }
