@@ -226,6 +226,11 @@ pub(crate) struct Warp {
     /// last outstanding load becomes usable. Together with `mem_wait` it answers "wait for
     /// every outstanding load" (`REG_ALL`) without scanning the slots.
     pub ready_max: Ps,
+    /// The scoreboard's settled verdict on `next`: stalled until this time, free from it
+    /// on (`Ps::MAX`: not settled, check). Set by `System::precheck` at issue when nothing
+    /// of the warp waits for memory; reset by every issue. Code that changes a warp's
+    /// scoreboard outside its own issue must reset it to `Ps::MAX`.
+    pub free_from: Ps,
 }
 
 /// A scoreboard entry: one outstanding load instruction of a warp.

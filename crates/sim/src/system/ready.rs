@@ -19,13 +19,15 @@ use super::System;
 use locus_engine::Ps;
 
 impl System {
-    /// Set warp `wg`'s ready time to `t`: the scheduler skips it until then. Every write
-    /// of `System::wready` goes through here so the SM's [`ReadyWheel`] mirrors it.
+    /// Set the ready time of warp `wg` (a warp of SM `sm`) to `t`: the scheduler skips
+    /// it until then. Every write of `System::wready` goes through here so the SM's
+    /// [`ReadyWheel`] mirrors it (`sm` is passed, not divided out of `wg`: this runs
+    /// several times per issued instruction).
     #[inline]
-    pub(crate) fn set_wready(&mut self, wg: usize, t: Ps) {
+    pub(crate) fn set_wready(&mut self, sm: usize, wg: usize, t: Ps) {
+        debug_assert_eq!(wg / self.max_warps, sm);
         self.wready[wg] = t;
-        let (sm, w) = (wg / self.max_warps, wg % self.max_warps);
-        self.sms[sm].wheel.set(w, t);
+        self.sms[sm].wheel.set(wg - sm * self.max_warps, t);
     }
 }
 

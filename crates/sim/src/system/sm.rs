@@ -60,9 +60,10 @@ impl System {
                 block_slot: slot as u16,
                 wib: wib as u16,
                 pc: 0,
+                free_from: Ps::MAX,
                 ..Warp::default()
             };
-            self.set_wready(base + w, now);
+            self.set_wready(sm, base + w, now);
             self.warps[base + w].next = self.inst(sm, base + w);
             for p in &mut self.pend[(base + w) * self.maxp..(base + w + 1) * self.maxp] {
                 *p = Pend::default();
@@ -220,14 +221,21 @@ impl System {
                 let w = self.sms[sm].order[i] as usize;
                 let wg = base + w;
                 let inst = self.warps[wg].next;
-                match self.stall(wg, &inst, now) {
+                // a warp whose scoreboard verdict was settled at its last issue (see
+                // `precheck`) reads it instead of checking the scoreboard again
+                let stall = match self.warps[wg].free_from {
+                    Ps::MAX => self.stall(wg, &inst, now),
+                    x if now >= x => None,
+                    x => Some(Stall::Until(x)),
+                };
+                match stall {
                     Some(Stall::Mem) => {
                         self.park(wg);
                         continue;
                     }
                     Some(Stall::Until(t)) => {
                         // nothing can change before t: later scans skip the warp cheaply
-                        self.set_wready(wg, t);
+                        self.set_wready(sm, wg, t);
                         next = next.min(t);
                         continue;
                     }
@@ -370,8 +378,9 @@ impl System {
         self.c.warp_insts_by_class[inst.class as usize] += 1;
         self.sms[sm].warp_insts += 1;
         self.warps[wg].pc += 1;
+        self.warps[wg].free_from = Ps::MAX;
         self.warps[wg].next = self.inst(sm, wg);
-        self.set_wready(wg, now + cyc);
+        self.set_wready(sm, wg, now + cyc);
         match inst.class {
             // an EXIT that some lanes take while others go on (traces: predicated or
             // partial exits) ends only those lanes; the warp ends at its last instruction
@@ -394,7 +403,41 @@ impl System {
                 }
             }
         }
+        self.precheck(wg, now + cyc);
         Ok(())
+    }
+
+    /// Settle, right after warp `wg` issued, the scoreboard's verdict on its next
+    /// instruction for the rest of time when it no longer depends on memory, so the
+    /// scheduler's examinations of the warp read it instead of checking again (most
+    /// instructions were checked twice: once too early, stalled on an ALU result, and once
+    /// when it was ready).
+    ///
+    /// Exact: with no load of the warp waiting for memory (`mem_wait == 0`), everything
+    /// [`System::stall`] reads is frozen until the warp issues again (ALU result times,
+    /// the scoreboard slots' `ready_at`, `ready_max`: only the warp's own issue writes
+    /// them, and a response touches only slots still waiting for memory). So `stall` at
+    /// any `T >= t` answers `Until(x)` for `T < x` and `None` from `x` on, where `x` is
+    /// its answer at `t` (`t` itself when that is `None`): each term it takes the maximum
+    /// of is a fixed time counted only while it is later than `T`, and the all-slots-busy
+    /// term only while `T` is below every slot's time. The warp's ready time is left at
+    /// `t` (the first cycle it may issue, so no examination comes earlier) and every
+    /// examination happens as before: the order of the SM's tick events, which decides
+    /// ties with other events at the same time, does not change. `Warp::free_from`
+    /// holds `x` (reset on every issue).
+    #[inline]
+    fn precheck(&mut self, wg: usize, t: Ps) {
+        let w = &self.warps[wg];
+        if w.mem_wait != 0 || !w.live {
+            return;
+        }
+        let next = w.next;
+        self.warps[wg].free_from = match self.stall(wg, &next, t) {
+            None => t,
+            Some(Stall::Until(x)) => x,
+            // (cannot happen with `mem_wait == 0`; left to the scheduler's check)
+            Some(Stall::Mem) => Ps::MAX,
+        };
     }
 
     fn check_barrier(&mut self, sm: usize, bs: usize) {
@@ -409,7 +452,7 @@ impl System {
                 if warp.live && warp.at_barrier {
                     warp.at_barrier = false;
                     let wait_mem = warp.wait_mem;
-                    self.set_wready(base + w as usize, now);
+                    self.set_wready(sm, base + w as usize, now);
                     if !wait_mem {
                         self.sms[sm].eligible |= 1u64 << w;
                     }
