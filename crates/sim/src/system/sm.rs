@@ -432,6 +432,22 @@ impl System {
             return;
         }
         let next = w.next;
+        if w.ready_max <= t {
+            // every load's result is usable by `t`: `stall` would read the ALU results
+            // alone (its `loads_idle` case), so answer with their latest time directly
+            let mut x = t;
+            for &s in &next.srcs {
+                if s != 0 && s != REG_ALL {
+                    for &(r, at) in &w.alu {
+                        if r == s {
+                            x = x.max(at);
+                        }
+                    }
+                }
+            }
+            self.warps[wg].free_from = x;
+            return;
+        }
         self.warps[wg].free_from = match self.stall(wg, &next, t) {
             None => t,
             Some(Stall::Until(x)) => x,
