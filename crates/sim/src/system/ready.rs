@@ -218,7 +218,11 @@ mod tests {
             };
             let ready = wh.advance(now);
             let mask = rnd();
-            assert_eq!((ready, wh.next_of(mask)), naive(&ts, now, mask, p), "step {step}");
+            assert_eq!(
+                (ready, wh.next_of(mask)),
+                naive(&ts, now, mask, p),
+                "step {step}"
+            );
             for _ in 0..(rnd() % 4) {
                 let w = (rnd() % 64) as usize;
                 let r = rnd();
@@ -233,7 +237,11 @@ mod tests {
                 ts[w] = t;
             }
             let ready = wh.advance(now);
-            assert_eq!((ready, wh.next_of(mask)), naive(&ts, now, mask, p), "step {step} after set");
+            assert_eq!(
+                (ready, wh.next_of(mask)),
+                naive(&ts, now, mask, p),
+                "step {step} after set"
+            );
         }
     }
 }
