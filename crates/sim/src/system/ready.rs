@@ -29,6 +29,17 @@ impl System {
         self.wready[wg] = t;
         self.sms[sm].wheel.set(wg - sm * self.max_warps, t);
     }
+
+    /// [`System::set_wready`] for a warp of SM `sm` that the running tick found ready
+    /// (a candidate: its bit is in the wheel's ready mask): the same update without
+    /// looking for where the warp was filed. The scheduler calls this on every issue and
+    /// every deferral.
+    #[inline]
+    pub(crate) fn defer_ready_warp(&mut self, sm: usize, wg: usize, t: Ps) {
+        debug_assert_eq!(wg / self.max_warps, sm);
+        self.wready[wg] = t;
+        self.sms[sm].wheel.defer(wg - sm * self.max_warps, t);
+    }
 }
 
 /// Ready times of the (up to 64) warp slots of one SM, bucketed by SM cycle.
@@ -82,6 +93,21 @@ impl ReadyWheel {
                 self.occ &= !(1u64 << i);
             }
         }
+        self.file(w, t);
+    }
+
+    /// [`ReadyWheel::set`] for a slot that is in the ready mask now.
+    #[inline]
+    pub fn defer(&mut self, w: usize, t: Ps) {
+        debug_assert!(self.ready & (1u64 << w) != 0, "slot {w} is not ready");
+        self.ready &= !(1u64 << w);
+        self.file(w, t);
+    }
+
+    /// File slot `w` (in no set now) under the cycle of time `t`.
+    #[inline]
+    fn file(&mut self, w: usize, t: Ps) {
+        let bit = 1u64 << w;
         // the common case (an issue: ready one cycle after the current edge) skips the
         // division
         let c = if t == (self.cur + 1) * self.period {
@@ -233,7 +259,12 @@ mod tests {
                     3 => now + r % 100_000,
                     _ => now + (r % 20) * p,
                 };
-                wh.set(w, t);
+                // a ready slot may go through `defer` (what the scheduler uses)
+                if wh.ready & (1u64 << w) != 0 && r % 3 == 0 {
+                    wh.defer(w, t);
+                } else {
+                    wh.set(w, t);
+                }
                 ts[w] = t;
             }
             let ready = wh.advance(now);

@@ -235,7 +235,7 @@ impl System {
                     }
                     Some(Stall::Until(t)) => {
                         // nothing can change before t: later scans skip the warp cheaply
-                        self.set_wready(sm, wg, t);
+                        self.defer_ready_warp(sm, wg, t);
                         next = next.min(t);
                         continue;
                     }
@@ -380,7 +380,8 @@ impl System {
         self.warps[wg].pc += 1;
         self.warps[wg].free_from = Ps::MAX;
         self.warps[wg].next = self.inst(sm, wg);
-        self.set_wready(sm, wg, now + cyc);
+        // the warp was a candidate of this tick, so the wheel has it as ready
+        self.defer_ready_warp(sm, wg, now + cyc);
         match inst.class {
             // an EXIT that some lanes take while others go on (traces: predicated or
             // partial exits) ends only those lanes; the warp ends at its last instruction
