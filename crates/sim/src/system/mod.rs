@@ -10,6 +10,7 @@
 
 mod kernel;
 mod memory;
+mod ready;
 mod sm;
 mod spaces;
 
@@ -225,6 +226,11 @@ pub(crate) struct Warp {
     /// last outstanding load becomes usable. Together with `mem_wait` it answers "wait for
     /// every outstanding load" (`REG_ALL`) without scanning the slots.
     pub ready_max: Ps,
+    /// The scoreboard's settled verdict on `next`: stalled until this time, free from it
+    /// on (`Ps::MAX`: not settled, check). Set by `System::precheck` at issue when nothing
+    /// of the warp waits for memory; reset by every issue. Code that changes a warp's
+    /// scoreboard outside its own issue must reset it to `Ps::MAX`.
+    pub free_from: Ps,
 }
 
 /// A scoreboard entry: one outstanding load instruction of a warp.
@@ -286,6 +292,9 @@ pub(crate) struct Sm {
     /// `warp_exit`, the only places `order` changes), so the scheduler's scan visits the
     /// eligible warps alone and still knows their age.
     pub pos: [u8; 64],
+    /// Ready times of the warp slots by cycle (mirrors `System::wready`, kept by
+    /// `System::set_wready`), so a tick finds the warps ready now without a scan.
+    pub wheel: ready::ReadyWheel,
 }
 
 /// An L2 slice.
@@ -513,6 +522,7 @@ impl System {
             .map(|(node, ghz, l1_sets)| Sm {
                 node: node as u32,
                 clk: Clock::ghz(ghz),
+                wheel: ready::ReadyWheel::new(Clock::ghz(ghz).period),
                 tick_at: Ps::MAX,
                 lsu_free: 0,
                 last: 0,

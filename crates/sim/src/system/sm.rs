@@ -60,9 +60,10 @@ impl System {
                 block_slot: slot as u16,
                 wib: wib as u16,
                 pc: 0,
+                free_from: Ps::MAX,
                 ..Warp::default()
             };
-            self.wready[base + w] = now;
+            self.set_wready(sm, base + w, now);
             self.warps[base + w].next = self.inst(sm, base + w);
             for p in &mut self.pend[(base + w) * self.maxp..(base + w + 1) * self.maxp] {
                 *p = Pend::default();
@@ -181,9 +182,10 @@ impl System {
         let width = self.cfg.sm.issue_width;
         let mut tried_mshr_stall = false;
         // Candidates as a mask over positions in `order` (oldest first): eligible warps
-        // whose ready time has come. One pass over the compact ready times; `next` is the
-        // earliest time a not-yet-ready eligible warp becomes ready.
-        let (mut cand, mut next) = self.ready_positions(sm, now);
+        // whose ready time has come (from the SM's ready wheel). `next` collects the
+        // earliest time something may change when nothing issues.
+        let mut cand = self.ready_positions(sm, now);
+        let mut next = Ps::MAX;
         for _ in 0..width {
             let n = self.sms[sm].order.len();
             if n == 0 || self.stopped_at.is_some() {
@@ -219,14 +221,21 @@ impl System {
                 let w = self.sms[sm].order[i] as usize;
                 let wg = base + w;
                 let inst = self.warps[wg].next;
-                match self.stall(wg, &inst, now) {
+                // a warp whose scoreboard verdict was settled at its last issue (see
+                // `precheck`) reads it instead of checking the scoreboard again
+                let stall = match self.warps[wg].free_from {
+                    Ps::MAX => self.stall(wg, &inst, now),
+                    x if now >= x => None,
+                    x => Some(Stall::Until(x)),
+                };
+                match stall {
                     Some(Stall::Mem) => {
                         self.park(wg);
                         continue;
                     }
                     Some(Stall::Until(t)) => {
                         // nothing can change before t: later scans skip the warp cheaply
-                        self.wready[wg] = t;
+                        self.defer_ready_warp(sm, wg, t);
                         next = next.min(t);
                         continue;
                     }
@@ -270,7 +279,7 @@ impl System {
             issued += 1;
             if exit {
                 // an exit reorders `order` (and may dispatch a new block): positions moved
-                (cand, _) = self.ready_positions(sm, now);
+                cand = self.ready_positions(sm, now);
             }
         }
         let cyc = self.sms[sm].clk.period;
@@ -286,37 +295,40 @@ impl System {
             } else {
                 self.wake_sm_at_edge(sm, now + cyc);
             }
-        } else if next != Ps::MAX {
-            self.wake_sm(sm, next);
+        } else {
+            // nothing issued, so the eligible set changed in this tick only by parking
+            // warps that were ready: the earliest pending ready time of the eligible warps
+            // is the one the tick began with (rounded up to the cycle edge `wake_sm`
+            // rounds to anyway)
+            let s = &self.sms[sm];
+            next = next.min(s.wheel.next_of(s.eligible));
+            if next != Ps::MAX {
+                self.wake_sm(sm, next);
+            }
         }
         Ok(())
     }
 
     /// The positions in `order` of the eligible warps of SM `sm` that are ready at `now`
-    /// (a bit per position), and the earliest ready time of the eligible warps that are not.
+    /// (a bit per position).
     ///
-    /// Every tick runs this, so it visits only the eligible warps (the set bits of
-    /// `eligible`, each placed at its position in `order` through `Sm::pos`; eligible warps
-    /// are live, hence in `order`) and decides readiness with a mask and a conditional move
-    /// instead of a jump the branch predictor cannot learn. Same answer as walking `order`
-    /// and testing each warp.
+    /// Every tick runs this. The SM's [`super::ready::ReadyWheel`] hands over the slots
+    /// whose ready time has come (no scan of the waiting ones); only those are placed at
+    /// their age position through `Sm::pos` (eligible warps are live, hence in `order`).
+    /// Same answer as walking `order` and testing each warp's `wready`.
     #[inline]
-    fn ready_positions(&self, sm: usize, now: Ps) -> (u64, Ps) {
-        let base = sm * self.max_warps;
-        let s = &self.sms[sm];
-        let ready = &self.wready[base..base + self.max_warps];
-        let (mut mask, mut next) = (0u64, Ps::MAX);
-        let mut el = s.eligible;
+    fn ready_positions(&mut self, sm: usize, now: Ps) -> u64 {
+        let s = &mut self.sms[sm];
+        let mut el = s.wheel.advance(now) & s.eligible;
+        let mut mask = 0u64;
         while el != 0 {
             let w = el.trailing_zeros() as usize;
             el &= el - 1;
             debug_assert_eq!(s.order[s.pos[w] as usize] as usize, w, "Sm::pos is stale");
-            let r = ready[w];
-            let is_ready = r <= now;
-            mask |= (is_ready as u64) << s.pos[w];
-            next = next.min(if is_ready { Ps::MAX } else { r });
+            debug_assert!(self.wready[sm * self.max_warps + w] <= now);
+            mask |= 1u64 << s.pos[w];
         }
-        (mask, next)
+        mask
     }
 
     #[inline]
@@ -366,8 +378,10 @@ impl System {
         self.c.warp_insts_by_class[inst.class as usize] += 1;
         self.sms[sm].warp_insts += 1;
         self.warps[wg].pc += 1;
+        self.warps[wg].free_from = Ps::MAX;
         self.warps[wg].next = self.inst(sm, wg);
-        self.wready[wg] = now + cyc;
+        // the warp was a candidate of this tick, so the wheel has it as ready
+        self.defer_ready_warp(sm, wg, now + cyc);
         match inst.class {
             // an EXIT that some lanes take while others go on (traces: predicated or
             // partial exits) ends only those lanes; the warp ends at its last instruction
@@ -390,7 +404,57 @@ impl System {
                 }
             }
         }
+        self.precheck(wg, now + cyc);
         Ok(())
+    }
+
+    /// Settle, right after warp `wg` issued, the scoreboard's verdict on its next
+    /// instruction for the rest of time when it no longer depends on memory, so the
+    /// scheduler's examinations of the warp read it instead of checking again (most
+    /// instructions were checked twice: once too early, stalled on an ALU result, and once
+    /// when it was ready).
+    ///
+    /// Exact: with no load of the warp waiting for memory (`mem_wait == 0`), everything
+    /// [`System::stall`] reads is frozen until the warp issues again (ALU result times,
+    /// the scoreboard slots' `ready_at`, `ready_max`: only the warp's own issue writes
+    /// them, and a response touches only slots still waiting for memory). So `stall` at
+    /// any `T >= t` answers `Until(x)` for `T < x` and `None` from `x` on, where `x` is
+    /// its answer at `t` (`t` itself when that is `None`): each term it takes the maximum
+    /// of is a fixed time counted only while it is later than `T`, and the all-slots-busy
+    /// term only while `T` is below every slot's time. The warp's ready time is left at
+    /// `t` (the first cycle it may issue, so no examination comes earlier) and every
+    /// examination happens as before: the order of the SM's tick events, which decides
+    /// ties with other events at the same time, does not change. `Warp::free_from`
+    /// holds `x` (reset on every issue).
+    #[inline]
+    fn precheck(&mut self, wg: usize, t: Ps) {
+        let w = &self.warps[wg];
+        if w.mem_wait != 0 || !w.live {
+            return;
+        }
+        let next = w.next;
+        if w.ready_max <= t {
+            // every load's result is usable by `t`: `stall` would read the ALU results
+            // alone (its `loads_idle` case), so answer with their latest time directly
+            let mut x = t;
+            for &s in &next.srcs {
+                if s != 0 && s != REG_ALL {
+                    for &(r, at) in &w.alu {
+                        if r == s {
+                            x = x.max(at);
+                        }
+                    }
+                }
+            }
+            self.warps[wg].free_from = x;
+            return;
+        }
+        self.warps[wg].free_from = match self.stall(wg, &next, t) {
+            None => t,
+            Some(Stall::Until(x)) => x,
+            // (cannot happen with `mem_wait == 0`; left to the scheduler's check)
+            Some(Stall::Mem) => Ps::MAX,
+        };
     }
 
     fn check_barrier(&mut self, sm: usize, bs: usize) {
@@ -404,8 +468,9 @@ impl System {
                 let warp = &mut self.warps[base + w as usize];
                 if warp.live && warp.at_barrier {
                     warp.at_barrier = false;
-                    self.wready[base + w as usize] = now;
-                    if !warp.wait_mem {
+                    let wait_mem = warp.wait_mem;
+                    self.set_wready(sm, base + w as usize, now);
+                    if !wait_mem {
                         self.sms[sm].eligible |= 1u64 << w;
                     }
                 }

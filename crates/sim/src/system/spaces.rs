@@ -375,7 +375,7 @@ impl System {
         if let Some(st) = self.spaces.as_mut() {
             st.issue_free[sm] = st.issue_free[sm].max(free);
         }
-        self.wready[wg] = self.wready[wg].max(free);
+        self.set_wready(sm, wg, self.wready[wg].max(free));
     }
 
     /// When SM `sm` may issue again after replays (0 when the spaces are off).
