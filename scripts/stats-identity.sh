@@ -1,5 +1,7 @@
 #!/bin/bash
-# usage: cmp.sh OLD NEW  -- compares stats JSON (minus host section) on several runs
+# usage: scripts/stats-identity.sh OLD_LOCUS NEW_LOCUS
+# Speed changes must leave every statistic bit-identical: this runs ten configurations with
+# both binaries and compares stats JSON (minus host section) on several runs
 OLD=$1; NEW=$2; fail=0
 run() { # name args...
   n=$1; shift
@@ -21,5 +23,5 @@ run sad -p single-gpu -w sad
 run mm -p h100 -w mm
 run lrr -p coda-4gpu -w spmv --set sm.warp_scheduler=lrr
 run dir -p coda-4gpu -w bfs --param scale=12 --set coherence.protocol=directory --set l2.write_policy_remote=write-through
-run trace -p coda-4gpu --trace /work/shared/traces/vectoradd
+run trace -p coda-4gpu --trace ../shared/traces/vectoradd
 run matmul -p coda-4gpu-coda -w matmul
