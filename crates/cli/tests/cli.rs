@@ -508,9 +508,14 @@ fn repro_rec_quick_report_passes_its_audit() {
         "Fig. 5:",
         "Fig. 11:",
         "Fig. 12:",
+        "Fig. 17(b):",
         "Fig. 19:",
+        "Fig. 20:",
+        "Fig. 21:",
         "Fig. 22:",
         "Fig. 23:",
+        "Fig. 24:",
+        "The cap's effect",
         "Table 1:",
         "+32.7%",
     ] {
@@ -530,6 +535,10 @@ fn repro_rec_quick_report_passes_its_audit() {
         "figures/rec-fig12-histogram.png",
         "figures/rec-fig22-gpus.svg",
         "figures/rec-fig23-nvidia.png",
+        "figures/rec-fig17b-entries.png",
+        "figures/rec-fig20-bandwidth.svg",
+        "figures/rec-fig21-sas.png",
+        "figures/rec-fig24-dnn.png",
         "fig12_histogram.csv",
         "runs.csv",
         "verdicts.csv",
@@ -541,9 +550,10 @@ fn repro_rec_quick_report_passes_its_audit() {
             "{f} missing"
         );
     }
-    // one row per run: 7 configurations + 21 sweep points on the one benchmark
+    // one row per run: 7 configurations + 33 sweep points on the one benchmark (no DNN
+    // runs and no cap check with --quick)
     let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
-    assert_eq!(runs.lines().count(), 1 + 7 + 21);
+    assert_eq!(runs.lines().count(), 1 + 7 + 33);
     let _ = std::fs::remove_dir_all(&d);
 }
 

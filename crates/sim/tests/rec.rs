@@ -214,6 +214,69 @@ fn rec_coalesces_and_evicts_less_than_the_line_directory() {
     assert!(dr.coalesced_mean > 2.0, "rec mean {}", dr.coalesced_mean);
 }
 
+/// Every block reads the first `SPAN_LINES` lines of `a` once, one line per thread and
+/// instruction (a home's worth of pages under `chunked` placement on 4 nodes).
+struct Span {
+    a: ObjId,
+}
+const SPAN_LINES: u64 = 1024;
+impl Kernel for Span {
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: "span".into(),
+            grid: Dim3::x(4),
+            block: Dim3::x(32),
+            regs_per_thread: 16,
+            smem_per_block: 0,
+        }
+    }
+    fn thread(&self, t: &mut Thread<'_>, _p: u32) {
+        let lane = t.local_id();
+        for k in 0..SPAN_LINES / 32 {
+            // 16 u32 per 64 B line
+            let _: u32 = t.ld(self.a, (k * 32 + lane) * 16);
+        }
+    }
+}
+
+/// A home's directory indexes its sets with the home's local addresses (rec.md §2.1: the
+/// physical address space is partitioned among the GPUs; §6.5: set = address mod sets).
+/// Locus interleaves physical pages over the nodes, so the global line bits just above the
+/// page offset name the home; a directory indexed with them uses 1/N of its sets. Here
+/// three GPUs read 1024 lines (16 pages, all homed at GPU 0) into directories of exactly
+/// that reach (1024 line entries, 256 HMG entries, 64 REC entries; 8-way): indexed
+/// locally every entry fills and nothing is evicted, indexed globally half the sets take
+/// all the entries and hundreds are evicted.
+#[test]
+fn the_directory_indexes_with_home_local_addresses() {
+    for (kind, entries) in [("line-fifo", 1024), ("hmg", 256), ("rec", 64)] {
+        let k = format!("directory.kind={kind}");
+        let e = format!("directory.entries={entries}");
+        let c = cfg(
+            "rec-4gpu",
+            &["system.sms_per_node=4", "placement.policy=chunked", &k, &e],
+        );
+        let mut m = Memory::new();
+        // 4 chunks of 64 KB: chunk 0 (the lines read) on GPU 0
+        let a = m.alloc::<u32>("a", 4 * SPAN_LINES * 16, false);
+        let mut w = ModelWorkload::new("span", m, Box::new(Once(Some(Box::new(Span { a })))));
+        let r = System::new(&c).run(&mut w, &mut |_| {}).unwrap();
+        let d = r.sim.coherence.unwrap().directory.unwrap();
+        assert_eq!(d.evictions, 0, "{kind}: the lines fit the directory");
+        assert_eq!(
+            d.entries, entries,
+            "{kind}: every set of GPU 0's directory in use"
+        );
+    }
+}
+
+struct Once(Option<Box<dyn Kernel>>);
+impl Host for Once {
+    fn next_kernel(&mut self, _m: &mut Memory) -> Option<Box<dyn Kernel>> {
+        self.0.take()
+    }
+}
+
 /// Equal configuration and workload give byte-identical statistics with every directory.
 #[test]
 fn directory_runs_are_deterministic() {

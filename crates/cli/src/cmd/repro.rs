@@ -8,9 +8,9 @@ use std::path::PathBuf;
 pub enum ReproCmd {
     /// CODA (Kim et al., TACO 2018): Figs. 5, 9, 10, 11, 12, 14, 15 and migration.
     Coda(ReproArgs),
-    /// REC (Ko et al., JSA 2025): Figs. 1, 4-7, 11-19, 22, 23 and Table 1 on rec-4gpu
-    /// (baseline, 2x, HMG, REC, ideal, caching schemes, sensitivity sweeps), claims declared
-    /// before the runs, Markdown report and figures.
+    /// REC (Ko et al., JSA 2025): Figs. 1, 4-7, 11-24 and Table 1 on rec-4gpu
+    /// (baseline, 2x, HMG, REC, ideal, caching schemes, sensitivity sweeps, DNN stand-ins),
+    /// claims declared before the runs, Markdown report and figures.
     Rec(RecArgs),
 }
 
@@ -27,8 +27,10 @@ pub struct RecArgs {
     /// Comma-separated workloads instead of REC's 12 (e.g. --workloads mm,spmv).
     #[arg(long)]
     pub workloads: Option<String>,
-    /// Stop every run at this many warp instructions (`run.max_warp_insts`); default
-    /// 1000000 with --quick, 1500000 without (the full inputs do not fit 30 minutes).
+    /// Stop every run at this many warp instructions (`run.max_warp_insts`; the first
+    /// benchmark's baseline and REC also run to the end, so the report shows the cap's
+    /// effect). Default: 1000000 with --quick; none without (every run to its end, as
+    /// the paper's: hours on 2 cores; e.g. 1500000 fits about half an hour).
     #[arg(long)]
     pub warp_insts: Option<u64>,
     /// Simulations run at once (default: all cores).

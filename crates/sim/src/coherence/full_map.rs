@@ -29,13 +29,13 @@ impl FullMap {
 }
 
 impl DirectoryOrg for FullMap {
-    fn read(&mut self, line: u64, node: u32, _out: &mut Vec<Inval>) {
+    fn read(&mut self, line: u64, _idx: u64, node: u32, _out: &mut Vec<Inval>) {
         if node != self.home {
             *self.sharers.entry(line).or_insert(0) |= 1u64 << node;
         }
     }
 
-    fn write(&mut self, line: u64, writer: Option<u32>, out: &mut Vec<Inval>) {
+    fn write(&mut self, line: u64, _idx: u64, writer: Option<u32>, out: &mut Vec<Inval>) {
         let keep = match writer {
             Some(w) if w != self.home => 1u64 << w,
             _ => 0,
@@ -68,13 +68,13 @@ mod tests {
     fn reads_add_sharers_and_writes_invalidate_all_but_the_writer() {
         let mut d = FullMap::new(0);
         let mut out = Vec::new();
-        d.read(5, 1, &mut out);
-        d.read(5, 3, &mut out);
-        d.read(5, 0, &mut out); // the home is never its own sharer
-        d.read(6, 2, &mut out);
+        d.read(5, 5, 1, &mut out);
+        d.read(5, 5, 3, &mut out);
+        d.read(5, 5, 0, &mut out); // the home is never its own sharer
+        d.read(6, 6, 2, &mut out);
         assert!(out.is_empty(), "an unbounded directory never evicts");
         assert_eq!(d.sharers(5), 0b1010);
-        d.write(5, Some(3), &mut out);
+        d.write(5, 5, Some(3), &mut out);
         assert_eq!(
             out,
             vec![Inval {
@@ -85,14 +85,14 @@ mod tests {
         );
         assert_eq!(d.sharers(5), 0b1000, "the writer stays a sharer");
         out.clear();
-        d.write(5, None, &mut out);
+        d.write(5, 5, None, &mut out);
         assert_eq!(
             out[0].sharers, 0b1000,
             "an atomic invalidates even the issuer"
         );
         assert_eq!(d.sharers(5), 0);
         out.clear();
-        d.write(7, None, &mut out);
+        d.write(7, 7, None, &mut out);
         assert!(out.is_empty(), "untracked line: nothing to invalidate");
         assert_eq!(d.entries(), 1, "only line 6 is tracked");
         assert_eq!(d.sharers(6), 0b0100, "other lines untouched");

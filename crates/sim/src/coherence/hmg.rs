@@ -35,9 +35,12 @@ impl Hmg {
             hist: [0; LINES as usize + 1],
         }
     }
-    /// The sharer mask recorded for `line`'s region (0 when untracked).
+    /// The sharer mask recorded for `line`'s region (0 when untracked; inspection, scans
+    /// every slot).
     pub fn sharers(&self, line: u64) -> u64 {
-        self.table.find(line / LINES).map_or(0, |s| self.sharers[s])
+        self.table
+            .find_any(line / LINES)
+            .map_or(0, |s| self.sharers[s])
     }
     /// Invalidate every line of region `region` at `mask`: the line `written` (if in the
     /// region) with cause `Write`, the others with `other`.
@@ -51,8 +54,8 @@ impl Hmg {
             });
         }
     }
-    fn allocate(&mut self, line: u64, mask: u64, out: &mut Vec<Inval>) {
-        let (slot, old) = self.table.allocate(line / LINES);
+    fn allocate(&mut self, line: u64, idx: u64, mask: u64, out: &mut Vec<Inval>) {
+        let (slot, old) = self.table.allocate(line / LINES, idx / LINES);
         if old != SetTable::EMPTY {
             self.hist[self.touched[slot].count_ones() as usize] += 1;
             if self.sharers[slot] != 0 {
@@ -65,25 +68,25 @@ impl Hmg {
 }
 
 impl DirectoryOrg for Hmg {
-    fn read(&mut self, line: u64, node: u32, out: &mut Vec<Inval>) {
+    fn read(&mut self, line: u64, idx: u64, node: u32, out: &mut Vec<Inval>) {
         if node == self.home {
             return;
         }
-        match self.table.find(line / LINES) {
+        match self.table.find(line / LINES, idx / LINES) {
             Some(s) => {
                 self.sharers[s] |= bit(node);
                 self.touched[s] |= 1 << (line % LINES);
             }
-            None => self.allocate(line, bit(node), out),
+            None => self.allocate(line, idx, bit(node), out),
         }
     }
 
-    fn write(&mut self, line: u64, writer: Option<u32>, out: &mut Vec<Inval>) {
+    fn write(&mut self, line: u64, idx: u64, writer: Option<u32>, out: &mut Vec<Inval>) {
         let keep = match writer {
             Some(w) if w != self.home => bit(w),
             _ => 0,
         };
-        match self.table.find(line / LINES) {
+        match self.table.find(line / LINES, idx / LINES) {
             Some(s) => {
                 let inv = self.sharers[s] & !keep;
                 if inv != 0 {
@@ -97,13 +100,16 @@ impl DirectoryOrg for Hmg {
                     self.touched[s] |= 1 << (line % LINES);
                 }
             }
-            None if keep != 0 => self.allocate(line, keep, out),
+            None if keep != 0 => self.allocate(line, idx, keep, out),
             None => {}
         }
     }
 
     fn entries(&self) -> u64 {
         self.table.used()
+    }
+    fn entry_lines(&self) -> u64 {
+        LINES
     }
     fn capacity(&self) -> u64 {
         self.table.capacity()
@@ -127,10 +133,10 @@ mod tests {
     fn a_write_invalidates_all_four_lines_at_every_sharer() {
         let mut d = Hmg::new(0, 8, 8);
         let mut out = Vec::new();
-        d.read(0, 1, &mut out);
-        d.read(1, 2, &mut out);
+        d.read(0, 0, 1, &mut out);
+        d.read(1, 1, 2, &mut out);
         assert_eq!(d.entries(), 1, "one entry covers the region");
-        d.write(1, None, &mut out);
+        d.write(1, 1, None, &mut out);
         assert_eq!(out.len(), 4);
         for (i, v) in out.iter().enumerate() {
             assert_eq!(v.line, i as u64);
@@ -149,9 +155,9 @@ mod tests {
     fn eviction_invalidates_the_whole_region() {
         let mut d = Hmg::new(0, 1, 1);
         let mut out = Vec::new();
-        d.read(5, 3, &mut out);
-        d.read(6, 3, &mut out);
-        d.read(9, 1, &mut out); // region 2 evicts region 1
+        d.read(5, 5, 3, &mut out);
+        d.read(6, 6, 3, &mut out);
+        d.read(9, 9, 1, &mut out); // region 2 evicts region 1
         assert_eq!(out.len(), 4);
         assert!(out
             .iter()

@@ -30,14 +30,14 @@ impl LineFifo {
             hist: [0; 2],
         }
     }
-    /// The sharer mask of `line` (0 when untracked).
+    /// The sharer mask of `line` (0 when untracked; inspection, scans every slot).
     pub fn sharers(&self, line: u64) -> u64 {
-        self.table.find(line).map_or(0, |s| self.sharers[s])
+        self.table.find_any(line).map_or(0, |s| self.sharers[s])
     }
-    /// Allocate an entry for `line` with sharers `mask`, evicting (and invalidating) a
-    /// victim if the set is full.
-    fn allocate(&mut self, line: u64, mask: u64, out: &mut Vec<Inval>) {
-        let (slot, old) = self.table.allocate(line);
+    /// Allocate an entry for `line` (set index `idx`) with sharers `mask`, evicting (and
+    /// invalidating) a victim if the set is full.
+    fn allocate(&mut self, line: u64, idx: u64, mask: u64, out: &mut Vec<Inval>) {
+        let (slot, old) = self.table.allocate(line, idx);
         if old != SetTable::EMPTY {
             self.hist[1] += 1;
             if self.sharers[slot] != 0 {
@@ -53,22 +53,22 @@ impl LineFifo {
 }
 
 impl DirectoryOrg for LineFifo {
-    fn read(&mut self, line: u64, node: u32, out: &mut Vec<Inval>) {
+    fn read(&mut self, line: u64, idx: u64, node: u32, out: &mut Vec<Inval>) {
         if node == self.home {
             return;
         }
-        match self.table.find(line) {
+        match self.table.find(line, idx) {
             Some(s) => self.sharers[s] |= bit(node),
-            None => self.allocate(line, bit(node), out),
+            None => self.allocate(line, idx, bit(node), out),
         }
     }
 
-    fn write(&mut self, line: u64, writer: Option<u32>, out: &mut Vec<Inval>) {
+    fn write(&mut self, line: u64, idx: u64, writer: Option<u32>, out: &mut Vec<Inval>) {
         let keep = match writer {
             Some(w) if w != self.home => bit(w),
             _ => 0,
         };
-        match self.table.find(line) {
+        match self.table.find(line, idx) {
             Some(s) => {
                 let inv = self.sharers[s] & !keep;
                 if inv != 0 {
@@ -87,7 +87,7 @@ impl DirectoryOrg for LineFifo {
                 }
             }
             // a remote write keeps the writer's copy: track it (rec.md §6.7)
-            None if keep != 0 => self.allocate(line, keep, out),
+            None if keep != 0 => self.allocate(line, idx, keep, out),
             None => {}
         }
     }
@@ -117,10 +117,10 @@ mod tests {
         let mut d = LineFifo::new(0, 2, 2);
         let mut out = Vec::new();
         let l = |a: u64| a / 64;
-        d.read(l(0x1000), 1, &mut out);
-        d.read(l(0x1040), 1, &mut out);
+        d.read(l(0x1000), l(0x1000), 1, &mut out);
+        d.read(l(0x1040), l(0x1040), 1, &mut out);
         assert!(out.is_empty());
-        d.read(l(0x1080), 1, &mut out);
+        d.read(l(0x1080), l(0x1080), 1, &mut out);
         assert_eq!(
             out,
             vec![Inval {
@@ -131,7 +131,7 @@ mod tests {
             "the third line evicts the first (FIFO), invalidating GPU1"
         );
         out.clear();
-        d.read(l(0x1000), 1, &mut out);
+        d.read(l(0x1000), l(0x1000), 1, &mut out);
         assert_eq!(
             out[0].line,
             l(0x1040),
@@ -145,20 +145,20 @@ mod tests {
     fn fifo_hits_do_not_refresh_and_writes_invalidate_all_but_the_writer() {
         let mut d = LineFifo::new(0, 2, 2);
         let mut out = Vec::new();
-        d.read(1, 1, &mut out);
-        d.read(2, 2, &mut out);
-        d.read(1, 3, &mut out); // hit: 1 stays the oldest
-        d.read(0, 0, &mut out); // the home itself: not tracked
+        d.read(1, 1, 1, &mut out);
+        d.read(2, 2, 2, &mut out);
+        d.read(1, 1, 3, &mut out); // hit: 1 stays the oldest
+        d.read(0, 0, 0, &mut out); // the home itself: not tracked
         assert_eq!(d.sharers(1), 0b1010);
-        d.write(1, Some(3), &mut out);
+        d.write(1, 1, Some(3), &mut out);
         assert_eq!(out[0].sharers, 0b0010);
         assert_eq!(out[0].cause, Cause::Write);
         assert_eq!(d.sharers(1), 0b1000);
         out.clear();
-        d.read(5, 1, &mut out);
+        d.read(5, 5, 1, &mut out);
         assert_eq!(out[0].line, 1, "FIFO: line 1 was allocated first");
         out.clear();
-        d.write(2, None, &mut out);
+        d.write(2, 2, None, &mut out);
         assert_eq!(out[0].sharers, 0b100);
         assert_eq!(d.entries(), 1, "a local write frees the entry");
     }

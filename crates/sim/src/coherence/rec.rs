@@ -116,16 +116,17 @@ impl Rec {
     }
     /// Set `P_k` and `g`'s sharer bit of the entry for `line`, allocating it (and evicting
     /// a victim, §3.6 Ⓙ-Ⓜ) when absent; touch it (LRU).
-    fn record(&mut self, line: u64, g: u32, out: &mut Vec<Inval>) {
+    fn record(&mut self, line: u64, idx: u64, g: u32, out: &mut Vec<Inval>) {
         let base = line >> self.shift;
+        let ix = idx >> self.shift;
         let k = line & (self.lines as u64 - 1);
-        let slot = match self.table.find(base) {
+        let slot = match self.table.find(base, ix) {
             Some(s) => {
                 self.table.touch(s);
                 s
             }
             None => {
-                let (s, old) = self.table.allocate(base);
+                let (s, old) = self.table.allocate(base, ix);
                 if old != SetTable::EMPTY {
                     self.evict(s, old, out);
                 }
@@ -157,16 +158,18 @@ impl Rec {
         self.hist[n] += 1;
         self.bits[slot * self.words..(slot + 1) * self.words].fill(0);
     }
-    /// The raw bit vector of the entry covering range `base` (tests; rec.md §3.9).
+    /// The raw bit vector of the entry covering range `base` (tests; rec.md §3.9; scans
+    /// every slot).
     pub fn entry_bits(&self, base: u64) -> Option<&[u64]> {
         self.table
-            .find(base)
+            .find_any(base)
             .map(|s| &self.bits[s * self.words..(s + 1) * self.words])
     }
-    /// The sharer mask recorded for `line` (0 when untracked).
+    /// The sharer mask recorded for `line` (0 when untracked; inspection, scans every
+    /// slot).
     pub fn sharers(&self, line: u64) -> u64 {
         let k = line & (self.lines as u64 - 1);
-        match self.table.find(line >> self.shift) {
+        match self.table.find_any(line >> self.shift) {
             Some(s) if self.get(s, position_bit(k, self.nodes)) => self.sharers_of(s, k, 0),
             _ => 0,
         }
@@ -174,20 +177,20 @@ impl Rec {
 }
 
 impl DirectoryOrg for Rec {
-    fn read(&mut self, line: u64, node: u32, out: &mut Vec<Inval>) {
+    fn read(&mut self, line: u64, idx: u64, node: u32, out: &mut Vec<Inval>) {
         if node != self.home {
-            self.record(line, node, out);
+            self.record(line, idx, node, out);
         }
     }
 
-    fn write(&mut self, line: u64, writer: Option<u32>, out: &mut Vec<Inval>) {
+    fn write(&mut self, line: u64, idx: u64, writer: Option<u32>, out: &mut Vec<Inval>) {
         let writer = writer.filter(|&w| w != self.home);
         let k = line & (self.lines as u64 - 1);
         let p = position_bit(k, self.nodes);
-        let Some(slot) = self.table.find(line >> self.shift) else {
+        let Some(slot) = self.table.find(line >> self.shift, idx >> self.shift) else {
             // a remote write allocates like a read (§3.6 Ⓖ, miss); a local one does nothing
             if let Some(g) = writer {
-                self.record(line, g, out);
+                self.record(line, idx, g, out);
             }
             return;
         };
@@ -235,6 +238,9 @@ impl DirectoryOrg for Rec {
     fn entries(&self) -> u64 {
         self.table.used()
     }
+    fn entry_lines(&self) -> u64 {
+        self.lines as u64
+    }
     fn capacity(&self) -> u64 {
         self.table.capacity()
     }
@@ -265,12 +271,12 @@ mod tests {
         assert_eq!(position_bit(k, 4), 52);
         let mut d = Rec::new(0, 4, 8192, 8, 16, true);
         let mut out = Vec::new();
-        d.read(0x1_0340 / 64, 1, &mut out);
+        d.read(0x1_0340 / 64, 0x1_0340 / 64, 1, &mut out);
         assert_eq!(bits(d.entry_bits(0x40).unwrap()), vec![52, 53]);
         // home GPU2: GPU3 is sharer index 1, GPU1 index 3 (§6.4)
         let mut d = Rec::new(2, 4, 8192, 8, 16, true);
-        d.read(13, 3, &mut out);
-        d.read(13, 1, &mut out);
+        d.read(13, 13, 3, &mut out);
+        d.read(13, 13, 1, &mut out);
         assert_eq!(bits(d.entry_bits(0).unwrap()), vec![52, 53, 55]);
         assert_eq!(d.sharers(13), 0b1010);
         assert!(out.is_empty());
@@ -283,14 +289,14 @@ mod tests {
         let fig10 = || {
             let mut d = Rec::new(0, 4, 16, 8, 16, true);
             let mut out = Vec::new();
-            d.read(0, 1, &mut out);
-            d.read(14, 3, &mut out);
+            d.read(0, 0, 1, &mut out);
+            d.read(14, 14, 3, &mut out);
             assert_eq!(bits(d.entry_bits(0).unwrap()), vec![0, 1, 56, 59]);
             d
         };
         let mut d = fig10();
         let mut out = Vec::new();
-        d.write(0, None, &mut out);
+        d.write(0, 0, None, &mut out);
         assert_eq!(
             out,
             vec![Inval {
@@ -305,7 +311,7 @@ mod tests {
         // vector 3: GPU2 writes line 14: set 58, clear 59, invalidate GPU3
         let mut d = fig10();
         out.clear();
-        d.write(14, Some(2), &mut out);
+        d.write(14, 14, Some(2), &mut out);
         assert_eq!(
             out,
             vec![Inval {
@@ -317,13 +323,13 @@ mod tests {
         assert_eq!(bits(d.entry_bits(0).unwrap()), vec![0, 1, 56, 58]);
         // case (1): a remote write to an untracked line of the entry only adds it
         out.clear();
-        d.write(5, Some(3), &mut out);
+        d.write(5, 5, Some(3), &mut out);
         assert!(out.is_empty());
         assert_eq!(d.sharers(5), 0b1000);
         // the last line written away frees the entry
         let mut d = fig10();
-        d.write(0, None, &mut out);
-        d.write(14, None, &mut out);
+        d.write(0, 0, None, &mut out);
+        d.write(14, 14, None, &mut out);
         assert_eq!(d.entries(), 0);
     }
 
@@ -334,7 +340,7 @@ mod tests {
         let mut d = Rec::new(0, 4, 2, 2, 16, true);
         let mut out = Vec::new();
         for a in [0x1000u64, 0x1040, 0x1080, 0x1000] {
-            d.read(a / 64, 1, &mut out);
+            d.read(a / 64, a / 64, 1, &mut out);
         }
         assert!(out.is_empty());
         assert_eq!((d.entries(), d.evictions()), (1, 0));
@@ -348,10 +354,10 @@ mod tests {
         let mut d = Rec::new(0, 4, 1, 1, 16, true);
         let mut out = Vec::new();
         let base = 0x4u64;
-        d.read(base * 16 + 2, 1, &mut out);
-        d.read(base * 16 + 9, 3, &mut out);
-        d.read(base * 16 + 9, 2, &mut out);
-        d.read(0x9 * 16, 1, &mut out); // another range: evicts
+        d.read(base * 16 + 2, base * 16 + 2, 1, &mut out);
+        d.read(base * 16 + 9, base * 16 + 9, 3, &mut out);
+        d.read(base * 16 + 9, base * 16 + 9, 2, &mut out);
+        d.read(0x9 * 16, 0x9 * 16, 1, &mut out); // another range: evicts
         assert_eq!(
             out,
             vec![
@@ -382,10 +388,10 @@ mod tests {
         for lru in [true, false] {
             let mut d = Rec::new(0, 4, 2, 2, 16, lru);
             let mut out = Vec::new();
-            d.read(0, 1, &mut out); // range 0
-            d.read(16, 1, &mut out); // range 1
-            d.read(1, 2, &mut out); // hit on range 0
-            d.read(32, 1, &mut out); // range 2 evicts
+            d.read(0, 0, 1, &mut out); // range 0
+            d.read(16, 16, 1, &mut out); // range 1
+            d.read(1, 1, 2, &mut out); // hit on range 0
+            d.read(32, 32, 1, &mut out); // range 2 evicts
             let evicted = out[0].line >> 4;
             assert_eq!(evicted, if lru { 1 } else { 0 }, "lru = {lru}");
         }
@@ -396,12 +402,12 @@ mod tests {
     fn multi_word_entries() {
         let mut d = Rec::new(0, 4, 8, 8, 64, true);
         let mut out = Vec::new();
-        d.read(63, 3, &mut out);
+        d.read(63, 63, 3, &mut out);
         assert_eq!(bits(d.entry_bits(0).unwrap()), vec![252, 255]);
         let mut d = Rec::new(5, 16, 8, 8, 16, true);
-        d.read(15, 4, &mut out);
+        d.read(15, 15, 4, &mut out);
         assert_eq!(d.sharers(15), 1 << 4);
-        d.write(15, None, &mut out);
+        d.write(15, 15, None, &mut out);
         assert_eq!(out[0].sharers, 1 << 4);
     }
 }

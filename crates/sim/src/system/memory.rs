@@ -7,6 +7,7 @@
 use super::{Ev, Kind, Req, System};
 use crate::coherence::{Cause, Inval};
 use crate::config::{KernelBoundary, L2Organisation, WritePolicy};
+use crate::mapping::Mode;
 use crate::noc::{Msg, Receipts};
 use locus_engine::Ps;
 
@@ -490,7 +491,7 @@ impl System {
                 }
                 if at != r.home {
                     // the home's memory served a remote node: a sharer
-                    self.home_read(r.line, r.home, at);
+                    self.home_read(r.line, r.mode, r.home, at);
                 }
                 let h = self.net.header_bytes;
                 let mut t = self.net.from_channel(
@@ -607,7 +608,7 @@ impl System {
             Kind::Read if r.at_home => {
                 // served by the home slice for remote node `src`: a sharer; the data crosses
                 // back to the requester's L2 (two-level) or straight to its SM (home-side)
-                self.home_read(r.line, at, r.src);
+                self.home_read(r.line, r.mode, at, r.src);
                 let h = self.net.header_bytes;
                 let b = r_line(self);
                 let mut t = self
@@ -781,15 +782,26 @@ impl System {
         }
     }
 
-    /// The home `home` served `line` to remote node `node`: the directory records a sharer
-    /// (and may evict, sending invalidations).
-    fn home_read(&mut self, line: u64, home: u32, node: u32) {
+    /// The set-index line of `line` (a `mode` page) in the directory of `home`: the
+    /// home-local line number of the first line of its entry (`coherence::DirectoryOrg`;
+    /// rec.md §2.1, the home indexes with its own local addresses).
+    #[inline]
+    fn dir_index(&self, line: u64, mode: Mode, home: u32) -> u64 {
+        let first = line & !(self.dirs[home as usize].entry_lines() - 1);
+        let (_, local) = self.map.dual.route(first << self.line_shift, mode);
+        local >> self.line_shift
+    }
+
+    /// The home `home` served `line` (a `mode` page) to remote node `node`: the directory
+    /// records a sharer (and may evict, sending invalidations).
+    fn home_read(&mut self, line: u64, mode: Mode, home: u32, node: u32) {
         if !self.directory_on() {
             return;
         }
         let mut buf = std::mem::take(&mut self.inval_buf);
         buf.clear();
-        self.dirs[home as usize].read(line, node, &mut buf);
+        let idx = self.dir_index(line, mode, home);
+        self.dirs[home as usize].read(line, idx, node, &mut buf);
         self.send_inval_buf(home, &buf, None);
         self.inval_buf = buf;
     }
@@ -885,7 +897,8 @@ impl System {
             self.inval_l1s(home, line, writer_sm);
             let mut buf = std::mem::take(&mut self.inval_buf);
             buf.clear();
-            self.dirs[home as usize].write(line, writer.filter(|&w| w != home), &mut buf);
+            let idx = self.dir_index(line, r.mode, home);
+            self.dirs[home as usize].write(line, idx, writer.filter(|&w| w != home), &mut buf);
             sent = self.send_inval_buf(home, &buf, Some((line, ver)));
             self.inval_buf = buf;
         }
