@@ -36,6 +36,7 @@ impl System {
         {
             let bs = &mut self.sms[sm].blocks[slot];
             bs.prog.record_lanes = self.record_lanes;
+            bs.prog.offload_markers = self.ndp.is_some();
             let t = std::time::Instant::now();
             launch.gen_block(b, false, line, &mut bs.prog)?;
             self.host_functional += t.elapsed();
@@ -64,6 +65,9 @@ impl System {
             };
             self.wready[base + w] = now;
             self.warps[base + w].next = self.inst(sm, base + w);
+            if let Some(n) = &mut self.ndp {
+                n.warp_start(base + w);
+            }
             for p in &mut self.pend[(base + w) * self.maxp..(base + w + 1) * self.maxp] {
                 *p = Pend::default();
             }
@@ -91,6 +95,9 @@ impl System {
     #[inline(never)]
     fn stall(&self, wg: usize, inst: &WarpInst, now: Ps) -> Option<Stall> {
         let w = &self.warps[wg];
+        if w.ofld_wait {
+            return Some(Stall::Mem); // at OFLD.END until the offload ack (NDP)
+        }
         // no outstanding load at all (nothing waits for memory, every slot's ready time has
         // passed): only the ALU results can hold the instruction back
         let loads_idle = w.mem_wait == 0 && w.ready_max <= now;
@@ -365,10 +372,14 @@ impl System {
         }
         self.c.warp_insts_by_class[inst.class as usize] += 1;
         self.sms[sm].warp_insts += 1;
+        let pc = self.warps[wg].pc;
         self.warps[wg].pc += 1;
         self.warps[wg].next = self.inst(sm, wg);
         self.wready[wg] = now + cyc;
+        // partitioned execution: an offloaded block's loads and stores become packets
+        let offloaded = self.ndp.is_some() && self.ndp_issue(sm, wg, pc, &inst);
         match inst.class {
+            _ if offloaded => {}
             // an EXIT that some lanes take while others go on (traces: predicated or
             // partial exits) ends only those lanes; the warp ends at its last instruction
             InstClass::Exit if !self.at_end(sm, wg) => {}
