@@ -13,9 +13,11 @@
 //! - [`select`]: the per-instance decision: static ratio, dynamic ratio and the
 //!   cache-locality-aware check (§4.2, §4.4).
 //!
-//! Status: the machine (`preset ndp-8hmc`) and these stations exist and are tested; the
-//! System does not yet run offloaded blocks (the SM does not yet emit RDF/WTA packets into
-//! the network), so `ndp.offload` other than `none` is refused by [`NdpCfg::validate`].
+//! Status: the machine (`preset ndp-8hmc`) and these stations exist and are tested, and
+//! `crate::system`'s `ndp.rs` runs offloaded block instances with them (partitioned
+//! execution, §3.5-§3.9; selection, §4): every `ndp.offload` mode works, statistics in
+//! [`NdpStats`]. Open: the no-issue cycle split of Fig. 8, NSU I-cache and energy,
+//! `locus repro ndp`, markers beyond vectoradd, the PolyBench `acc_loop` kernels and km.
 
 pub mod hill;
 pub mod nsu;
