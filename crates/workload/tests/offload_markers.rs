@@ -115,7 +115,8 @@ fn kmeans_point_block_is_the_feature_load_and_the_distance() {
 #[test]
 fn sp_bfs_stcl_blocks() {
     type Want = (u8, u8, u8, usize, usize); // nsu insts, live-ins, live-outs, loads, stores
-    let cases: [(&str, &[(&str, &str)], &[Want]); 3] = [
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [Want]);
+    let cases: [Case; 3] = [
         (
             "scalarprod",
             &[("vectors", "4"), ("elements", "4096")],

@@ -238,6 +238,9 @@ pub(crate) struct NdpState {
     epoch_insts: u64,
     epoch_cycles: u64,
     ratios: Vec<f64>,
+    /// Every packet sent, kind and bytes, in the order sent (tests: Fig. 2's order).
+    #[cfg(test)]
+    pub(crate) log: Vec<(Packet, u32)>,
 }
 
 impl NdpState {
@@ -328,6 +331,8 @@ impl NdpState {
             epoch_insts: 0,
             epoch_cycles: n.epoch_cycles,
             ratios: Vec::new(),
+            #[cfg(test)]
+            log: Vec::new(),
         }))
     }
 
@@ -353,6 +358,8 @@ impl NdpState {
 
     fn count(&mut self, p: Packet, bytes: u32, gpu_link: bool) {
         let k = p as usize;
+        #[cfg(test)]
+        self.log.push((p, bytes));
         self.packets[k] += 1;
         self.bytes[k] += bytes as u64;
         if gpu_link {
@@ -1169,15 +1176,6 @@ impl System {
             nsus,
             ratio_per_epoch: n.ratios.clone(),
         })
-    }
-
-    /// Offload instances so far: (offloaded, run on the GPU).
-    #[cfg(test)]
-    pub(crate) fn ndp_instances(&self) -> (u64, u64) {
-        self.ndp
-            .as_deref()
-            .map(|n| (n.offloaded, n.on_gpu))
-            .unwrap_or((0, 0))
     }
 }
 

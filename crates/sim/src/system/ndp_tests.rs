@@ -91,6 +91,55 @@ fn vectoradd_naive_messages_sizes_and_conservation() {
     assert_eq!(s.nsus.iter().map(|u| u.insts).sum::<u64>(), 5 * warps);
 }
 
+/// One warp of vectorAdd end to end: the System sends exactly the messages of
+/// `ndp::offload::offloaded` for the block (Fig. 2(b)), in its order (command, RDF A,
+/// RDF B, WTA C, the two vault responses, the NSU write, its ack, the invalidation, the
+/// offload ack) and sizes.
+#[test]
+fn vectoradd_one_warp_messages_in_fig2_order() {
+    use crate::ndp::offload::{offloaded, LineAccess, MemInst, Sizes};
+    use crate::ndp::select::BlockDesc;
+    let (sys, _) = run(&["ndp.offload=naive"], &mut vadd(32));
+    let got = &sys.ndp.as_ref().unwrap().log;
+    let l = |stack| LineAccess {
+        stack,
+        active: 32,
+        aligned: true,
+        gpu_hit: false,
+    };
+    let (a, b, c) = ([l(0)], [l(1)], [l(0)]);
+    let insts = [
+        MemInst {
+            store: false,
+            lines: &a,
+        },
+        MemInst {
+            store: false,
+            lines: &b,
+        },
+        MemInst {
+            store: true,
+            lines: &c,
+        },
+    ];
+    let d = BlockDesc {
+        loads: 2,
+        stores: 1,
+        live_ins: 0,
+        live_outs: 0,
+        nsu_insts: 4,
+    };
+    let z = Sizes {
+        line_bytes: 128,
+        flit: 16,
+        stacks: 8,
+    };
+    let mut want = Vec::new();
+    offloaded(&d, 32, &insts, z, &mut want);
+    let want: Vec<(Packet, u32)> = want.iter().map(|m| (m.packet, m.bytes)).collect();
+    assert_eq!(got, &want);
+}
+
 /// The functional results of an offloaded run equal the GPU run's (C = A + B), and the
 /// baseline run has no NDP section and no NDP event.
 #[test]
