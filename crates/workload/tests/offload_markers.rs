@@ -107,16 +107,22 @@ fn kmeans_point_block_is_the_feature_load_and_the_distance() {
     }
 }
 
-/// The markers of SP, BFS and STCL (spec ndp.md Table 1): over the first
+/// The markers of FWT, SP, BFS and STCL (spec ndp.md Table 1): over the first
 /// launches, markers change no instruction, and the marked spans carry exactly the
 /// expected static blocks (NSU instructions, live-ins, live-outs) with their loads and
-/// stores: SP `LD; LD; FMUL` (1 live-out), BFS's single indirect load, STCL's distance
+/// stores: FWT's radix-4 butterfly (4 loads, 4 stores, 16 instructions) and its
+/// modulation (`rcpN` live-in), SP `LD; LD; FMUL` (1 live-out), BFS's single indirect load, STCL's distance
 /// block.
 #[test]
-fn sp_bfs_stcl_blocks() {
+fn fwt_sp_bfs_stcl_blocks() {
     type Want = (u8, u8, u8, usize, usize); // nsu insts, live-ins, live-outs, loads, stores
     type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [Want]);
-    let cases: [Case; 3] = [
+    let cases: [Case; 4] = [
+        (
+            "fwt",
+            &[("log2data", "14"), ("log2kernel", "7")],
+            &[(16, 0, 0, 4, 4), (5, 1, 0, 2, 1)],
+        ),
         (
             "scalarprod",
             &[("vectors", "4"), ("elements", "4096")],
@@ -131,7 +137,7 @@ fn sp_bfs_stcl_blocks() {
     ];
     for (name, params, want) in cases {
         let mut seen: Vec<Want> = Vec::new();
-        for launch in 0..8 {
+        for launch in 0..12 {
             let o: BTreeMap<String, String> = params
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))

@@ -267,7 +267,8 @@ pub struct NdpStats {
     /// Live-in / live-out registers moved per offloaded thread (paper: 0.41 / 0.47).
     pub live_ins_per_thread: f64,
     pub live_outs_per_thread: f64,
-    /// Reservations refused for lack of NSU credits (§3.8; the instance waits).
+    /// Reservation attempts refused for lack of NSU credits (§3.8; the instance waits
+    /// in its stack's FIFO; every retry after a credit return that fails counts again).
     pub credit_denials: u64,
     /// Arrivals that found their NSU buffer full: must be 0 (credits make it impossible).
     pub credit_violations: u64,
