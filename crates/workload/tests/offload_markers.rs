@@ -107,17 +107,17 @@ fn kmeans_point_block_is_the_feature_load_and_the_distance() {
     }
 }
 
-/// The markers of FWT, SP, BFS and STCL (spec ndp.md Table 1): over the first
+/// The markers of FWT, SP and STCL (spec ndp.md Table 1): over the first
 /// launches, markers change no instruction, and the marked spans carry exactly the
 /// expected static blocks (NSU instructions, live-ins, live-outs) with their loads and
 /// stores: FWT's radix-4 butterfly (4 loads, 4 stores, 16 instructions) and its
-/// modulation (`rcpN` live-in), SP `LD; LD; FMUL` (1 live-out), BFS's single indirect load, STCL's distance
+/// modulation (`rcpN` live-in), SP `LD; LD; FMUL` (1 live-out), STCL's distance
 /// block.
 #[test]
-fn fwt_sp_bfs_stcl_blocks() {
+fn fwt_sp_stcl_blocks() {
     type Want = (u8, u8, u8, usize, usize); // nsu insts, live-ins, live-outs, loads, stores
     type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [Want]);
-    let cases: [Case; 4] = [
+    let cases: [Case; 3] = [
         (
             "fwt",
             &[("log2data", "14"), ("log2kernel", "7")],
@@ -128,7 +128,6 @@ fn fwt_sp_bfs_stcl_blocks() {
             &[("vectors", "4"), ("elements", "4096")],
             &[(3, 0, 1, 2, 0)],
         ),
-        ("rodinia-bfs", &[("nodes", "4096")], &[(1, 0, 1, 1, 0)]),
         (
             "streamcluster",
             &[("n", "1024"), ("dim", "8"), ("kmin", "2"), ("kmax", "3")],

@@ -483,7 +483,14 @@ impl System {
                     live_outs: m.live_outs as u32,
                     nsu_insts: m.nsu_insts as u32,
                 };
-                let ok = loads + stores > 0
+                // a span the markers did not close, or holding an exit or a barrier, is
+                // not a block (a marker in divergent code can misalign; run it on the GPU)
+                let closed = (m.end as usize) <= prog.insts.len()
+                    && prog.insts[m.begin as usize..m.end as usize]
+                        .iter()
+                        .all(|i| !matches!(i.class, InstClass::Exit | InstClass::Barrier));
+                let ok = closed
+                    && loads + stores > 0
                     && loads + stores <= MAX_MEM_INSTS
                     && loads <= n.read_entries
                     && stores <= n.write_entries;
