@@ -17,9 +17,9 @@
 //! `crate::system`'s `ndp.rs` runs offloaded block instances with them (partitioned
 //! execution, §3.5-§3.9; selection, §4): every `ndp.offload` mode works, statistics in
 //! [`NdpStats`]. Open: the no-issue cycle split of Fig. 8, NSU I-cache and energy,
-//! `locus repro ndp`, markers of BPROP, MiniFE, STN and the divergent blocks of BFS and
-//! STCL (marked: vectoradd, PolyBench `acc_loop`, km, scalarprod, fwt, rodinia-bfs's
-//! indirect load, streamcluster's distance block).
+//! `locus repro ndp`, markers of BPROP, MiniFE, STN, BFS and the divergent blocks of
+//! STCL (marked: vectoradd, PolyBench `acc_loop`, km, scalarprod, fwt, streamcluster's
+//! distance block).
 
 pub mod hill;
 pub mod nsu;
