@@ -1267,6 +1267,14 @@ impl Config {
             return Err("interconnect.no_transit applies to topology = \"custom\" only; remove it or use a [[interconnect.links]] list".into());
         }
         self.ndp.validate(s.nodes)?;
+        if self.ndp.offload != crate::ndp::OffloadMode::None
+            && self.node_specs()[self.ndp.gpu_node as usize].sms == 0
+        {
+            return Err(format!(
+                "ndp.gpu_node = {}: node has no SMs, so nothing can offload; name the GPU node (ndp-8hmc: 0) or set ndp.offload = \"none\"",
+                self.ndp.gpu_node
+            ));
+        }
         let th = self.placement.lab_threshold;
         if !(0.0..=1.0).contains(&th) {
             return Err(format!(

@@ -362,6 +362,9 @@ pub struct SimStats {
     /// NUBA replication counters (only when `replication.kind` is not `none`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replication: Option<crate::replication::ReplicationStats>,
+    /// Partitioned execution (only when `ndp.offload` is not `none`; ndp.md §3-§4).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ndp: Option<crate::ndp::NdpStats>,
 }
 
 /// One time-series sample: cumulative counters at `cycle` (an epoch of the sampling timer,

@@ -106,3 +106,81 @@ fn kmeans_point_block_is_the_feature_load_and_the_distance() {
         assert_eq!((li, lo, n), (0, 1, 3), "Table 1: KMN block of 3");
     }
 }
+
+/// The markers of FWT, SP and STCL (spec ndp.md Table 1): over the first
+/// launches, markers change no instruction, and the marked spans carry exactly the
+/// expected static blocks (NSU instructions, live-ins, live-outs) with their loads and
+/// stores: FWT's radix-4 butterfly (4 loads, 4 stores, 16 instructions) and its
+/// modulation (`rcpN` live-in), SP `LD; LD; FMUL` (1 live-out), STCL's distance
+/// block.
+#[test]
+fn fwt_sp_stcl_blocks() {
+    type Want = (u8, u8, u8, usize, usize); // nsu insts, live-ins, live-outs, loads, stores
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [Want]);
+    let cases: [Case; 3] = [
+        (
+            "fwt",
+            &[("log2data", "14"), ("log2kernel", "7")],
+            &[(16, 0, 0, 4, 4), (5, 1, 0, 2, 1)],
+        ),
+        (
+            "scalarprod",
+            &[("vectors", "4"), ("elements", "4096")],
+            &[(3, 0, 1, 2, 0)],
+        ),
+        (
+            "streamcluster",
+            &[("n", "1024"), ("dim", "8"), ("kmin", "2"), ("kmax", "3")],
+            &[(3, 0, 1, 2, 0)],
+        ),
+    ];
+    for (name, params, want) in cases {
+        let mut seen: Vec<Want> = Vec::new();
+        for launch in 0..12 {
+            let o: BTreeMap<String, String> = params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            let mut ws = [build(name, &o, 1).unwrap(), build(name, &o, 1).unwrap()];
+            let mut info = None;
+            for w in &mut ws {
+                for _ in 0..launch {
+                    w.begin_launch().unwrap();
+                }
+                info = w.begin_launch().unwrap();
+            }
+            let Some(info) = info else { break };
+            let blocks = info.num_blocks().min(8);
+            for blk in 0..blocks {
+                let mut bps = [true, false].map(|m| BlockProgram {
+                    offload_markers: m,
+                    ..Default::default()
+                });
+                for (w, bp) in ws.iter_mut().zip(&mut bps) {
+                    w.gen_block(blk, false, 128, bp).unwrap();
+                }
+                for (a, b) in bps[0].warps.iter().zip(&bps[1].warps) {
+                    assert_eq!(a.insts, b.insts, "{name}: markers change no instruction");
+                    for m in &a.offload {
+                        let span = &a.insts[m.begin as usize..m.end as usize];
+                        let count = |c| span.iter().filter(|i| i.class == c).count();
+                        let k = (
+                            m.nsu_insts,
+                            m.live_ins,
+                            m.live_outs,
+                            count(InstClass::Load),
+                            count(InstClass::Store),
+                        );
+                        if !seen.contains(&k) {
+                            seen.push(k);
+                        }
+                    }
+                }
+            }
+        }
+        seen.sort();
+        let mut want = want.to_vec();
+        want.sort();
+        assert_eq!(seen, want, "{name}");
+    }
+}

@@ -21,7 +21,7 @@
 use std::collections::VecDeque;
 
 /// One NSU instruction of an offload block's NSU code (§3.4, Fig. 3(b)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NsuOp {
     /// Load the next read-data entry into a register.
     Ld,
@@ -48,8 +48,9 @@ pub struct NsuError(pub Buf);
 pub enum NsuOut {
     /// A freed entry's credit for the GPU buffer manager.
     Credit(Buf),
-    /// A write of instance `id` to its vault (a write ack is due back).
-    Write(u32),
+    /// The write of store `seq` of instance `id` to its vaults (one write ack is due back
+    /// per line; [`Nsu::more_writes`] adds the lines beyond the first).
+    Write(u32, u8),
     /// The offload ack of instance `id` (the warp is gone).
     Ack(u32),
 }
@@ -160,6 +161,27 @@ impl Nsu {
             insts: 0,
             peak: [0; 3],
         }
+    }
+
+    /// Register the NSU code of one more static block; returns its program id (the
+    /// `prog` of [`Nsu::arrive_cmd`]). The System registers each distinct block code
+    /// once, at its first instance.
+    pub fn add_program(&mut self, p: Vec<NsuOp>) -> u16 {
+        self.programs.push(p);
+        (self.programs.len() - 1) as u16
+    }
+
+    /// The warp of instance `id` waits for `n` more write acks (a store whose lanes
+    /// touch several lines sends one write per line, each acknowledged).
+    pub fn more_writes(&mut self, id: u32, n: u16) {
+        if let Some(s) = self.slots.iter_mut().flatten().find(|s| s.id == id) {
+            s.writes_out += n;
+        }
+    }
+
+    /// Anything to do: a warp in a slot or a command waiting for one.
+    pub fn has_work(&self) -> bool {
+        !self.cmds.is_empty() || self.slots.iter().any(|s| s.is_some())
     }
 
     /// Occupied warp slots.
@@ -288,7 +310,7 @@ impl Nsu {
                 };
                 self.write.swap_remove(k);
                 out.push(NsuOut::Credit(Buf::Write));
-                out.push(NsuOut::Write(s.id));
+                out.push(NsuOut::Write(s.id, s.seq));
                 s.writes_out += 1;
                 s.seq += 1;
             }
@@ -398,7 +420,7 @@ mod tests {
             for o in &out {
                 match *o {
                     NsuOut::Credit(b) => cr.give_back(0, b),
-                    NsuOut::Write(id) => acks_due.push(id),
+                    NsuOut::Write(id, _) => acks_due.push(id),
                     NsuOut::Ack(_) => done += 1,
                 }
             }
@@ -450,7 +472,7 @@ mod tests {
         out.clear();
         n.arrive_wta(7, 1).unwrap();
         n.cycle(&mut out);
-        assert_eq!(out, vec![NsuOut::Credit(Buf::Write), NsuOut::Write(7)]);
+        assert_eq!(out, vec![NsuOut::Credit(Buf::Write), NsuOut::Write(7, 1)]);
         out.clear();
         n.cycle(&mut out);
         assert!(out.is_empty(), "the ack waits for the write ack");

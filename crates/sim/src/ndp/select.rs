@@ -148,6 +148,14 @@ impl Selector {
         }
     }
 
+    /// Make room for the statistics of static blocks `0..n` (blocks are numbered per
+    /// kernel by the System as they first appear).
+    pub fn ensure_blocks(&mut self, n: usize) {
+        if self.stats.len() < n {
+            self.stats.resize(n, BlockStats::default());
+        }
+    }
+
     /// The controller (for its epoch updates).
     pub fn hill_mut(&mut self) -> &mut HillClimber {
         &mut self.hill

@@ -115,6 +115,8 @@ impl System {
                 Ev::Epoch(t) => self.epoch(t),
                 Ev::Inval(id) => self.inval_arrive(id),
                 Ev::Wait => {}
+                Ev::Ndp(id) => self.ndp_arrive(id),
+                Ev::NsuTick(s) => self.nsu_tick(s),
             }
             n += 1;
             if n & 0xFFFF == 0 {
@@ -148,6 +150,9 @@ impl System {
         self.read_only_bits(a, w);
         self.host_functional += t.elapsed();
         self.rep.kernel_start();
+        if let Some(n) = &mut self.ndp {
+            n.launch(&info.name);
+        }
         let bps = self.blocks_per_sm(&info);
         if bps == 0 {
             return Err(SimError::Config(format!(
@@ -789,6 +794,7 @@ impl System {
             ),
             timeline: self.timeline.clone(),
             page_sharing: self.sharers.as_ref().map(|p| p.stats()),
+            ndp: self.ndp_stats(),
         }
     }
 

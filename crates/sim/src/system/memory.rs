@@ -246,8 +246,8 @@ impl System {
                 }
             }
             Kind::Write => self.l2_write(id, &r, at, s, now + l2_lat),
-            Kind::Writeback | Kind::Invalidation => {
-                unreachable!("write-backs go straight to memory, invalidations to inval_arrive")
+            Kind::Writeback | Kind::Invalidation | Kind::Ndp => {
+                unreachable!("write-backs and NDP packets go straight to memory, invalidations to inval_arrive")
             }
         }
     }
@@ -411,12 +411,12 @@ impl System {
                 node: r.home,
                 chan: r.chan,
                 chan_addr: r.chan_addr,
-                write: matches!(r.kind, Kind::Write | Kind::Writeback),
+                write: r.writes_dram(),
             });
         }
         let c = self.chan_id(r.home, r.chan);
         if self.chans[c].ch.can_accept() && self.chans[c].overflow.is_empty() {
-            let write = matches!(r.kind, Kind::Write | Kind::Writeback);
+            let write = r.writes_dram();
             let line = self.cfg.system.line_bytes;
             self.chans[c].ch.push(now, id, r.chan_addr, line, write);
         } else {
@@ -443,7 +443,7 @@ impl System {
                     break;
                 };
                 let r = self.reqs[id as usize];
-                let write = matches!(r.kind, Kind::Write | Kind::Writeback);
+                let write = r.writes_dram();
                 let line = self.cfg.system.line_bytes;
                 self.chans[c].ch.push(now, id, r.chan_addr, line, write);
                 pushed = true;
@@ -511,6 +511,7 @@ impl System {
                 self.q.push(t, Ev::L2Fill(id));
             }
             Kind::Invalidation => unreachable!("invalidations never reach memory"),
+            Kind::Ndp => self.ndp_dram_done(id),
             Kind::Write | Kind::Writeback => {
                 self.c.dram_writes += 1;
                 if r.src != r.home {

@@ -10,6 +10,7 @@
 
 mod kernel;
 mod memory;
+mod ndp;
 mod ready;
 mod sm;
 mod spaces;
@@ -57,6 +58,11 @@ pub(crate) enum Ev {
     Inval(u32),
     /// Nothing happens: time passes (a kernel boundary's replica flush, NUBA A8).
     Wait,
+    /// An NDP packet (a request of kind `Kind::Ndp`) reaches its NSU or the GPU
+    /// (`system/ndp.rs`).
+    Ndp(u32),
+    /// An NSU may issue (payload: stack index).
+    NsuTick(u32),
 }
 
 impl Ev {
@@ -75,10 +81,12 @@ impl Ev {
             Ev::Epoch(_) => 9,
             Ev::Inval(_) => 10,
             Ev::Wait => 11,
+            Ev::Ndp(_) => 12,
+            Ev::NsuTick(_) => 13,
         }
     }
     /// Number of variants.
-    pub(crate) const COUNT: usize = 12;
+    pub(crate) const COUNT: usize = 14;
     /// Variants that existed before coherence: always listed in the statistics; later
     /// ones only when they occurred, so runs without them report exactly as before.
     pub(crate) const ALWAYS_LISTED: usize = 9;
@@ -96,6 +104,8 @@ impl Ev {
         "epoch",
         "invalidation",
         "wait",
+        "ndp_packet",
+        "nsu_tick",
     ];
 }
 
@@ -108,6 +118,9 @@ pub(crate) enum Kind {
     /// A coherence invalidation from a home to a sharer (`src` is the target node, `ver`
     /// the checker version of the write that caused it).
     Invalidation,
+    /// A packet of partitioned execution (NDP, `system/ndp.rs`): its packet kind, instance
+    /// and sequence number are in `token`.
+    Ndp,
 }
 
 /// One request arriving at a DRAM channel ([`System::record_dram_trace`]).
@@ -231,6 +244,8 @@ pub(crate) struct Warp {
     /// of the warp waits for memory; reset by every issue. Code that changes a warp's
     /// scoreboard outside its own issue must reset it to `Ps::MAX`.
     pub free_from: Ps,
+    /// Blocked at `OFLD.END` until its offloaded block's ack (NDP, `system/ndp.rs`).
+    pub ofld_wait: bool,
 }
 
 /// A scoreboard entry: one outstanding load instruction of a warp.
@@ -443,6 +458,8 @@ pub struct System {
     pub(crate) spaces: Option<Box<spaces::SpaceState>>,
     /// The replication station (NUBA §5; `replication.kind`).
     pub(crate) rep: crate::replication::Replication,
+    /// Partitioned execution (NDP, `ndp.offload` other than `none`), else `None`.
+    pub(crate) ndp: Option<Box<ndp::NdpState>>,
 }
 
 /// The policy a periodic timer belongs to; an epoch dispatches on it by `match` (no `dyn`).
@@ -454,6 +471,8 @@ pub(crate) enum TimerOwner {
     Sampler,
     /// NUBA's MDR epochs (`replication.epoch_cycles`, nuba.md §5.4).
     Replication,
+    /// NDP's hill-climbing epochs (`ndp.epoch_cycles`, ndp.md §4.3).
+    Ndp,
 }
 
 /// A periodic timer: fires `Ev::Epoch(id)` at every multiple of `period` from time 0
@@ -641,6 +660,7 @@ impl System {
                 .enabled
                 .then(|| Box::new(spaces::SpaceState::new(cfg, nsm))),
             rep: crate::replication::Replication::new(cfg),
+            ndp: ndp::NdpState::new(cfg, nsm),
             cfg: cfg.clone(),
         };
         // the spaces decide per lane (bank conflicts, divergence, 2-D tiles)
@@ -654,6 +674,12 @@ impl System {
         }
         if s.rep.mdr().is_some() {
             s.add_timer(TimerOwner::Replication, cfg.replication.epoch_cycles);
+        }
+        if matches!(
+            cfg.ndp.offload,
+            crate::ndp::OffloadMode::Dyn | crate::ndp::OffloadMode::DynCache
+        ) {
+            s.add_timer(TimerOwner::Ndp, cfg.ndp.epoch_cycles);
         }
         s
     }
@@ -708,6 +734,7 @@ impl System {
                     m.epoch(at);
                 }
             }
+            TimerOwner::Ndp => self.ndp_epoch(),
         }
     }
 

@@ -36,6 +36,7 @@ impl System {
         {
             let bs = &mut self.sms[sm].blocks[slot];
             bs.prog.record_lanes = self.record_lanes;
+            bs.prog.offload_markers = self.ndp.is_some();
             let t = std::time::Instant::now();
             launch.gen_block(b, false, line, &mut bs.prog)?;
             self.host_functional += t.elapsed();
@@ -65,6 +66,9 @@ impl System {
             };
             self.set_wready(sm, base + w, now);
             self.warps[base + w].next = self.inst(sm, base + w);
+            if let Some(n) = &mut self.ndp {
+                n.warp_start(base + w);
+            }
             for p in &mut self.pend[(base + w) * self.maxp..(base + w + 1) * self.maxp] {
                 *p = Pend::default();
             }
@@ -92,6 +96,9 @@ impl System {
     #[inline(never)]
     fn stall(&self, wg: usize, inst: &WarpInst, now: Ps) -> Option<Stall> {
         let w = &self.warps[wg];
+        if w.ofld_wait {
+            return Some(Stall::Mem); // at OFLD.END until the offload ack (NDP)
+        }
         // no outstanding load at all (nothing waits for memory, every slot's ready time has
         // passed): only the ALU results can hold the instruction back
         let loads_idle = w.mem_wait == 0 && w.ready_max <= now;
@@ -377,12 +384,16 @@ impl System {
         }
         self.c.warp_insts_by_class[inst.class as usize] += 1;
         self.sms[sm].warp_insts += 1;
+        let pc = self.warps[wg].pc;
         self.warps[wg].pc += 1;
         self.warps[wg].free_from = Ps::MAX;
         self.warps[wg].next = self.inst(sm, wg);
         // the warp was a candidate of this tick, so the wheel has it as ready
         self.defer_ready_warp(sm, wg, now + cyc);
+        // partitioned execution: an offloaded block's loads and stores become packets
+        let offloaded = self.ndp.is_some() && self.ndp_issue(sm, wg, pc, &inst);
         match inst.class {
+            _ if offloaded => {}
             // an EXIT that some lanes take while others go on (traces: predicated or
             // partial exits) ends only those lanes; the warp ends at its last instruction
             InstClass::Exit if !self.at_end(sm, wg) => {}
@@ -429,7 +440,8 @@ impl System {
     #[inline]
     fn precheck(&mut self, wg: usize, t: Ps) {
         let w = &self.warps[wg];
-        if w.mem_wait != 0 || !w.live {
+        // (a warp held at OFLD.END waits for an NDP ack, not a time: `stall` answers it)
+        if w.mem_wait != 0 || !w.live || w.ofld_wait {
             return;
         }
         let next = w.next;

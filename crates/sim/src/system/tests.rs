@@ -31,6 +31,8 @@ fn step(s: &mut System, ev: Ev) {
         Ev::Inval(i) => s.inval_arrive(i),
         Ev::Epoch(t) => s.epoch(t),
         Ev::Wait => {}
+        Ev::Ndp(i) => s.ndp_arrive(i),
+        Ev::NsuTick(i) => s.nsu_tick(i),
     }
 }
 

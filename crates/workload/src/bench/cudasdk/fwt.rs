@@ -77,6 +77,10 @@ impl Kernel for Batch2 {
             i0 + 3 * self.stride,
         ];
         t.alu(4);
+        // NDP offload block 0 (spec ndp.md Table 1: FWT, 16 NSU instructions): the four
+        // loads, the radix-4 butterfly's 8 FADD/FSUB@NSU and the four stores; the store
+        // addresses (`IMAD`s) stay on the GPU; no live-in, no live-out
+        t.ofld_begin(0, 0, 16);
         let mut d = [0.0f32; 4];
         for (k, &i) in idx.iter().enumerate() {
             d[k] = t.ld(self.d, i);
@@ -87,6 +91,7 @@ impl Kernel for Batch2 {
         for (k, &i) in idx.iter().enumerate() {
             t.st(self.d, i, out[k]);
         }
+        t.ofld_end(0);
     }
 }
 
@@ -226,10 +231,14 @@ impl Kernel for Modulate {
         let mut pos = tid;
         while pos < self.n {
             t.alu(2);
+            // NDP offload block 1 (Table 1's FWT "4"; 5 here: `LD; LD; FMUL@NSU x2; ST`),
+            // `rcpN` the one live-in, no live-out
+            t.ofld_begin(1, 1, 5);
             let x: f32 = t.ld(self.a, pos);
             let y: f32 = t.ld(self.b, pos);
             t.fp(2);
             t.st(self.a, pos, x * (y * rcp));
+            t.ofld_end(0);
             loop_step(t);
             pos += threads;
         }

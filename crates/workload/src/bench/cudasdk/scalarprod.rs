@@ -119,9 +119,15 @@ impl Kernel for ScalarProd {
                 let mut pos = base + acc;
                 while pos < end {
                     t.alu(2);
+                    // NDP offload block 0 (spec ndp.md Table 1: SP, 3 NSU instructions):
+                    // `LD A; LD B; FMUL@NSU`, the product the one live-out; the running
+                    // sum stays on the GPU (as km's block: with the sum as live-in and
+                    // live-out Eq. 1 would score 0 and the block would not be extracted).
+                    t.ofld_begin(0, 0, 3);
                     let x: f32 = t.ld(self.a, pos);
                     let y: f32 = t.ld(self.b, pos);
                     t.fp(1);
+                    t.ofld_end(1);
                     sum += x * y;
                     loop_step(t);
                     pos += ACCUM_N;

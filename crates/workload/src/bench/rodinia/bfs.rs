@@ -157,6 +157,9 @@ impl Kernel for BfsKernel {
             t.alu(1);
             let id: i32 = t.ld(o.edges, i as u64);
             t.alu(1);
+            // Table 1's BFS blocks (the single indirect load `g_graph_visited[id]`, "1")
+            // are not marked: the edge loop's trip count and the `if` below differ per
+            // lane, where a marker would shift the lanes' alignment
             let v: u8 = t.ld(o.visited, id as u64);
             t.alu(1);
             t.branch(1);

@@ -119,9 +119,14 @@ impl Kernel for ComputeCost {
         let mut d = 0f32;
         for i in 0..self.dim {
             t.alu(2);
+            // NDP offload block 0 (Table 1's STCL "3"): both coordinates and their
+            // difference on the NSU (`LD; LD; FADD@NSU`), the difference the one
+            // live-out; the accumulating FFMA stays on the GPU (as km's block)
+            t.ofld_begin(0, 0, 3);
             let a: f32 = t.ld(self.coord, i * self.num + tid);
             let b: f32 = t.ld(self.coord, i * self.num + self.x);
             t.fp(2);
+            t.ofld_end(1);
             let tmp = a - b;
             d += tmp * tmp;
             if i % 4 == 3 || i + 1 == self.dim {
@@ -146,6 +151,10 @@ impl Kernel for ComputeCost {
         } else {
             let assign: i64 = t.ld(self.p, tid * (PT_WORDS / 2) + 2);
             t.alu(1);
+            // Table 1's other STCL blocks (the update of the `if` branch, "9", and the
+            // single indirect loads `center_table[assign]` and `work_mem[row + c]`,
+            // "1, 1") are not marked: they sit in divergent branches, where a marker
+            // would shift the lanes' alignment (`Thread::ofld_begin` records a position)
             let c: i32 = t.ld(self.center_table, assign as u64);
             t.alu(2);
             let l: f32 = t.ld(self.work_mem, row + c as u64);

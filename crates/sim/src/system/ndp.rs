@@ -1,0 +1,1191 @@
+//! Partitioned execution in the System (NDP, spec ndp.md §3.5-§3.9, §4): the stations of
+//! `crate::ndp` wired into the core's SMs, network ports, DRAM channels and caches.
+//!
+//! When a warp of the GPU node issues the first instruction of an offload block instance
+//! (`WarpProgram::offload`, the kernel models' `OFLD.BEG` markers), the [`Selector`]
+//! decides (naive, static ratio, Algorithm 1's ratio, the cache-locality check). Not
+//! offloaded: the instance runs unchanged (its load lines and their L1/L2 presence feed
+//! the §4.4 statistics). Offloaded:
+//! - the offload command (live-ins) waits in the SM's pending buffer until the first
+//!   memory instruction names the target NSU (§3.5: the stack with most of its lines);
+//!   then 1 command + #LD read + #ST write entries are reserved at once ([`Credits`],
+//!   §3.8); a denied instance waits in its stack's FIFO, retried when credits return, and
+//!   its packets stay pending; a granted instance's packets leave at once;
+//! - the SM still generates, coalesces and translates addresses (LSU time, TLB); a load
+//!   line probes L1 then L2 (a hit updates LRU, a miss allocates nothing): on a hit the
+//!   GPU sends the RDF response itself over the target's GPU link, on a miss an RDF goes
+//!   to the owning vault, which reads DRAM and forwards the words to the target NSU
+//!   (locally or over the memory network); a store line becomes a WTA to the target;
+//! - the NSU ([`Nsu`], its own clock, 48 warp slots) runs the block's NSU code (its loads
+//!   and stores in program order, its `@NSU` ALU work before the first store); an NSU
+//!   store writes each line at its GPU-given address (through the memory network if
+//!   another stack's); the vault acknowledges to the NSU and sends a cache invalidation
+//!   to the GPU, which drops the line from its L2 and L1s (§3.9);
+//! - after the last write ack the NSU sends the offload ack with the live-outs; the warp
+//!   waits at `OFLD.END` for the ack and every invalidation of its writes (§3.9's race
+//!   rule), then goes on.
+//!
+//! Packet sizes are [`crate::ndp::packets::bytes`]; every trip reserves the core's ports
+//! (`Network::remote`, `to_channel`, `from_channel`) and is redeemed on arrival; packets in
+//! flight are requests of kind [`Kind::Ndp`] in the core's slab (packet kind, instance and
+//! sequence number in `Req::token`), so the end-of-run check that every request retired
+//! covers them. Nothing is allocated per packet once the pools have grown.
+//!
+//! Simplifications (documented, not hidden): GPU-side `@NSU` ALU instructions still
+//! issue (as the NOPs they become, with their latency); credits return to the GPU at
+//! once (piggybacked, no bytes); the SM's ready buffer (64) is not a separate stage and
+//! the pending buffer (300) is not a cap (its peak is reported); only the SMs of
+//! `ndp.gpu_node` offload.
+
+use super::{Ev, Kind, Req, System};
+use crate::mapping::{Location, Mode};
+use crate::ndp::nsu::{Credits, Nsu, NsuOp, NsuOut};
+use crate::ndp::packets::{bytes as pkt_bytes, Packet, MAX_MEM_INSTS, WORD_BYTES};
+use crate::ndp::select::{BlockDesc, Selector};
+use crate::ndp::target::first_access_target;
+use crate::ndp::{NdpStats, NsuStats, OffloadMode, PacketStats};
+use crate::noc::{Msg, Receipts};
+use locus_engine::{Clock, Ps};
+use locus_workload::{InstClass, Space, WarpInst};
+use std::collections::VecDeque;
+
+const NONE: u32 = u32::MAX;
+/// The location field of a packet that names no line (commands, acks).
+const NO_LOC: Location = Location {
+    node: 0,
+    channel: 0,
+    chan_addr: 0,
+};
+/// Static blocks per kernel (the `block` operand of `Thread::ofld_begin` is a `u8`).
+const BLOCKS_PER_KERNEL: u32 = 256;
+
+/// Is `i` a memory instruction of an offload block that the NSU performs (a global or
+/// texture load, a global store; constants come from the NSU's constant cache)?
+#[inline]
+fn block_mem(i: &WarpInst) -> Option<bool> {
+    match (i.class, i.space) {
+        (InstClass::Load, Space::Global | Space::Texture) if i.nlines > 0 => Some(false),
+        (InstClass::Store, Space::Global) if i.nlines > 0 => Some(true),
+        _ => None,
+    }
+}
+
+#[inline]
+fn token(inst: u32, seq: u8, p: Packet) -> u64 {
+    inst as u64 | (seq as u64) << 32 | (p as u64) << 40
+}
+
+#[inline]
+fn untoken(t: u64) -> (u32, u8, Packet) {
+    (
+        t as u32,
+        (t >> 32) as u8,
+        Packet::ALL[((t >> 40) as usize).min(Packet::ALL.len() - 1)],
+    )
+}
+
+impl Req {
+    /// Does this request write DRAM (a store, a write-back or an NSU write)?
+    #[inline]
+    pub(crate) fn writes_dram(&self) -> bool {
+        match self.kind {
+            Kind::Write | Kind::Writeback => true,
+            Kind::Ndp => untoken(self.token).2 == Packet::NsuWrite,
+            _ => false,
+        }
+    }
+}
+
+/// Per warp slot: the offload block instance it is in.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WarpNdp {
+    /// Index of the next offload mark of the warp's program.
+    next_mark: u16,
+    /// 0: outside a block; 1: an instance run on the GPU; 2: an offloaded instance.
+    mode: u8,
+    /// The instance's ack arrived before the warp reached `OFLD.END`.
+    done_early: bool,
+    seq: u8,
+    /// One past the block's last instruction.
+    end: u32,
+    /// Selector key of the static block.
+    key: u32,
+    /// Offloaded instance id.
+    inst: u32,
+    /// Load lines of this instance and how many were in the GPU caches (§4.4).
+    lines: u32,
+    hits: u32,
+}
+
+impl Default for WarpNdp {
+    fn default() -> Self {
+        WarpNdp {
+            next_mark: 0,
+            mode: 0,
+            done_early: false,
+            seq: 0,
+            end: 0,
+            key: 0,
+            inst: NONE,
+            lines: 0,
+            hits: 0,
+        }
+    }
+}
+
+/// An offloaded instance in flight.
+#[derive(Clone, Copy, Debug, Default)]
+struct Inst {
+    wg: u32,
+    sm: u32,
+    /// Target stack index (`NONE` until the first memory instruction).
+    target: u32,
+    loads: u8,
+    stores: u8,
+    lanes: u8,
+    live_ins: u8,
+    live_outs: u8,
+    prog: u16,
+    granted: bool,
+    acked: bool,
+    /// Invalidations of its writes still to reach the GPU.
+    invals: u32,
+    /// Pending packets (before the grant), a list in the packet pool.
+    pend_head: u32,
+    pend_tail: u32,
+    /// Store lines (the WTA addresses the NSU writes to), a list in the pool.
+    st_head: u32,
+}
+
+/// A packet waiting in an SM's pending buffer, or a store line kept for the NSU write.
+#[derive(Clone, Copy, Debug)]
+struct Pkt {
+    next: u32,
+    packet: Packet,
+    seq: u8,
+    active: u8,
+    aligned: bool,
+    /// Lines of the load (the RDF responses the NSU merges into one entry).
+    of: u16,
+    obj: u16,
+    mode: Mode,
+    loc: Location,
+    line: u64,
+    /// Earliest send time.
+    t: Ps,
+}
+
+/// One line of the memory instruction being issued (scratch).
+#[derive(Clone, Copy, Debug)]
+struct LineAt {
+    loc: Location,
+    line: u64,
+    mode: Mode,
+    t: Ps,
+    active: u8,
+    aligned: bool,
+    obj: u16,
+}
+
+/// Partitioned-execution state of the System.
+pub(crate) struct NdpState {
+    mode: OffloadMode,
+    sel: Selector,
+    gpu: u32,
+    stack_node: Vec<u32>,
+    /// Node -> stack index (`NONE` for a node without an NSU).
+    stack_of: Vec<u32>,
+    nsus: Vec<Nsu>,
+    nsu_warps: u32,
+    nsu_clk: Clock,
+    nsu_tick_at: Vec<Ps>,
+    /// Time of each NSU's last cycle (`Ps::MAX`: none yet).
+    nsu_last: Vec<Ps>,
+    credits: Credits,
+    waiting: Vec<VecDeque<u32>>,
+    read_entries: u32,
+    write_entries: u32,
+    warps: Vec<WarpNdp>,
+    insts: Vec<Inst>,
+    free_insts: Vec<u32>,
+    pkts: Vec<Pkt>,
+    free_pkts: Vec<u32>,
+    progs: rustc_hash::FxHashMap<Vec<NsuOp>, u16>,
+    ops: Vec<NsuOp>,
+    kernels: Vec<String>,
+    kernel: u32,
+    out: Vec<NsuOut>,
+    scratch: Vec<LineAt>,
+    line_bytes: u32,
+    flit: u32,
+    pending: Vec<u32>,
+    // statistics
+    offloaded: u64,
+    on_gpu: u64,
+    not_offloadable: u64,
+    packets: [u64; 11],
+    bytes: [u64; 11],
+    gpu_link: [u64; 11],
+    regs_in: u64,
+    regs_out: u64,
+    threads: u64,
+    invals: u64,
+    credit_errors: u64,
+    peak_pending: u32,
+    /// Warp instructions issued inside offload blocks (Algorithm 1's IPC, offloaded or
+    /// not), and their count at the last epoch.
+    block_insts: u64,
+    epoch_insts: u64,
+    epoch_cycles: u64,
+    ratios: Vec<f64>,
+    /// Every packet sent, kind and bytes, in the order sent (tests: Fig. 2's order).
+    #[cfg(test)]
+    pub(crate) log: Vec<(Packet, u32)>,
+}
+
+impl NdpState {
+    /// The state for `cfg` (`None` when `ndp.offload = "none"`: nothing runs).
+    pub(crate) fn new(cfg: &crate::config::Config, nsm: usize) -> Option<Box<NdpState>> {
+        let n = &cfg.ndp;
+        if n.offload == OffloadMode::None {
+            return None;
+        }
+        let stack_node: Vec<u32> = if n.stack_nodes.is_empty() {
+            (0..cfg.system.nodes).filter(|&k| k != n.gpu_node).collect()
+        } else {
+            n.stack_nodes.clone()
+        };
+        let mut stack_of = vec![NONE; cfg.system.nodes as usize];
+        for (i, &k) in stack_node.iter().enumerate() {
+            stack_of[k as usize] = i as u32;
+        }
+        let stacks = stack_node.len();
+        let max_warps = cfg.sm.max_warps as usize;
+        Some(Box::new(NdpState {
+            mode: n.offload,
+            sel: Selector::new(
+                n.offload,
+                n.static_ratio,
+                n.hill_params(),
+                nsm as u32,
+                BLOCKS_PER_KERNEL as usize,
+                n.seed,
+                cfg.system.line_bytes,
+                n.min_samples,
+                n.paper_literal_benefit,
+            ),
+            gpu: n.gpu_node,
+            stack_of,
+            nsus: (0..stacks)
+                .map(|_| {
+                    Nsu::new(
+                        n.nsu_warps,
+                        n.cmd_entries,
+                        n.read_entries,
+                        n.write_entries,
+                        Vec::new(),
+                    )
+                })
+                .collect(),
+            nsu_warps: n.nsu_warps,
+            nsu_clk: Clock::ghz(n.nsu_clock_ghz),
+            nsu_tick_at: vec![Ps::MAX; stacks],
+            nsu_last: vec![Ps::MAX; stacks],
+            credits: Credits::new(
+                stacks as u32,
+                n.cmd_entries,
+                n.read_entries,
+                n.write_entries,
+            ),
+            waiting: (0..stacks).map(|_| VecDeque::new()).collect(),
+            read_entries: n.read_entries,
+            write_entries: n.write_entries,
+            stack_node,
+            warps: vec![WarpNdp::default(); nsm * max_warps],
+            insts: Vec::new(),
+            free_insts: Vec::new(),
+            pkts: Vec::new(),
+            free_pkts: Vec::new(),
+            progs: Default::default(),
+            ops: Vec::new(),
+            kernels: Vec::new(),
+            kernel: 0,
+            out: Vec::new(),
+            scratch: Vec::new(),
+            line_bytes: cfg.system.line_bytes,
+            flit: n.flit_bytes,
+            pending: vec![0; nsm],
+            offloaded: 0,
+            on_gpu: 0,
+            not_offloadable: 0,
+            packets: [0; 11],
+            bytes: [0; 11],
+            gpu_link: [0; 11],
+            regs_in: 0,
+            regs_out: 0,
+            threads: 0,
+            invals: 0,
+            credit_errors: 0,
+            peak_pending: 0,
+            block_insts: 0,
+            epoch_insts: 0,
+            epoch_cycles: n.epoch_cycles,
+            ratios: Vec::new(),
+            #[cfg(test)]
+            log: Vec::new(),
+        }))
+    }
+
+    /// A warp slot starts a new warp.
+    pub(crate) fn warp_start(&mut self, wg: usize) {
+        self.warps[wg] = WarpNdp::default();
+    }
+
+    /// A launch of kernel `name` begins: its static blocks get their selector keys (the
+    /// same kernel name shares its blocks' statistics across launches, as one `OFLD.BEG`
+    /// PC does).
+    pub(crate) fn launch(&mut self, name: &str) {
+        self.kernel = match self.kernels.iter().position(|k| k == name) {
+            Some(k) => k as u32,
+            None => {
+                self.kernels.push(name.to_string());
+                (self.kernels.len() - 1) as u32
+            }
+        };
+        self.sel
+            .ensure_blocks(self.kernels.len() * BLOCKS_PER_KERNEL as usize);
+    }
+
+    fn count(&mut self, p: Packet, bytes: u32, gpu_link: bool) {
+        let k = p as usize;
+        #[cfg(test)]
+        self.log.push((p, bytes));
+        self.packets[k] += 1;
+        self.bytes[k] += bytes as u64;
+        if gpu_link {
+            self.gpu_link[k] += bytes as u64;
+        }
+    }
+
+    fn alloc_pkt(&mut self, p: Pkt) -> u32 {
+        match self.free_pkts.pop() {
+            Some(i) => {
+                self.pkts[i as usize] = p;
+                i
+            }
+            None => {
+                self.pkts.push(p);
+                (self.pkts.len() - 1) as u32
+            }
+        }
+    }
+
+    fn alloc_inst(&mut self, i: Inst) -> u32 {
+        match self.free_insts.pop() {
+            Some(k) => {
+                self.insts[k as usize] = i;
+                k
+            }
+            None => {
+                self.insts.push(i);
+                (self.insts.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Append packet `p` to instance `i`'s pending list.
+    fn push_pending(&mut self, i: u32, p: Pkt) {
+        let id = self.alloc_pkt(Pkt { next: NONE, ..p });
+        let inst = &mut self.insts[i as usize];
+        if inst.pend_tail == NONE {
+            inst.pend_head = id;
+        } else {
+            self.pkts[inst.pend_tail as usize].next = id;
+        }
+        self.insts[i as usize].pend_tail = id;
+        let sm = self.insts[i as usize].sm as usize;
+        self.pending[sm] += 1;
+        self.peak_pending = self.peak_pending.max(self.pending[sm]);
+    }
+
+    /// Program id of the NSU code in `self.ops` (registered at every NSU on first use).
+    fn prog_id(&mut self) -> u16 {
+        if let Some(&p) = self.progs.get(&self.ops[..]) {
+            return p;
+        }
+        let mut id = 0;
+        for n in &mut self.nsus {
+            id = n.add_program(self.ops.clone());
+        }
+        self.progs.insert(self.ops.clone(), id);
+        id
+    }
+}
+
+impl System {
+    /// Warp `wg` of SM `sm` issues `inst`, the instruction at index `pc` of its program:
+    /// begin, follow and end offload block instances. Returns true when `inst` was an
+    /// offloaded memory instruction (its packets are sent; the SM does nothing else).
+    pub(crate) fn ndp_issue(&mut self, sm: usize, wg: usize, pc: u32, inst: &WarpInst) -> bool {
+        let Some(n) = self.ndp.as_deref_mut() else {
+            return false;
+        };
+        if self.sms[sm].node != n.gpu {
+            return false;
+        }
+        let now = self.q.now();
+        let mut wn = n.warps[wg];
+        if wn.mode == 0 {
+            let w = &self.warps[wg];
+            let prog = &self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize];
+            while let Some(m) = prog.offload.get(wn.next_mark as usize) {
+                if m.begin < pc || m.begin >= m.end {
+                    wn.next_mark += 1; // passed (or empty): never an instance
+                } else {
+                    break;
+                }
+            }
+            if let Some(m) = prog
+                .offload
+                .get(wn.next_mark as usize)
+                .filter(|m| m.begin == pc)
+            {
+                let m = *m;
+                wn.next_mark += 1;
+                n.ops.clear();
+                let (mut loads, mut stores) = (0u32, 0u32);
+                for i in &prog.insts[m.begin as usize..(m.end as usize).min(prog.insts.len())] {
+                    match block_mem(i) {
+                        Some(false) => {
+                            loads += 1;
+                            n.ops.push(NsuOp::Ld);
+                        }
+                        Some(true) => {
+                            stores += 1;
+                            n.ops.push(NsuOp::St);
+                        }
+                        None => {}
+                    }
+                }
+                // the `@NSU` compute: before the first store (it produces the stored value)
+                let alu = (m.nsu_insts as u32).saturating_sub(loads + stores) as usize;
+                let at = n
+                    .ops
+                    .iter()
+                    .position(|o| *o == NsuOp::St)
+                    .unwrap_or(n.ops.len());
+                n.ops.splice(at..at, std::iter::repeat_n(NsuOp::Alu, alu));
+                let key = n.kernel * BLOCKS_PER_KERNEL + m.block as u32;
+                let d = BlockDesc {
+                    loads,
+                    stores,
+                    live_ins: m.live_ins as u32,
+                    live_outs: m.live_outs as u32,
+                    nsu_insts: m.nsu_insts as u32,
+                };
+                // a span the markers did not close, or holding an exit or a barrier, is
+                // not a block (a marker in divergent code can misalign; run it on the GPU)
+                let closed = (m.end as usize) <= prog.insts.len()
+                    && prog.insts[m.begin as usize..m.end as usize]
+                        .iter()
+                        .all(|i| !matches!(i.class, InstClass::Exit | InstClass::Barrier));
+                let ok = closed
+                    && loads + stores > 0
+                    && loads + stores <= MAX_MEM_INSTS
+                    && loads <= n.read_entries
+                    && stores <= n.write_entries;
+                let off = ok && n.sel.decide(sm as u32, key as usize, &d);
+                wn = WarpNdp {
+                    next_mark: wn.next_mark,
+                    mode: 1,
+                    end: m.end,
+                    key,
+                    ..WarpNdp::default()
+                };
+                if off {
+                    let prog_id = n.prog_id();
+                    let i = n.alloc_inst(Inst {
+                        wg: wg as u32,
+                        sm: sm as u32,
+                        target: NONE,
+                        loads: loads as u8,
+                        stores: stores as u8,
+                        lanes: m.lanes,
+                        live_ins: m.live_ins,
+                        live_outs: m.live_outs,
+                        prog: prog_id,
+                        pend_head: NONE,
+                        pend_tail: NONE,
+                        st_head: NONE,
+                        ..Inst::default()
+                    });
+                    n.push_pending(
+                        i,
+                        Pkt {
+                            next: NONE,
+                            packet: Packet::OffloadCmd,
+                            seq: 0,
+                            active: m.lanes,
+                            aligned: true,
+                            of: 0,
+                            obj: locus_workload::NO_OBJ,
+                            mode: Mode::Fgp,
+                            loc: NO_LOC,
+                            line: 0,
+                            t: now,
+                        },
+                    );
+                    wn.mode = 2;
+                    wn.inst = i;
+                    n.offloaded += 1;
+                    n.regs_in += m.live_ins as u64 * m.lanes as u64;
+                    n.regs_out += m.live_outs as u64 * m.lanes as u64;
+                    n.threads += m.lanes as u64;
+                } else {
+                    n.on_gpu += 1;
+                    if !ok {
+                        n.not_offloadable += 1;
+                    }
+                }
+            }
+        }
+        if wn.mode == 0 {
+            n.warps[wg] = wn;
+            return false;
+        }
+        n.block_insts += 1;
+        let mut handled = false;
+        match (block_mem(inst), wn.mode) {
+            (Some(store), 2) => {
+                n.warps[wg] = wn;
+                self.ndp_mem(sm, wg, inst, store);
+                wn = self.ndp.as_deref().expect("ndp on").warps[wg];
+                handled = true;
+            }
+            (Some(false), _) => {
+                // run on the GPU: note whether its lines are in the GPU caches (§4.4)
+                let (l, h) = self.ndp_probe(sm, wg, inst);
+                wn.lines += l;
+                wn.hits += h;
+            }
+            _ => {}
+        }
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        if pc + 1 >= wn.end {
+            // OFLD.END
+            n.sel
+                .observe(wn.key as usize, wn.lines as u64, wn.hits as u64);
+            if wn.mode == 2 && !wn.done_early {
+                self.warps[wg].ofld_wait = true;
+            }
+            wn.mode = 0;
+            wn.inst = NONE;
+        }
+        n.warps[wg] = wn;
+        handled
+    }
+
+    /// The load lines of `inst` (run on the GPU) and how many are in the L1 or the L2 now
+    /// (a look without side effects, before the access itself).
+    fn ndp_probe(&mut self, sm: usize, wg: usize, inst: &WarpInst) -> (u32, u32) {
+        let node = self.sms[sm].node;
+        let w = self.warps[wg];
+        let (first, nl) = (inst.first_line as usize, inst.nlines as usize);
+        let mut hits = 0;
+        for k in first..first + nl {
+            let lr = self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize].lines[k];
+            let vpn = lr.addr / self.placement.page_bytes();
+            if self.placement.lookup(vpn).is_none() {
+                continue; // never touched: a miss
+            }
+            let (pa, mode) = self.placement.translate(lr.addr, lr.obj, node);
+            let line = pa >> self.line_shift;
+            let loc = self.map.locate(pa, mode);
+            let l1 = self.cfg.l1.enabled
+                && (self.cfg.l1.cache_remote || loc.node == node)
+                && self.sms[sm].l1.contains(line);
+            let s = self.slice_of(node, line, loc.node, loc.channel);
+            if l1 || self.slices[s].cache.contains(line) {
+                hits += 1;
+            }
+        }
+        (nl as u32, hits)
+    }
+
+    /// An offloaded load (`store = false`) or store of warp `wg`: addresses generated,
+    /// coalesced and translated by the SM; RDFs / WTAs built (§3.5).
+    fn ndp_mem(&mut self, sm: usize, wg: usize, inst: &WarpInst, store: bool) {
+        let now = self.q.now();
+        let cyc = self.sms[sm].clk.period;
+        self.c.mem_insts += 1;
+        self.c.mem_by_space[crate::stats::mem_index(inst.space, inst.class)] += 1;
+        let mut lines = std::mem::take(&mut self.scratch_lines);
+        lines.clear();
+        {
+            let w = &self.warps[wg];
+            let prog = &self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize];
+            lines.extend_from_slice(prog.lines_of(inst));
+        }
+        let lpc = self.cfg.sm.lsu_lines_per_cycle as u64;
+        let t0 = now.max(self.sms[sm].lsu_free);
+        self.sms[sm].lsu_free = t0 + (lines.len() as u64).div_ceil(lpc) * cyc;
+        let line_bytes = self.cfg.system.line_bytes;
+        let mut scratch = std::mem::take(&mut self.ndp.as_deref_mut().expect("ndp on").scratch);
+        scratch.clear();
+        for (k, lr) in lines.iter().enumerate() {
+            let ti = t0 + (k as u64 / lpc) * cyc;
+            if store {
+                if let Some(w) = self.obj_written.get_mut(lr.obj as usize) {
+                    *w = true;
+                }
+            }
+            let (pa, mode, tlat) = self.translate(sm, lr.addr, lr.obj);
+            let line = pa >> self.line_shift;
+            scratch.push(LineAt {
+                loc: self.map.locate(line << self.line_shift, mode),
+                line,
+                mode,
+                t: ti + tlat,
+                active: (lr.bytes as u32 / WORD_BYTES).clamp(1, 32) as u8,
+                aligned: lr.bytes as u32 == line_bytes,
+                obj: lr.obj,
+            });
+        }
+        self.scratch_lines = lines;
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        let mut wn = n.warps[wg];
+        let i = wn.inst;
+        let seq = wn.seq;
+        wn.seq = wn.seq.wrapping_add(1);
+        let first = n.insts[i as usize].target == NONE;
+        if first {
+            // the target NSU: the stack with most of the first instruction's lines (§3.5)
+            let mut st = [0u32; 64];
+            let mut k = 0;
+            for l in &scratch {
+                let s = n.stack_of[l.loc.node as usize];
+                if s != NONE && k < 64 {
+                    st[k] = s;
+                    k += 1;
+                }
+            }
+            n.insts[i as usize].target =
+                first_access_target(&st[..k], n.stack_node.len() as u32).unwrap_or(0);
+        }
+        let node = self.sms[sm].node;
+        let l1_lat = self.sms[sm].clk.cycles(self.cfg.l1.hit_latency as u64);
+        let l2_probe = self
+            .clk
+            .cycles(self.cfg.noc.sm_l2_latency as u64 + self.cfg.l2.hit_latency as u64);
+        let of = scratch.len().min(u16::MAX as usize) as u16;
+        for l in &scratch {
+            let mut p = Pkt {
+                next: NONE,
+                packet: Packet::Wta,
+                seq,
+                active: l.active,
+                aligned: l.aligned,
+                of,
+                obj: l.obj,
+                mode: l.mode,
+                loc: l.loc,
+                line: l.line,
+                t: l.t,
+            };
+            if store {
+                // the WTA's addresses, kept for the NSU's write
+                let n = self.ndp.as_deref_mut().expect("ndp on");
+                let id = n.alloc_pkt(Pkt {
+                    packet: Packet::NsuWrite,
+                    next: n.insts[i as usize].st_head,
+                    ..p
+                });
+                n.insts[i as usize].st_head = id;
+            } else {
+                // the RDF looks the GPU caches up first (§3.5, Fig. 6a)
+                let l1 = self.cfg.l1.enabled
+                    && (self.cfg.l1.cache_remote || l.loc.node == node)
+                    && self.sms[sm].l1.access(l.line);
+                p.t += l1_lat;
+                let hit = l1 || {
+                    p.t += l2_probe;
+                    let s = self.slice_of(node, l.line, l.loc.node, l.loc.channel);
+                    self.slices[s].cache.access(l.line)
+                };
+                p.packet = if hit { Packet::RdfResp } else { Packet::Rdf };
+                wn.lines += 1;
+                wn.hits += hit as u32;
+            }
+            let n = self.ndp.as_deref_mut().expect("ndp on");
+            if n.insts[i as usize].granted {
+                self.ndp_send(i, p);
+            } else {
+                n.push_pending(i, p);
+            }
+        }
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        n.warps[wg] = wn;
+        n.scratch = scratch;
+        if first {
+            self.ndp_try_grant(i);
+        }
+    }
+
+    /// Ask the buffer manager for instance `i`'s NSU entries (all or nothing, §3.8); a
+    /// denied instance queues behind the others waiting at its stack.
+    fn ndp_try_grant(&mut self, i: u32) {
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        let x = n.insts[i as usize];
+        let s = x.target as usize;
+        if n.waiting[s].is_empty() && n.credits.reserve(x.target, x.loads as u32, x.stores as u32) {
+            self.ndp_grant(i);
+        } else {
+            if !n.waiting[s].is_empty() {
+                n.credits.denied += 1;
+            }
+            n.waiting[s].push_back(i);
+        }
+    }
+
+    /// Instance `i` holds its reservation: its pending packets leave, in order.
+    fn ndp_grant(&mut self, i: u32) {
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        n.insts[i as usize].granted = true;
+        let mut k = n.insts[i as usize].pend_head;
+        n.insts[i as usize].pend_head = NONE;
+        n.insts[i as usize].pend_tail = NONE;
+        while k != NONE {
+            let n = self.ndp.as_deref_mut().expect("ndp on");
+            let p = n.pkts[k as usize];
+            n.free_pkts.push(k);
+            let sm = n.insts[i as usize].sm as usize;
+            n.pending[sm] -= 1;
+            k = p.next;
+            self.ndp_send(i, p);
+        }
+    }
+
+    /// A request of kind `Ndp` for packet `p` of instance `i`, bound for `dst` (the
+    /// target NSU's node for vault responses and NSU writes).
+    fn ndp_req(&self, i: u32, p: &Pkt, packet: Packet, dst: u32) -> Req {
+        let x = self.ndp.as_deref().expect("ndp on").insts[i as usize];
+        Req {
+            kind: Kind::Ndp,
+            mode: p.mode,
+            sm: x.sm,
+            src: dst,
+            home: p.loc.node,
+            chan: p.loc.channel,
+            chan_addr: p.loc.chan_addr,
+            line: p.line,
+            bytes: p.active as u32,
+            obj: p.obj,
+            token: token(i, p.seq, packet),
+            direct: false,
+            at_home: false,
+            ver: p.of as u32,
+            issue_ver: 0,
+            bypass: false,
+            rep: false,
+            t_l2: Ps::MAX,
+            rx: Receipts::default(),
+        }
+    }
+
+    /// Send a GPU-side packet of granted instance `i`: the command, an RDF, a GPU-built
+    /// RDF response (a cache hit) or a WTA.
+    fn ndp_send(&mut self, i: u32, p: Pkt) {
+        let t = p.t.max(self.q.now());
+        let n = self.ndp.as_deref().expect("ndp on");
+        let x = n.insts[i as usize];
+        let (gpu, tnode) = (n.gpu, n.stack_node[x.target as usize]);
+        let (lb, fl) = (n.line_bytes, n.flit);
+        let act = p.active as u32;
+        let (bytes, msg) = match p.packet {
+            Packet::OffloadCmd => (
+                pkt_bytes(Packet::OffloadCmd, act, x.live_ins as u32, false, lb, fl),
+                Msg::Offload,
+            ),
+            Packet::Wta => (
+                pkt_bytes(Packet::Wta, act, 0, !p.aligned, lb, fl),
+                Msg::Offload,
+            ),
+            Packet::RdfResp => (
+                pkt_bytes(Packet::RdfResp, act, 0, false, lb, fl),
+                Msg::Response,
+            ),
+            _ => (
+                pkt_bytes(Packet::Rdf, act, 0, !p.aligned, lb, fl),
+                Msg::Read,
+            ),
+        };
+        let mut r = self.ndp_req(i, &p, p.packet, tnode);
+        self.ndp
+            .as_deref_mut()
+            .expect("ndp on")
+            .count(p.packet, bytes, true);
+        if p.packet == Packet::Rdf {
+            // to the vault owning the line
+            let t = self.net.remote(t, gpu, r.home, bytes, msg, &mut r.rx);
+            let t = self
+                .net
+                .to_channel(t, r.home, r.chan, bytes, msg, &mut r.rx);
+            let id = self.new_req(r);
+            self.q.push(t, Ev::DramArrive(id));
+        } else {
+            let t = self.net.remote(t, gpu, tnode, bytes, msg, &mut r.rx);
+            let id = self.new_req(r);
+            self.q.push(t, Ev::Ndp(id));
+        }
+    }
+
+    /// A DRAM access of an NDP packet finished at a vault: an RDF's words go to the target
+    /// NSU; an NSU write is acknowledged to the NSU and invalidated at the GPU (§3.9).
+    pub(crate) fn ndp_dram_done(&mut self, id: u32) {
+        let now = self.q.now();
+        let mut r = self.reqs[id as usize];
+        let (i, seq, p) = untoken(r.token);
+        let n = self.ndp.as_deref().expect("ndp on");
+        let (lb, fl, gpu) = (n.line_bytes, n.flit, n.gpu);
+        if p == Packet::Rdf {
+            self.c.dram_reads += 1;
+            let b = pkt_bytes(Packet::RdfResp, r.bytes, 0, false, lb, fl);
+            let t = self
+                .net
+                .from_channel(now, r.home, r.chan, b, Msg::Response, &mut r.rx);
+            let t = self
+                .net
+                .remote(t, r.home, r.src, b, Msg::Response, &mut r.rx);
+            r.token = token(i, seq, Packet::RdfResp);
+            self.reqs[id as usize] = r;
+            self.ndp
+                .as_deref_mut()
+                .expect("ndp on")
+                .count(Packet::RdfResp, b, false);
+            self.q.push(t, Ev::Ndp(id));
+            return;
+        }
+        debug_assert_eq!(p, Packet::NsuWrite);
+        self.c.dram_writes += 1;
+        let b = pkt_bytes(Packet::WriteAck, 0, 0, false, lb, fl);
+        let t = self
+            .net
+            .from_channel(now, r.home, r.chan, b, Msg::Ack, &mut r.rx);
+        let t = self.net.remote(t, r.home, r.src, b, Msg::Ack, &mut r.rx);
+        r.token = token(i, seq, Packet::WriteAck);
+        self.reqs[id as usize] = r;
+        self.q.push(t, Ev::Ndp(id));
+        // the vault invalidates the GPU's copies
+        let bi = pkt_bytes(Packet::Inval, 0, 0, false, lb, fl);
+        let mut v = Req {
+            token: token(i, seq, Packet::Inval),
+            rx: Receipts::default(),
+            ..r
+        };
+        let t = self
+            .net
+            .remote(now, r.home, gpu, bi, Msg::Invalidation, &mut v.rx);
+        let vid = self.new_req(v);
+        self.q.push(t, Ev::Ndp(vid));
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        n.count(Packet::WriteAck, b, false);
+        n.count(Packet::Inval, bi, true);
+    }
+
+    /// An NDP packet arrives at its NSU or at the GPU.
+    pub(crate) fn ndp_arrive(&mut self, id: u32) {
+        let mut r = self.reqs[id as usize];
+        self.net.arrive(&mut r.rx);
+        self.reqs[id as usize].rx = r.rx;
+        let (i, seq, p) = untoken(r.token);
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        let x = n.insts[i as usize];
+        let s = x.target as usize;
+        let gpu = n.gpu;
+        let res = match p {
+            Packet::OffloadCmd => Some(n.nsus[s].arrive_cmd(i, x.prog)),
+            Packet::RdfResp => Some(n.nsus[s].arrive_rdf(i, seq, r.ver as u16)),
+            Packet::Wta => Some(n.nsus[s].arrive_wta(i, seq)),
+            Packet::WriteAck => {
+                n.nsus[s].write_acked(i);
+                Some(Ok(()))
+            }
+            _ => None,
+        };
+        self.retire(id);
+        match res {
+            Some(res) => {
+                if res.is_err() {
+                    self.ndp.as_deref_mut().expect("ndp on").credit_errors += 1;
+                }
+                self.wake_nsu(s);
+            }
+            None if p == Packet::Inval => {
+                // drop the GPU's copies (L2 slice and every L1), fills in flight too
+                let n = self.ndp.as_deref_mut().expect("ndp on");
+                n.insts[i as usize].invals -= 1;
+                n.invals += 1;
+                let sl = self.slice_of(gpu, r.line, r.home, r.chan);
+                self.slices[sl].cache.invalidate(r.line);
+                self.inval_l1s(gpu, r.line, u32::MAX);
+                self.ndp_maybe_done(i);
+            }
+            None => {
+                // the offload ack with the live-outs
+                let n = self.ndp.as_deref_mut().expect("ndp on");
+                n.insts[i as usize].acked = true;
+                self.ndp_maybe_done(i);
+            }
+        }
+    }
+
+    /// Instance `i` is done once acked with every invalidation delivered: its warp goes on.
+    fn ndp_maybe_done(&mut self, i: u32) {
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        let x = n.insts[i as usize];
+        if !x.acked || x.invals > 0 {
+            return;
+        }
+        n.free_insts.push(i);
+        let wg = x.wg as usize;
+        if n.warps[wg].mode == 2 && n.warps[wg].inst == i {
+            n.warps[wg].done_early = true; // not yet at OFLD.END
+        }
+        self.warps[wg].ofld_wait = false;
+        self.unpark(wg);
+        let now = self.q.now();
+        self.wake_sm(x.sm as usize, now);
+    }
+
+    /// NSU `s` may have work: tick at its next clock edge.
+    fn wake_nsu(&mut self, s: usize) {
+        let now = self.q.now();
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        let mut t = n.nsu_clk.next_edge(now);
+        if n.nsu_last[s] != Ps::MAX && t <= n.nsu_last[s] {
+            t = n.nsu_last[s] + n.nsu_clk.period;
+        }
+        if n.nsu_tick_at[s] > t {
+            n.nsu_tick_at[s] = t;
+            self.q.push(t, Ev::NsuTick(s as u32));
+        }
+    }
+
+    /// One cycle of NSU `s`; it keeps ticking while it makes progress, and sleeps until
+    /// the next arrival when every warp waits (cycles slept are counted for occupancy).
+    pub(crate) fn nsu_tick(&mut self, s: u32) {
+        let s = s as usize;
+        let now = self.q.now();
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        if n.nsu_tick_at[s] != now {
+            return;
+        }
+        n.nsu_tick_at[s] = Ps::MAX;
+        let period = n.nsu_clk.period;
+        if n.nsu_last[s] != Ps::MAX {
+            let gap = (now - n.nsu_last[s]) / period;
+            if gap > 1 {
+                let busy = n.nsus[s].busy_slots() as u64;
+                n.nsus[s].cycles += gap - 1;
+                n.nsus[s].slot_cycles += (gap - 1) * busy;
+            }
+        }
+        n.nsu_last[s] = now;
+        let mut out = std::mem::take(&mut n.out);
+        out.clear();
+        let before = n.nsus[s].insts;
+        n.nsus[s].cycle(&mut out);
+        let progressed = n.nsus[s].insts != before || !out.is_empty();
+        for &o in &out {
+            match o {
+                NsuOut::Credit(b) => {
+                    let n = self.ndp.as_deref_mut().expect("ndp on");
+                    n.credits.give_back(s as u32, b);
+                    // credits returned: grant the instances waiting here, in order
+                    loop {
+                        let n = self.ndp.as_deref_mut().expect("ndp on");
+                        let Some(&w) = n.waiting[s].front() else {
+                            break;
+                        };
+                        let x = n.insts[w as usize];
+                        if !n.credits.reserve(s as u32, x.loads as u32, x.stores as u32) {
+                            break;
+                        }
+                        n.waiting[s].pop_front();
+                        self.ndp_grant(w);
+                    }
+                }
+                NsuOut::Write(i, seq) => self.nsu_write(s, i, seq),
+                NsuOut::Ack(i) => {
+                    let n = self.ndp.as_deref().expect("ndp on");
+                    let x = n.insts[i as usize];
+                    let b = pkt_bytes(
+                        Packet::OffloadAck,
+                        x.lanes as u32,
+                        x.live_outs as u32,
+                        false,
+                        n.line_bytes,
+                        n.flit,
+                    );
+                    let (gpu, tnode) = (n.gpu, n.stack_node[s]);
+                    let p = Pkt {
+                        next: NONE,
+                        packet: Packet::OffloadAck,
+                        seq: 0,
+                        active: x.lanes,
+                        aligned: true,
+                        of: 0,
+                        obj: locus_workload::NO_OBJ,
+                        mode: Mode::Fgp,
+                        loc: NO_LOC,
+                        line: 0,
+                        t: now,
+                    };
+                    let mut r = self.ndp_req(i, &p, Packet::OffloadAck, gpu);
+                    let t = self.net.remote(now, tnode, gpu, b, Msg::Offload, &mut r.rx);
+                    let id = self.new_req(r);
+                    self.q.push(t, Ev::Ndp(id));
+                    self.ndp
+                        .as_deref_mut()
+                        .expect("ndp on")
+                        .count(Packet::OffloadAck, b, true);
+                }
+            }
+        }
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        n.out = out;
+        if progressed && n.nsus[s].has_work() {
+            let t = now + period;
+            if n.nsu_tick_at[s] > t {
+                n.nsu_tick_at[s] = t;
+                self.q.push(t, Ev::NsuTick(s as u32));
+            }
+        }
+    }
+
+    /// NSU `s` stores `seq` of instance `i`: one write per line of its WTA addresses, to
+    /// the owning vault (through the memory network when another stack's).
+    fn nsu_write(&mut self, s: usize, i: u32, seq: u8) {
+        let now = self.q.now();
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        let tnode = n.stack_node[s];
+        let (lb, fl) = (n.line_bytes, n.flit);
+        let mut writes = 0u16;
+        let mut prev = NONE;
+        let mut k = n.insts[i as usize].st_head;
+        while k != NONE {
+            let n = self.ndp.as_deref_mut().expect("ndp on");
+            let p = n.pkts[k as usize];
+            let next = p.next;
+            if p.seq != seq {
+                prev = k;
+                k = next;
+                continue;
+            }
+            // unlink and free
+            if prev == NONE {
+                n.insts[i as usize].st_head = next;
+            } else {
+                n.pkts[prev as usize].next = next;
+            }
+            n.free_pkts.push(k);
+            n.insts[i as usize].invals += 1;
+            let b = pkt_bytes(Packet::NsuWrite, p.active as u32, 0, false, lb, fl);
+            n.count(Packet::NsuWrite, b, false);
+            let mut r = self.ndp_req(i, &p, Packet::NsuWrite, tnode);
+            let t = self
+                .net
+                .remote(now, tnode, r.home, b, Msg::Write, &mut r.rx);
+            let t = self
+                .net
+                .to_channel(t, r.home, r.chan, b, Msg::Write, &mut r.rx);
+            let id = self.new_req(r);
+            self.q.push(t, Ev::DramArrive(id));
+            writes += 1;
+            k = next;
+        }
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        match writes {
+            0 => n.nsus[s].write_acked(i), // nothing to write: nothing to wait for
+            1 => {}
+            w => n.nsus[s].more_writes(i, w - 1),
+        }
+    }
+
+    /// Algorithm 1's epoch (§4.3): the offload-block IPC of the epoch moves the ratio.
+    pub(crate) fn ndp_epoch(&mut self) {
+        let Some(n) = self.ndp.as_deref_mut() else {
+            return;
+        };
+        let ipc = (n.block_insts - n.epoch_insts) as f64 / n.epoch_cycles.max(1) as f64;
+        n.epoch_insts = n.block_insts;
+        let r = n.sel.hill_mut().end_epoch(ipc);
+        n.ratios.push(r);
+    }
+
+    /// The `sim.ndp` statistics (`None` when NDP is off).
+    pub(crate) fn ndp_stats(&self) -> Option<NdpStats> {
+        let n = self.ndp.as_deref()?;
+        let links = self.net.graph().links();
+        let base = self.net.inter_ports().start;
+        let (mut gpu_link, mut off_chip) = (0u64, 0u64);
+        for (l, k) in links.iter().enumerate() {
+            let b = self.net.ports[base + l].stats().bytes_sent;
+            off_chip += b;
+            if k.from == n.gpu || k.to == n.gpu {
+                gpu_link += b;
+            }
+        }
+        let end = self.q.now().max(1);
+        let nsu_cycles = (end / n.nsu_clk.period).max(1);
+        let nsus: Vec<NsuStats> = n
+            .nsus
+            .iter()
+            .enumerate()
+            .map(|(s, u)| NsuStats {
+                stack: s as u32,
+                node: n.stack_node[s],
+                insts: u.insts,
+                occupancy: u.slot_cycles as f64 / (nsu_cycles * n.nsu_warps as u64) as f64,
+                peak_cmd: u.peak[0],
+                peak_read: u.peak[1],
+                peak_write: u.peak[2],
+            })
+            .collect();
+        let inval_bytes = n.gpu_link[Packet::Inval as usize];
+        let threads = n.threads.max(1) as f64;
+        Some(NdpStats {
+            offload: n.mode.name().to_string(),
+            instances_offloaded: n.offloaded,
+            instances_on_gpu: n.on_gpu,
+            suppressed_by_cache_check: n.sel.suppressed,
+            not_offloadable: n.not_offloadable,
+            packets: Packet::ALL
+                .iter()
+                .map(|&p| PacketStats {
+                    kind: p.name(),
+                    packets: n.packets[p as usize],
+                    bytes: n.bytes[p as usize],
+                    gpu_link_bytes: n.gpu_link[p as usize],
+                })
+                .collect(),
+            ndp_gpu_link_bytes: n.gpu_link.iter().sum(),
+            gpu_link_bytes: gpu_link,
+            off_chip_bytes: off_chip,
+            invalidations: n.invals,
+            invalidation_share_of_off_chip: inval_bytes as f64 / off_chip.max(1) as f64,
+            live_ins_per_thread: n.regs_in as f64 / threads,
+            live_outs_per_thread: n.regs_out as f64 / threads,
+            credit_denials: n.credits.denied,
+            credit_violations: n.credit_errors,
+            peak_pending_packets: n.peak_pending,
+            nsu_occupancy: nsus.iter().map(|u| u.occupancy).sum::<f64>() / nsus.len().max(1) as f64,
+            nsus,
+            ratio_per_epoch: n.ratios.clone(),
+        })
+    }
+}
+
+#[cfg(test)]
+#[path = "ndp_tests.rs"]
+mod tests;

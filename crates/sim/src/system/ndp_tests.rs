@@ -1,0 +1,337 @@
+//! Partitioned execution end to end (ndp.md §3-§4) on `ndp-8hmc` with small inputs.
+
+use crate::ndp::packets::Packet;
+use crate::ndp::NdpStats;
+use crate::preset;
+use crate::stats::Report;
+use crate::system::System;
+use locus_workload::{
+    Dim3, Host, Kernel, KernelInfo, Memory, ModelWorkload, ObjId, Thread, Workload,
+};
+use std::collections::BTreeMap;
+
+fn system(sets: &[&str]) -> System {
+    let s: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    System::new(&preset::load(Some("ndp-8hmc"), None, &s).unwrap())
+}
+
+fn vadd(n: u64) -> ModelWorkload {
+    let o = BTreeMap::from([("n".to_string(), n.to_string())]);
+    locus_workload::registry::build("vectoradd", &o, 1).unwrap()
+}
+
+fn run(sets: &[&str], w: &mut ModelWorkload) -> (System, Report) {
+    let mut s = system(sets);
+    let r = s.run(w, &mut |_| {}).unwrap();
+    (s, r)
+}
+
+fn ndp(r: &Report) -> &NdpStats {
+    r.sim.ndp.as_ref().expect("ndp statistics")
+}
+
+/// (packets, bytes, GPU-link bytes) of packet kind `p`.
+fn kind(s: &NdpStats, p: Packet) -> (u64, u64, u64) {
+    let k = s.packets.iter().find(|k| k.kind == p.name()).unwrap();
+    (k.packets, k.bytes, k.gpu_link_bytes)
+}
+
+fn obj(w: &ModelWorkload, name: &str) -> ObjId {
+    w.objects().iter().position(|o| o.name == name).unwrap() as ObjId
+}
+
+/// vectorAdd with every instance offloaded (NaiveNDP, spec §3.2 / Fig. 2(b)): per
+/// instance of a full warp exactly one command (16 B), 2 RDFs (16 B), 2 RDF responses
+/// (144 B), a WTA (16 B), an NSU write (144 B), its write ack (16 B), an invalidation
+/// (16 B) and the offload ack (16 B); the GPU links carry 96 B per instance, the closed
+/// form of `ndp::offload` (and of `ndp::traffic`), and nothing else: the bytes the ports
+/// carried equal the bytes of the packets sent. Every DRAM access is the NSUs'.
+#[test]
+fn vectoradd_naive_messages_sizes_and_conservation() {
+    let n = 8192u64;
+    let warps = n / 32;
+    let (sys, r) = run(&["ndp.offload=naive"], &mut vadd(n));
+    let s = ndp(&r);
+    assert_eq!(s.instances_offloaded, warps);
+    assert_eq!(s.instances_on_gpu, 0);
+    assert_eq!(s.credit_violations, 0);
+    let want = [
+        (Packet::OffloadCmd, 1, 16, true),
+        (Packet::Rdf, 2, 16, true),
+        (Packet::RdfResp, 2, 144, false),
+        (Packet::Wta, 1, 16, true),
+        (Packet::NsuWrite, 1, 144, false),
+        (Packet::WriteAck, 1, 16, false),
+        (Packet::Inval, 1, 16, true),
+        (Packet::OffloadAck, 1, 16, true),
+        (Packet::ReadReq, 0, 0, false),
+        (Packet::Credit, 0, 0, false),
+    ];
+    for (p, per, size, gpu) in want {
+        let (pk, b, g) = kind(s, p);
+        assert_eq!(pk, per * warps, "{}", p.name());
+        assert_eq!(b, per * size * warps, "{}", p.name());
+        assert_eq!(g, if gpu { b } else { 0 }, "{}", p.name());
+    }
+    assert_eq!(s.ndp_gpu_link_bytes, 96 * warps);
+    // the same closed form from the traffic analysis without timing
+    let cfg = preset::load(Some("ndp-8hmc"), None, &[]).unwrap();
+    let t = crate::ndp::traffic::analyze(&cfg, &mut vadd(n), 0).unwrap();
+    assert_eq!(t.gpu_link, s.ndp_gpu_link_bytes);
+    // conservation: what the GPU links' ports carried is exactly the NDP packets
+    assert_eq!(s.gpu_link_bytes, s.ndp_gpu_link_bytes);
+    assert_eq!(sys.counters().dram_reads, 2 * warps);
+    assert_eq!(sys.counters().dram_writes, warps);
+    assert_eq!(sys.live_requests(), 0);
+    // no live-in, no live-out registers in vectorAdd's block
+    assert_eq!(s.live_ins_per_thread + s.live_outs_per_thread, 0.0);
+    assert!(s.nsu_occupancy > 0.0);
+    // the NSUs ran the block's 4 instructions (LD, LD, FADD, ST) and OFLD.END per
+    // instance
+    assert_eq!(s.nsus.iter().map(|u| u.insts).sum::<u64>(), 5 * warps);
+}
+
+/// One warp of vectorAdd end to end: the System sends exactly the messages of
+/// `ndp::offload::offloaded` for the block (Fig. 2(b)), in its order (command, RDF A,
+/// RDF B, WTA C, the two vault responses, the NSU write, its ack, the invalidation, the
+/// offload ack) and sizes.
+#[test]
+fn vectoradd_one_warp_messages_in_fig2_order() {
+    use crate::ndp::offload::{offloaded, LineAccess, MemInst, Sizes};
+    use crate::ndp::select::BlockDesc;
+    let (sys, _) = run(&["ndp.offload=naive"], &mut vadd(32));
+    let got = &sys.ndp.as_ref().unwrap().log;
+    let l = |stack| LineAccess {
+        stack,
+        active: 32,
+        aligned: true,
+        gpu_hit: false,
+    };
+    let (a, b, c) = ([l(0)], [l(1)], [l(0)]);
+    let insts = [
+        MemInst {
+            store: false,
+            lines: &a,
+        },
+        MemInst {
+            store: false,
+            lines: &b,
+        },
+        MemInst {
+            store: true,
+            lines: &c,
+        },
+    ];
+    let d = BlockDesc {
+        loads: 2,
+        stores: 1,
+        live_ins: 0,
+        live_outs: 0,
+        nsu_insts: 4,
+    };
+    let z = Sizes {
+        line_bytes: 128,
+        flit: 16,
+        stacks: 8,
+    };
+    let mut want = Vec::new();
+    offloaded(&d, 32, &insts, z, &mut want);
+    let want: Vec<(Packet, u32)> = want.iter().map(|m| (m.packet, m.bytes)).collect();
+    assert_eq!(got, &want);
+}
+
+/// The functional results of an offloaded run equal the GPU run's (C = A + B), and the
+/// baseline run has no NDP section and no NDP event.
+#[test]
+fn offloaded_results_equal_the_gpu_run() {
+    let n = 4096;
+    let mut base = vadd(n);
+    let (_, rb) = run(&[], &mut base);
+    assert!(rb.sim.ndp.is_none());
+    assert!(!rb.sim.events_by_kind.contains_key("ndp_packet"));
+    let mut off = vadd(n);
+    let (_, ro) = run(&["ndp.offload=naive"], &mut off);
+    assert_eq!(ndp(&ro).instances_offloaded, n / 32);
+    let (a, b, c) = (obj(&off, "A"), obj(&off, "B"), obj(&off, "C"));
+    for i in 0..n {
+        let want: f32 = off.memory().get::<f32>(a, i) + off.memory().get::<f32>(b, i);
+        assert_eq!(off.memory().get::<f32>(c, i), want, "C[{i}]");
+        assert_eq!(
+            off.memory().get::<f32>(c, i),
+            base.memory().get::<f32>(c, i)
+        );
+    }
+    // the offloaded run is slower or faster, but it is a different run
+    assert_ne!(ro.sim.total.cycles, rb.sim.total.cycles);
+}
+
+/// One warp slot, one command entry and the smallest legal read/write buffers: every
+/// NSU buffer runs full, reservations are denied and retried, and the run completes
+/// with every instance acknowledged (no deadlock, §3.8).
+#[test]
+fn no_deadlock_with_one_entry_nsu_buffers() {
+    let n = 8192u64;
+    let (_, r) = run(
+        &[
+            "ndp.offload=naive",
+            "ndp.nsu_warps=1",
+            "ndp.cmd_entries=1",
+            "ndp.read_entries=32",
+            "ndp.write_entries=32",
+        ],
+        &mut vadd(n),
+    );
+    let s = ndp(&r);
+    assert_eq!(s.instances_offloaded, n / 32);
+    assert_eq!(kind(s, Packet::OffloadAck).0, n / 32);
+    assert_eq!(s.credit_violations, 0);
+    assert!(s.credit_denials > 0, "reservations had to wait");
+    assert!(s.peak_pending_packets > 0);
+    assert!(s.nsus.iter().any(|u| u.peak_cmd == 1));
+    assert!(s.nsus.iter().all(|u| u.peak_cmd <= 1));
+}
+
+/// `dyn`: Algorithm 1 moves the ratio at every epoch (short epochs here), and both kinds
+/// of instances occur.
+#[test]
+fn dyn_ratio_changes_per_epoch() {
+    let (_, r) = run(
+        &["ndp.offload=dyn", "ndp.epoch_cycles=300"],
+        &mut vadd(16384),
+    );
+    let s = ndp(&r);
+    let mut seen: Vec<u64> = s.ratio_per_epoch.iter().map(|r| (r * 1e6) as u64).collect();
+    seen.sort();
+    seen.dedup();
+    assert!(
+        s.ratio_per_epoch.len() >= 4 && seen.len() >= 3,
+        "{:?}",
+        s.ratio_per_epoch
+    );
+    // the first epoch moves from 0.1 by the initial step 0.15
+    assert!((s.ratio_per_epoch[0] - 0.25).abs() < 1e-9);
+    assert!(s.instances_offloaded > 0 && s.instances_on_gpu > 0);
+}
+
+/// A kernel with two offload blocks of two loads and one live-out each, run `ITERS` times
+/// per thread: block 0 reads 64 floats every warp shares (`hot`: in the GPU caches after
+/// the first round), block 1 streams (`a`, `b`: never reused). With `reuse = false`,
+/// block 0 streams too.
+struct TwoBlocks {
+    hot: ObjId,
+    a: ObjId,
+    b: ObjId,
+    out: ObjId,
+    n: u64,
+    reuse: bool,
+}
+
+const ITERS: u64 = 8;
+
+impl Kernel for TwoBlocks {
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: "two_blocks".into(),
+            grid: Dim3::x((self.n / 256) as u32),
+            block: Dim3::x(256),
+            regs_per_thread: 16,
+            smem_per_block: 0,
+        }
+    }
+    fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
+        let i = t.gid();
+        let mut acc = 0.0f32;
+        for r in 0..ITERS {
+            let s = r * self.n + i;
+            let (j, k) = if self.reuse {
+                (i % 32, 32 + i % 32)
+            } else {
+                (s, ITERS * self.n + s)
+            };
+            t.ofld_begin(0, 0, 3);
+            let x: f32 = t.ld(self.hot, j);
+            let y: f32 = t.ld(self.hot, k);
+            t.fp(1);
+            t.ofld_end(1);
+            t.ofld_begin(1, 0, 3);
+            let u: f32 = t.ld(self.a, s);
+            let v: f32 = t.ld(self.b, s);
+            t.fp(1);
+            t.ofld_end(1);
+            t.fp(1);
+            acc += x + y + u + v;
+        }
+        t.st(self.out, i, acc);
+    }
+}
+
+struct Once(Option<Box<dyn Kernel>>);
+impl Host for Once {
+    fn next_kernel(&mut self, _m: &mut Memory) -> Option<Box<dyn Kernel>> {
+        self.0.take()
+    }
+}
+
+fn two_blocks(n: u64, reuse: bool) -> ModelWorkload {
+    let mut m = Memory::new();
+    let hv: Vec<f32> = (0..2 * ITERS * n).map(|i| i as f32).collect();
+    let hot = m.alloc_from("hot", &hv, true);
+    let a = m.alloc_from("a", &hv[..(ITERS * n) as usize], true);
+    let b = m.alloc_from("b", &hv[..(ITERS * n) as usize], true);
+    let out = m.alloc::<f32>("out", n, false);
+    let k = TwoBlocks {
+        hot,
+        a,
+        b,
+        out,
+        n,
+        reuse,
+    };
+    ModelWorkload::new("two_blocks", m, Box::new(Once(Some(Box::new(k)))))
+}
+
+/// `dyn-cache` (§4.4) suppresses the block whose lines hit in the GPU caches (its score
+/// 2 lines x 128 B - 1 live-out x 128 B turns negative) and keeps offloading the
+/// streaming block; when nothing is reused nothing is suppressed, and `dyn` alone never
+/// suppresses.
+#[test]
+fn dyn_cache_suppresses_blocks_whose_data_hit() {
+    let n = 4096;
+    let sets = ["ndp.offload=dyn-cache", "ndp.init_ratio=0.5"];
+    let (_, r) = run(&sets, &mut two_blocks(n, true));
+    let s = ndp(&r);
+    let instances = 2 * ITERS * n / 32;
+    assert_eq!(s.instances_offloaded + s.instances_on_gpu, instances);
+    assert!(
+        s.suppressed_by_cache_check > instances / 8,
+        "most of block 0's instances are suppressed: {}",
+        s.suppressed_by_cache_check
+    );
+    assert!(
+        s.suppressed_by_cache_check < instances / 2,
+        "block 1 never is"
+    );
+    assert!(s.instances_offloaded > 0);
+    let (_, r) = run(&sets, &mut two_blocks(n, false));
+    assert_eq!(ndp(&r).suppressed_by_cache_check, 0);
+    let (_, r) = run(
+        &["ndp.offload=dyn", "ndp.init_ratio=0.5"],
+        &mut two_blocks(n, true),
+    );
+    assert_eq!(ndp(&r).suppressed_by_cache_check, 0);
+}
+
+/// Two runs of the same configuration give identical statistics.
+#[test]
+fn determinism() {
+    for mode in ["ndp.offload=dyn-cache", "ndp.offload=static"] {
+        let sets = [mode, "ndp.epoch_cycles=2000"];
+        let (_, a) = run(&sets, &mut two_blocks(2048, true));
+        let (_, b) = run(&sets, &mut two_blocks(2048, true));
+        assert_eq!(
+            serde_json::to_string(&a.sim).unwrap(),
+            serde_json::to_string(&b.sim).unwrap(),
+            "{mode}"
+        );
+    }
+}
