@@ -466,6 +466,17 @@ pub struct InterconnectCfg {
     /// Vertices a `custom` route may start or end at but never pass through (NDP: the GPU
     /// has no packet routing, only the stacks' logic layers route, ndp.md §3.1). Empty: any.
     pub no_transit: Vec<u32>,
+    /// Separate request and reply networks of identical structure (nuba.md §2.1 [S], as
+    /// GPGPU-sim builds its NoC): responses and write acknowledgements travel over a second
+    /// copy of every inter-node link, so they never queue behind requests and store data.
+    /// Off: one network carries both (the default of every non-NUBA preset).
+    pub reply_network: bool,
+    /// Inter-node links serialise a packet in the earliest idle gap at or after its arrival
+    /// (`locus_engine::Port::filling_gaps`) instead of after the link's last reservation: a
+    /// multi-hop route reserves its later links when the packet enters the network, and on
+    /// a FIFO link such a reservation ahead would delay packets that reach the link
+    /// earlier (NUBA's two-stage crossbar, nuba.md §2.1). Off: FIFO (every non-NUBA preset).
+    pub fill_gaps: bool,
 }
 
 impl Default for InterconnectCfg {
@@ -482,6 +493,8 @@ impl Default for InterconnectCfg {
             global_switch: true,
             links: Vec::new(),
             no_transit: Vec::new(),
+            reply_network: false,
+            fill_gaps: false,
         }
     }
 }
