@@ -203,6 +203,8 @@ pub struct Claim {
 pub struct Verdict {
     pub name: String,
     pub paper_text: String,
+    /// The paper's value as a number (from the claim), when it has one.
+    pub paper: Option<f64>,
     pub ours: f64,
     /// Finite inputs the quantity used.
     pub n: usize,
@@ -223,6 +225,7 @@ impl Claim {
         Verdict {
             name: self.name.clone(),
             paper_text: self.paper_text.clone(),
+            paper: self.paper,
             ours,
             n,
             ours_text: self.unit.show(ours),

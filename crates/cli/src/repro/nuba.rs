@@ -712,6 +712,20 @@ mod tests {
         }
     }
 
+    /// The committed report (docs/repro-nuba-report.md, from `--quick`) prints no number
+    /// absent from its ledger and no comparison its data contradict.
+    #[test]
+    fn committed_report_passes_its_audit() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+        let p = super::super::audit::audit(
+            &read("docs/repro-nuba-report.md"),
+            &read("docs/figures/nuba-numbers.txt"),
+            &read("docs/figures/nuba-checks.txt"),
+        );
+        assert!(p.is_empty(), "{}", p.join("\n"));
+    }
+
     #[test]
     fn claims_exist_before_runs_and_judge_nothing_without_data() {
         let b = vec!["2mm".to_string(), "atax".to_string()];
