@@ -17,7 +17,7 @@ pub struct Port {
     stats: PortStats,
     /// Busy intervals `[start, end)` reserved ahead, sorted and disjoint, when the port
     /// fills gaps ([`Port::filling_gaps`]); `None`: FIFO on the next free time.
-    gaps: Option<Box<Vec<(Ps, Ps)>>>,
+    gaps: Option<Vec<(Ps, Ps)>>,
 }
 
 /// How far behind the newest arrival a gap-filling port keeps its past busy intervals: a
@@ -58,7 +58,7 @@ impl Port {
     /// that no real link has (NUBA's two-stage crossbar, nuba.md §2.1). Bandwidth stays
     /// exact: reserved intervals never overlap.
     pub fn filling_gaps(mut self) -> Port {
-        self.gaps = Some(Box::default());
+        self.gaps = Some(Vec::new());
         self
     }
     /// Serialisation time of `bytes`.
@@ -175,7 +175,11 @@ mod tests {
         // 128 B at 32 GB/s = 4 ns; a packet reserved at 100 ns, then one arriving at 0
         let mut fifo = Port::new(32.0, 0);
         fifo.send(100_000, 128);
-        assert_eq!(fifo.send(0, 128), 108_000, "FIFO: behind the future reservation");
+        assert_eq!(
+            fifo.send(0, 128),
+            108_000,
+            "FIFO: behind the future reservation"
+        );
         let mut gap = Port::new(32.0, 0).filling_gaps();
         gap.send(100_000, 128);
         assert_eq!(gap.send(0, 128), 4000, "the idle gap before it is used");
@@ -183,7 +187,11 @@ mod tests {
         let mut tight = Port::new(32.0, 0).filling_gaps();
         tight.send(6000, 128); // busy 6..10 ns
         assert_eq!(tight.send(0, 128), 4000); // 0..4 fits
-        assert_eq!(tight.send(1000, 128), 14_000, "4..6 is too short: after 10 ns");
+        assert_eq!(
+            tight.send(1000, 128),
+            14_000,
+            "4..6 is too short: after 10 ns"
+        );
         assert_eq!(tight.stats().queue_ps, 9000);
     }
     #[test]
@@ -193,7 +201,9 @@ mod tests {
         let mut x = 12345u64;
         let mut spans = Vec::new();
         for _ in 0..5000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let now = (x >> 33) % 2_000_000;
             let end = p.send(now, 128);
             spans.push((end - p.ser(128), end));

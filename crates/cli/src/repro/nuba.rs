@@ -147,17 +147,26 @@ pub const SWEEPS: &[Variant] = &[
     var(
         "nuba-noc0.7",
         NUBA,
-        &["interconnect.local_gbps=22.4", "interconnect.link_gbps=11.2"],
+        &[
+            "interconnect.local_gbps=22.4",
+            "interconnect.link_gbps=11.2",
+        ],
     ),
     var(
         "nuba-noc2.8",
         NUBA,
-        &["interconnect.local_gbps=89.6", "interconnect.link_gbps=44.8"],
+        &[
+            "interconnect.local_gbps=89.6",
+            "interconnect.link_gbps=44.8",
+        ],
     ),
     var(
         "nuba-noc5.6",
         NUBA,
-        &["interconnect.local_gbps=179.2", "interconnect.link_gbps=89.6"],
+        &[
+            "interconnect.local_gbps=179.2",
+            "interconnect.link_gbps=89.6",
+        ],
     ),
     var("uba-llc0.5", UBA, &["l2.bytes_per_node=3145728"]),
     var("uba-llc2", UBA, &["l2.bytes_per_node=12582912"]),
@@ -223,7 +232,13 @@ pub const SENSITIVITY: &[(&str, &str, &str, &str, f64)] = &[
     ("page size", "2 MB", "uba-p2m", "nuba-p2m", 1.216),
     ("LAB threshold (No-Rep)", "0.8", "uba", "norep-th0.8", 1.145),
     ("LAB threshold (No-Rep)", "0.9", "uba", "norep", 1.148),
-    ("LAB threshold (No-Rep)", "0.95", "uba", "norep-th0.95", 1.131),
+    (
+        "LAB threshold (No-Rep)",
+        "0.95",
+        "uba",
+        "norep-th0.95",
+        1.131,
+    ),
 ];
 
 /// Fig. 12's per-benchmark Full-Rep vs No-Rep (nuba.md §7.3): (workload, paper ratio).
@@ -666,7 +681,9 @@ mod tests {
         assert!(p
             .iter()
             .any(|s| s.bench == "2mm" && s.params == vec![("n".into(), "320".into())]));
-        assert!(plan(&b, &sweep, 1000, false).iter().all(|s| s.params.is_empty()));
+        assert!(plan(&b, &sweep, 1000, false)
+            .iter()
+            .all(|s| s.params.is_empty()));
         assert_eq!(p.len(), 2 * CONFIGS.len() + SWEEPS.len());
         assert!(p
             .iter()
@@ -704,7 +721,10 @@ mod tests {
             let cu = load(u, UBA);
             let cn = load(n, NUBA);
             assert!((cu.l2.slice_gbps * 64.0 / 1000.0 - tbs).abs() < 0.05, "{u}");
-            assert!((cu.noc.sm_port_gbps * 64.0 / 1000.0 - tbs).abs() < 0.05, "{u}");
+            assert!(
+                (cu.noc.sm_port_gbps * 64.0 / 1000.0 - tbs).abs() < 0.05,
+                "{u}"
+            );
             assert!(
                 (cn.interconnect.local_gbps * 32.0 / 1000.0 - tbs).abs() < 0.05,
                 "{n}"
@@ -731,7 +751,9 @@ mod tests {
         let b = vec!["2mm".to_string(), "atax".to_string()];
         let c = claims(&b, &b[..1]);
         assert!(c.iter().any(|c| c.paper_text == "+23.1%"));
-        assert!(c.iter().any(|c| c.name.contains("Full-Rep vs No-Rep on 2mm")));
+        assert!(c
+            .iter()
+            .any(|c| c.name.contains("Full-Rep vs No-Rep on 2mm")));
         assert!(!c.iter().any(|c| c.name.contains("on bicg")));
         let none = experiment::Runs::new(&Default::default());
         assert!(c.iter().all(|c| c.evaluate(&none).held.is_none()));

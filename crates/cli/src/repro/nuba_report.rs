@@ -290,14 +290,20 @@ pub fn write(
         led.pct(0.8, "paper low-sharing threshold"));
     let buckets = ["1", "2-10", "11-25", "26-64"];
     let mut rows = Vec::new();
-    let mut fig3_csv = String::from("bench,paper_class,class,single_sm_fraction,b1,b2_10,b11_25,b26_64\n");
+    let mut fig3_csv =
+        String::from("bench,paper_class,class,single_sm_fraction,b1,b2_10,b11_25,b26_64\n");
     let mut single = Vec::new();
     let mut agree = 0;
     for b in benches {
         let k = key(b, "uba");
         let pages = val(&k, "sim.page_sharing.pages");
         let fr: Vec<f64> = (0..4)
-            .map(|i| ratio(val(&k, &format!("sim.page_sharing.pages_by_sharers.{i}")), pages))
+            .map(|i| {
+                ratio(
+                    val(&k, &format!("sim.page_sharing.pages_by_sharers.{i}")),
+                    pages,
+                )
+            })
             .collect();
         let s1 = val(&k, "sim.page_sharing.single_sm_fraction");
         single.push(s1);
@@ -313,14 +319,21 @@ pub fn write(
         let _ = writeln!(
             fig3_csv,
             "{b},{pc},{ours},{s1},{}",
-            fr.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+            fr.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
         );
         let mut r = vec![abbr(b), pc.to_string(), ours.to_string()];
         r.extend(fr.iter().map(|&x| led.pct(x, "fig3 bucket share")));
         rows.push(r);
     }
     let mut h = vec!["benchmark".to_string(), "paper".into(), "Locus".into()];
-    h.extend(buckets.iter().map(|b| led.put(format!("{b} SMs"), "bucket label")));
+    h.extend(
+        buckets
+            .iter()
+            .map(|b| led.put(format!("{b} SMs"), "bucket label")),
+    );
     f3 += &table(&h, &rows);
     writeln!(
         f3,
@@ -341,14 +354,27 @@ pub fn write(
 
     // ---- Fig. 7
     let mut f7 = String::from("\n## Fig. 7: speedup over the memory-side UBA\n\n");
-    let configs = [("smuba", "SM-side UBA"), ("norep", "NUBA-No-Rep"), ("nuba", "NUBA")];
+    let configs = [
+        ("smuba", "SM-side UBA"),
+        ("norep", "NUBA-No-Rep"),
+        ("nuba", "NUBA"),
+    ];
     let mut rows = Vec::new();
-    let mut series: Vec<(String, Vec<f64>)> =
-        configs.iter().map(|c| (c.1.to_string(), Vec::new())).collect();
+    let mut series: Vec<(String, Vec<f64>)> = configs
+        .iter()
+        .map(|c| (c.1.to_string(), Vec::new()))
+        .collect();
     let mut csv = String::from("bench,paper_class,smuba,norep,nuba\n");
     for b in benches {
         let v: Vec<f64> = configs.iter().map(|c| sp(b, "uba", c.0)).collect();
-        let _ = writeln!(csv, "{b},{},{},{},{}", paper_class(b).unwrap_or("-"), v[0], v[1], v[2]);
+        let _ = writeln!(
+            csv,
+            "{b},{},{},{},{}",
+            paper_class(b).unwrap_or("-"),
+            v[0],
+            v[1],
+            v[2]
+        );
         for (i, x) in v.iter().enumerate() {
             series[i].1.push(*x);
         }
@@ -383,7 +409,12 @@ pub fn write(
         cats.push(g.to_string());
     }
     f7 += &table(
-        &["benchmark".to_string(), "SM-side UBA".into(), "NUBA-No-Rep".into(), "NUBA".into()],
+        &[
+            "benchmark".to_string(),
+            "SM-side UBA".into(),
+            "NUBA-No-Rep".into(),
+            "NUBA".into(),
+        ],
         &rows,
     );
     std::fs::write(out.join("fig7_speedup.csv"), csv)?;
@@ -413,14 +444,24 @@ pub fn write(
         ]);
     }
     f8 += &table(
-        &["benchmark".to_string(), "replies/cycle NUBA / UBA".into(), "local, No-Rep".into(), "local, NUBA".into()],
+        &[
+            "benchmark".to_string(),
+            "replies/cycle NUBA / UBA".into(),
+            "local, No-Rep".into(),
+            "local, NUBA".into(),
+        ],
         &rows,
     );
     std::fs::write(out.join("fig8_9_bandwidth_locality.csv"), csv)?;
 
     // ---- Fig. 11
-    let mut f11 = String::from("\n## Fig. 11: page placement under NUBA-No-Rep (speedup over UBA)\n\n");
-    let pol = [("ft", "first touch"), ("rr", "round-robin"), ("norep", "LAB")];
+    let mut f11 =
+        String::from("\n## Fig. 11: page placement under NUBA-No-Rep (speedup over UBA)\n\n");
+    let pol = [
+        ("ft", "first touch"),
+        ("rr", "round-robin"),
+        ("norep", "LAB"),
+    ];
     let mut rows = Vec::new();
     let mut series: Vec<(String, Vec<f64>)> =
         pol.iter().map(|c| (c.1.to_string(), Vec::new())).collect();
@@ -440,7 +481,12 @@ pub fn write(
     r.extend(v.iter().map(|&x| led.x(x, "fig11 hm")));
     rows.push(r);
     f11 += &table(
-        &["benchmark".to_string(), "FT".into(), "RR".into(), "LAB".into()],
+        &[
+            "benchmark".to_string(),
+            "FT".into(),
+            "RR".into(),
+            "LAB".into(),
+        ],
         &rows,
     );
     let (lf, lr) = (hm_sp(benches, "ft", "norep"), hm_sp(benches, "rr", "norep"));
@@ -466,7 +512,10 @@ pub fn write(
     // ---- Fig. 12
     let mut f12 = String::from("\n## Fig. 12: replication (speedup over NUBA-No-Rep)\n\n");
     let mut rows = Vec::new();
-    let mut series = vec![("Full-Rep".to_string(), Vec::new()), ("MDR".to_string(), Vec::new())];
+    let mut series = vec![
+        ("Full-Rep".to_string(), Vec::new()),
+        ("MDR".to_string(), Vec::new()),
+    ];
     let mut marks = Vec::new();
     let mut csv = String::from("bench,full,mdr,paper_full\n");
     for (i, b) in benches.iter().enumerate() {
@@ -482,12 +531,26 @@ pub fn write(
             abbr(b),
             led.x(f, "fig12 full/norep"),
             led.x(m, "fig12 mdr/norep"),
-            paper.map(|p| led.x(p, "paper fig12")).unwrap_or_else(|| "-".into()),
-            led.pct(ratio(val(&key(b, "full"), REPLICA_HITS), val(&key(b, "full"), "sim.replication.replica_lookups")), "full replica hit rate"),
+            paper
+                .map(|p| led.x(p, "paper fig12"))
+                .unwrap_or_else(|| "-".into()),
+            led.pct(
+                ratio(
+                    val(&key(b, "full"), REPLICA_HITS),
+                    val(&key(b, "full"), "sim.replication.replica_lookups"),
+                ),
+                "full replica hit rate",
+            ),
         ]);
     }
     f12 += &table(
-        &["benchmark".to_string(), "Full-Rep".into(), "MDR".into(), "paper Full-Rep".into(), "replica hit rate, Full-Rep".into()],
+        &[
+            "benchmark".to_string(),
+            "Full-Rep".into(),
+            "MDR".into(),
+            "paper Full-Rep".into(),
+            "replica hit rate, Full-Rep".into(),
+        ],
         &rows,
     );
     std::fs::write(out.join("fig12_replication.csv"), csv)?;
@@ -504,7 +567,10 @@ pub fn write(
     // ---- Fig. 10
     let mut f10 = String::from("\n## Fig. 10: NoC bandwidth (speedup over UBA at the baseline bandwidth, sweep benchmarks)\n\n");
     let mut rows = Vec::new();
-    let mut series = vec![("UBA".to_string(), Vec::new()), ("NUBA".to_string(), Vec::new())];
+    let mut series = vec![
+        ("UBA".to_string(), Vec::new()),
+        ("NUBA".to_string(), Vec::new()),
+    ];
     let mut cats = Vec::new();
     let mut marks = Vec::new();
     let mut csv = String::from("tbs,uba,nuba\n");
@@ -512,7 +578,11 @@ pub fn write(
         let (a, b) = (hm_sp(sweep, "uba", u), hm_sp(sweep, "uba", n));
         let _ = writeln!(csv, "{tbs},{a},{b}");
         let label = led.f(tbs, 1, "noc point TB/s");
-        rows.push(vec![label.clone(), led.x(a, "fig10 uba"), led.x(b, "fig10 nuba")]);
+        rows.push(vec![
+            label.clone(),
+            led.x(a, "fig10 uba"),
+            led.x(b, "fig10 nuba"),
+        ]);
         cats.push(format!("{label} TB/s"));
         series[0].1.push(a);
         series[1].1.push(b);
@@ -537,7 +607,8 @@ pub fn write(
     )?;
 
     // ---- Fig. 14
-    let mut f14 = String::from("\n## Fig. 14: sensitivity (NUBA vs memory-side UBA, sweep benchmarks)\n\n");
+    let mut f14 =
+        String::from("\n## Fig. 14: sensitivity (NUBA vs memory-side UBA, sweep benchmarks)\n\n");
     let mut rows = Vec::new();
     let mut csv = String::from("study,setting,ours,paper\n");
     for &(study, setting, u, n, paper) in SENSITIVITY {
@@ -552,20 +623,29 @@ pub fn write(
         ]);
     }
     f14 += &table(
-        &["study".to_string(), "setting".into(), "Locus".into(), "paper".into(), "benchmarks".into()],
+        &[
+            "study".to_string(),
+            "setting".into(),
+            "Locus".into(),
+            "paper".into(),
+            "benchmarks".into(),
+        ],
         &rows,
     );
     std::fs::write(out.join("fig14_sensitivity.csv"), csv)?;
 
     // ---- not run, run time
     let mut tail = String::from("\n## Not run\n\n");
-    writeln!(tail, "- Table 2 benchmarks without a Locus model: {}.", MISSING.join(", "))?;
+    writeln!(
+        tail,
+        "- Table 2 benchmarks without a Locus model: {}.",
+        MISSING.join(", ")
+    )?;
     writeln!(tail, "- Fig. 14's GPU size points, the UBA's PAE address mapping, Figs. 15-16 (MCM: `nuba-mcm` exists, a UBA MCM preset does not), §7.9's page migration and page replication, and the NoC power model of §7.4 (the power axis of Fig. 10 and the NoC share of Fig. 13).")?;
     let per_run = ratio(meta.host_seconds, (meta.runs - meta.reused) as f64);
     let full_runs = TABLE2.len() * (nuba::CONFIGS.len() + nuba::SWEEPS.len());
-    let est = per_run * (nuba::FULL_WARP_INSTS as f64 / meta.cap as f64) * full_runs as f64
-        / 2.0
-        / 60.0;
+    let est =
+        per_run * (nuba::FULL_WARP_INSTS as f64 / meta.cap as f64) * full_runs as f64 / 2.0 / 60.0;
     writeln!(
         tail,
         "\n## Run time\n\nThe simulations took {} host seconds in all ({} per run on average). A full reproduction ({} runs at {} warp instructions on {} workers) is estimated at {} minutes by scaling this mean linearly with the run length; runs that finish their workload before the cap make it shorter.",
