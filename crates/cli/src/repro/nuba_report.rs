@@ -642,13 +642,13 @@ pub fn write(
         MISSING.join(", ")
     )?;
     writeln!(tail, "- Fig. 14's GPU size points, the UBA's PAE address mapping, Figs. 15-16 (MCM: `nuba-mcm` exists, a UBA MCM preset does not), §7.9's page migration and page replication, and the NoC power model of §7.4 (the power axis of Fig. 10 and the NoC share of Fig. 13).")?;
-    let per_run = ratio(meta.host_seconds, (meta.runs - meta.reused) as f64);
+    let per_run = ratio(meta.host_seconds, meta.runs as f64);
     let full_runs = TABLE2.len() * (nuba::CONFIGS.len() + nuba::SWEEPS.len());
     let est =
         per_run * (nuba::FULL_WARP_INSTS as f64 / meta.cap as f64) * full_runs as f64 / 2.0 / 60.0;
     writeln!(
         tail,
-        "\n## Run time\n\nThe simulations took {} host seconds in all ({} per run on average). A full reproduction ({} runs at {} warp instructions on {} workers) is estimated at {} minutes by scaling this mean linearly with the run length; runs that finish their workload before the cap make it shorter.",
+        "\n## Run time\n\nThe simulations (reused ones included, as their records measured them) took {} host seconds in all ({} per run on average). A full reproduction ({} runs at {} warp instructions on {} workers) is estimated at {} minutes by scaling this mean linearly with the run length; runs that finish their workload before the cap make it shorter.",
         led.f(meta.host_seconds, 0, "host seconds"),
         led.f(per_run, 1, "host seconds per run"),
         led.int(full_runs as u64, "full runs"),
