@@ -711,7 +711,9 @@ mod tests {
 
     #[test]
     fn noc_sweep_scales_the_ports_to_the_paper_bandwidths() {
-        // 64 ports (UBA) or 32 partition ports (NUBA) x the port bandwidth = the point
+        // 64 ports (UBA) or 32 partition ports (NUBA) x the port bandwidth = the point (the
+        // paper's TB/s are rounded: 64 x 16 B x 1.4 GHz = 1.43 TB/s, 2.4% above 1.4)
+        let near = |gbs: f64, tbs: f64| (gbs / 1000.0 / tbs - 1.0).abs() < 0.03;
         for &(tbs, u, n) in NOC_POINTS {
             let load = |k: &str, preset: &str| {
                 let x = CONFIGS.iter().chain(SWEEPS).find(|x| x.key == k).unwrap();
@@ -720,15 +722,9 @@ mod tests {
             };
             let cu = load(u, UBA);
             let cn = load(n, NUBA);
-            assert!((cu.l2.slice_gbps * 64.0 / 1000.0 - tbs).abs() < 0.05, "{u}");
-            assert!(
-                (cu.noc.sm_port_gbps * 64.0 / 1000.0 - tbs).abs() < 0.05,
-                "{u}"
-            );
-            assert!(
-                (cn.interconnect.local_gbps * 32.0 / 1000.0 - tbs).abs() < 0.05,
-                "{n}"
-            );
+            assert!(near(cu.l2.slice_gbps * 64.0, tbs), "{u}");
+            assert!(near(cu.noc.sm_port_gbps * 64.0, tbs), "{u}");
+            assert!(near(cn.interconnect.local_gbps * 32.0, tbs), "{n}");
         }
     }
 
