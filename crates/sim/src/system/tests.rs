@@ -266,11 +266,13 @@ fn memory_side_uba_caches_a_page_in_its_channels_two_slices() {
     assert!(spread.len() > 8, "{spread:?}");
 }
 
-/// SM-side UBA (nuba.md §2.3 [S]): a partition caches a line of the other partition in
-/// the slice `channel * 2 + bank bit` of its own 32, the same index its home partition uses.
+/// SM-side UBA with channel-bound slices (nuba.md §2.3 [S], `l2.slices_per_channel = 2`;
+/// the preset keeps the hash, see its comment): a partition caches a line of the other
+/// partition in the slice `channel * 2 + bank bit` of its own 32, the index its home uses.
 #[test]
 fn sm_side_uba_caches_remote_lines_by_channel() {
-    let s = System::new(&preset::load(Some("nuba-sm-uba"), None, &[]).unwrap());
+    let sets = vec!["l2.slices_per_channel=2".to_string()];
+    let s = System::new(&preset::load(Some("nuba-sm-uba"), None, &sets).unwrap());
     let shift = s.line_shift;
     let mut seen = std::collections::BTreeSet::new();
     for line in 0..4096u64 {
