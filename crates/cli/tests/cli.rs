@@ -557,6 +557,70 @@ fn repro_rec_quick_report_passes_its_audit() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// `repro nuba --quick` on one small benchmark writes the report, the figures and the
+/// CSVs, and the report passes its audit (a NaN, a number not in the ledger or an
+/// unchecked comparison fails here).
+#[test]
+fn repro_nuba_quick_report_passes_its_audit() {
+    let d = tmp("repro-nuba");
+    let out = d.join("out");
+    let (code, _, err) = locus(&[
+        "repro",
+        "nuba",
+        "--quick",
+        "--workloads",
+        "atax",
+        "--warp-insts",
+        "20000",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for part in [
+        "Headline results",
+        "Where Locus and the paper disagree",
+        "Fig. 3:",
+        "Fig. 7:",
+        "Figs. 8-9:",
+        "Fig. 10:",
+        "Fig. 11:",
+        "Fig. 12:",
+        "Fig. 14:",
+        "+23.1%",
+        "Run time",
+    ] {
+        assert!(report.contains(part), "report lacks {part}");
+    }
+    let nums = std::fs::read_to_string(out.join("numbers.txt")).unwrap();
+    let checks = std::fs::read_to_string(out.join("checks.txt")).unwrap();
+    let problems = audit::audit(&report, &nums, &checks);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let forged = report.replacen("Headline results", "Headline results over 977 runs", 1);
+    assert!(!audit::audit(&forged, &nums, &checks).is_empty());
+    for f in [
+        "figures/nuba-fig3-sharing.png",
+        "figures/nuba-fig7-speedup.svg",
+        "figures/nuba-fig10-noc.png",
+        "figures/nuba-fig12-replication.svg",
+        "fig7_speedup.csv",
+        "runs.csv",
+        "verdicts.csv",
+    ] {
+        assert!(
+            std::fs::metadata(out.join(f))
+                .map(|m| m.len() > 0)
+                .unwrap_or(false),
+            "{f} missing"
+        );
+    }
+    // one row per run: 7 configurations + 16 sweep points on the one benchmark
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 1 + 7 + 16);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn rec_storage_reproduces_table_1() {
     let (code, out, err) = locus(&["analyze", "rec-storage"]);

@@ -15,7 +15,14 @@ pub struct Port {
     pub latency: Ps,
     next_free: Ps,
     stats: PortStats,
+    /// Busy intervals `[start, end)` reserved ahead, sorted and disjoint, when the port
+    /// fills gaps ([`Port::filling_gaps`]); `None`: FIFO on the next free time.
+    gaps: Option<Vec<(Ps, Ps)>>,
 }
+
+/// How far behind the newest arrival a gap-filling port keeps its past busy intervals: a
+/// packet arriving earlier than that is treated as if the port had been free.
+pub const GAP_WINDOW_PS: Ps = 2_000_000;
 
 /// What a port carried.
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
@@ -41,7 +48,18 @@ impl Port {
             latency,
             next_free: 0,
             stats: PortStats::default(),
+            gaps: None,
         }
+    }
+    /// This port, serialising each packet in the earliest idle gap at or after its arrival
+    /// instead of after the last reservation. A multi-hop route reserves its later links
+    /// ahead of time (when the packet enters the network); on a FIFO port such a future
+    /// reservation would hold back every packet that reaches the link earlier, a queue
+    /// that no real link has (NUBA's two-stage crossbar, nuba.md §2.1). Bandwidth stays
+    /// exact: reserved intervals never overlap.
+    pub fn filling_gaps(mut self) -> Port {
+        self.gaps = Some(Vec::new());
+        self
     }
     /// Serialisation time of `bytes`.
     #[inline]
@@ -52,6 +70,9 @@ impl Port {
     /// (queueing + serialisation + latency).
     #[inline]
     pub fn send(&mut self, now: Ps, bytes: u32) -> Ps {
+        if self.gaps.is_some() {
+            return self.send_in_gap(now, bytes);
+        }
         let start = now.max(self.next_free);
         let ser = self.ser(bytes);
         self.next_free = start + ser;
@@ -60,6 +81,47 @@ impl Port {
         self.stats.busy_ps += ser;
         self.stats.queue_ps += start - now;
         start + ser + self.latency
+    }
+    /// [`Port::send`] of a gap-filling port.
+    fn send_in_gap(&mut self, now: Ps, bytes: u32) -> Ps {
+        let ser = self.ser(bytes);
+        let gaps = self.gaps.as_mut().expect("a gap-filling port");
+        // forget intervals that ended well before this arrival
+        let horizon = now.saturating_sub(GAP_WINDOW_PS);
+        let old = gaps.iter().take_while(|g| g.1 <= horizon).count();
+        if old > 0 {
+            gaps.drain(..old);
+        }
+        let mut start = now;
+        let mut at = gaps.len();
+        // intervals are disjoint and sorted, so their ends are too: skip those before now
+        let first = gaps.partition_point(|g| g.1 <= now);
+        for (i, &(s, e)) in gaps.iter().enumerate().skip(first) {
+            if s >= start + ser {
+                at = i;
+                break;
+            }
+            start = e;
+        }
+        let end = start + ser;
+        // insert, merging with touching neighbours so a saturated port keeps one interval
+        let joins_prev = at > 0 && gaps[at - 1].1 == start;
+        let joins_next = at < gaps.len() && gaps[at].0 == end;
+        match (joins_prev, joins_next) {
+            (true, true) => {
+                gaps[at - 1].1 = gaps[at].1;
+                gaps.remove(at);
+            }
+            (true, false) => gaps[at - 1].1 = end,
+            (false, true) => gaps[at].0 = start,
+            (false, false) => gaps.insert(at, (start, end)),
+        }
+        self.next_free = self.next_free.max(end);
+        self.stats.packets += 1;
+        self.stats.bytes_sent += bytes as u64;
+        self.stats.busy_ps += ser;
+        self.stats.queue_ps += start - now;
+        end + self.latency
     }
     /// Count bytes arriving at the far end (for the conservation check sent == received).
     #[inline]
@@ -107,5 +169,51 @@ mod tests {
         let bytes = 10_000.0 * 128.0;
         let achieved = bytes / (last - 100) as f64 * 1000.0; // GB/s
         assert!(achieved <= 16.0 + 1e-9 && achieved > 15.9, "{achieved}");
+    }
+    #[test]
+    fn a_reservation_ahead_blocks_a_fifo_port_but_not_a_gap_filling_one() {
+        // 128 B at 32 GB/s = 4 ns; a packet reserved at 100 ns, then one arriving at 0
+        let mut fifo = Port::new(32.0, 0);
+        fifo.send(100_000, 128);
+        assert_eq!(
+            fifo.send(0, 128),
+            108_000,
+            "FIFO: behind the future reservation"
+        );
+        let mut gap = Port::new(32.0, 0).filling_gaps();
+        gap.send(100_000, 128);
+        assert_eq!(gap.send(0, 128), 4000, "the idle gap before it is used");
+        // a packet that does not fit the remaining gap goes after the reservation
+        let mut tight = Port::new(32.0, 0).filling_gaps();
+        tight.send(6000, 128); // busy 6..10 ns
+        assert_eq!(tight.send(0, 128), 4000); // 0..4 fits
+        assert_eq!(
+            tight.send(1000, 128),
+            14_000,
+            "4..6 is too short: after 10 ns"
+        );
+        assert_eq!(tight.stats().queue_ps, 9000);
+    }
+    #[test]
+    fn gap_filling_never_overlaps_and_never_exceeds_bandwidth() {
+        // arrivals out of order (a linear congruential scramble), offered far above 16 GB/s
+        let mut p = Port::new(16.0, 0).filling_gaps();
+        let mut x = 12345u64;
+        let mut spans = Vec::new();
+        for _ in 0..5000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let now = (x >> 33) % 2_000_000;
+            let end = p.send(now, 128);
+            spans.push((end - p.ser(128), end));
+            assert!(end - p.ser(128) >= now, "never before its arrival");
+        }
+        spans.sort_unstable();
+        for w in spans.windows(2) {
+            assert!(w[0].1 <= w[1].0, "overlap {:?}", w);
+        }
+        let busy: u64 = spans.iter().map(|s| s.1 - s.0).sum();
+        assert_eq!(busy, p.stats().busy_ps);
     }
 }

@@ -322,6 +322,15 @@ pub struct L2Cfg {
     /// stack's group (the centralized GPU of CODA Fig. 14, spec A19), so the stack
     /// interleave decides which slices and slice ports carry the traffic.
     pub memory_side: bool,
+    /// Slices bound to each memory channel (0 = not bound: a line's slice is a hash of
+    /// its address over all the node's slices). N > 0: channel c owns slices c*N..c*N+N
+    /// and a line is cached in one of its channel's slices, picked by the hashed low line
+    /// bit(s) (NUBA §2.1/§2.2 "each LLC slice caches only the addresses of its own memory
+    /// channel", §3.3 "the least significant bank bit(s) select the LLC slice"). With the
+    /// fixed-channel map a page then lives in N slices, so SMs camping on one page meet N
+    /// slice ports, as in the paper, not all of them. Needs
+    /// `l2.slices_per_node = memory.channels_per_node * N`.
+    pub slices_per_channel: u32,
 }
 
 impl Default for L2Cfg {
@@ -339,6 +348,7 @@ impl Default for L2Cfg {
             write_policy_remote: WritePolicy::WriteBack,
             kernel_boundary: KernelBoundary::FlushRemote,
             memory_side: false,
+            slices_per_channel: 0,
         }
     }
 }
@@ -456,6 +466,17 @@ pub struct InterconnectCfg {
     /// Vertices a `custom` route may start or end at but never pass through (NDP: the GPU
     /// has no packet routing, only the stacks' logic layers route, ndp.md §3.1). Empty: any.
     pub no_transit: Vec<u32>,
+    /// Separate request and reply networks of identical structure (nuba.md §2.1 [S], as
+    /// GPGPU-sim builds its NoC): responses and write acknowledgements travel over a second
+    /// copy of every inter-node link, so they never queue behind requests and store data.
+    /// Off: one network carries both (the default of every non-NUBA preset).
+    pub reply_network: bool,
+    /// Inter-node links serialise a packet in the earliest idle gap at or after its arrival
+    /// (`locus_engine::Port::filling_gaps`) instead of after the link's last reservation: a
+    /// multi-hop route reserves its later links when the packet enters the network, and on
+    /// a FIFO link such a reservation ahead would delay packets that reach the link
+    /// earlier (NUBA's two-stage crossbar, nuba.md §2.1). Off: FIFO (every non-NUBA preset).
+    pub fill_gaps: bool,
 }
 
 impl Default for InterconnectCfg {
@@ -472,6 +493,8 @@ impl Default for InterconnectCfg {
             global_switch: true,
             links: Vec::new(),
             no_transit: Vec::new(),
+            reply_network: false,
+            fill_gaps: false,
         }
     }
 }
@@ -1139,6 +1162,14 @@ impl Config {
             return Err(format!(
                 "l2.memory_side needs l2.slices_per_node ({}) to be a multiple of memory.stacks_per_node ({})",
                 self.l2.slices_per_node, m.stacks_per_node
+            ));
+        }
+        let spc = self.l2.slices_per_channel;
+        if spc > 0 && (self.l2.memory_side || self.l2.slices_per_node != m.channels_per_node * spc)
+        {
+            return Err(format!(
+                "l2.slices_per_channel = {spc}: needs l2.slices_per_node ({}) = memory.channels_per_node ({}) x {spc} and l2.memory_side = false; set l2.slices_per_channel = 0 to hash lines over all slices",
+                self.l2.slices_per_node, m.channels_per_node
             ));
         }
         if m.bytes_per_node < s.page_bytes * 64 || !p2(m.bytes_per_node) {

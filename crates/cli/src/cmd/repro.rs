@@ -12,6 +12,35 @@ pub enum ReproCmd {
     /// (baseline, 2x, HMG, REC, ideal, caching schemes, sensitivity sweeps, DNN stand-ins),
     /// claims declared before the runs, Markdown report and figures.
     Rec(RecArgs),
+    /// NUBA (Zhao et al., ASPLOS '23): Figs. 3, 7-12 and the Fig. 14 sensitivity points on
+    /// nuba-mem-uba, nuba-sm-uba and nuba (LAB, MDR), claims declared before the runs,
+    /// Markdown report and figures.
+    Nuba(NubaArgs),
+}
+
+#[derive(Args)]
+pub struct NubaArgs {
+    /// Output folder: report.md (with numbers.txt and checks.txt), runs.csv, verdicts.csv,
+    /// figure CSVs, figures/, runs/ (one JSON per finished run; rerunning skips them).
+    #[arg(long, short = 'o', default_value = "out/repro-nuba")]
+    pub out: PathBuf,
+    /// Two benchmarks (2mm, atax), the sweeps on the first, and runs of 1/128 of the
+    /// paper's instruction count.
+    #[arg(long)]
+    pub quick: bool,
+    /// Comma-separated workloads instead of Table 2's (e.g. --workloads 2mm,atax).
+    #[arg(long)]
+    pub workloads: Option<String>,
+    /// Stop every run at this many warp instructions (default: the paper's 1B thread
+    /// instructions / 32 threads / 32 = 976562, or 244140 with --quick).
+    #[arg(long)]
+    pub warp_insts: Option<u64>,
+    /// Simulations run at once (default: all cores).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    /// No progress bar and no summary.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Args)]
@@ -87,6 +116,14 @@ pub fn run(c: ReproCmd) -> Result<()> {
                 anyhow::bail!("--warp-insts 0: give at least 1 (or leave it out)");
             }
             crate::repro::rec::run(&a.out, &benches, a.quick, a.warp_insts, jobs, a.quiet)
+        }
+        ReproCmd::Nuba(a) => {
+            let benches = crate::repro::nuba::benches(a.workloads.as_deref(), a.quick)?;
+            let jobs = prepare(&a.out, a.jobs)?;
+            if a.warp_insts == Some(0) {
+                anyhow::bail!("--warp-insts 0: give at least 1 (or leave it out)");
+            }
+            crate::repro::nuba::run(&a.out, &benches, a.quick, a.warp_insts, jobs, a.quiet)
         }
     }
 }

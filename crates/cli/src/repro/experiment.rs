@@ -18,9 +18,7 @@ use std::collections::BTreeMap;
 pub enum Mean {
     Arithmetic,
     Geometric,
-    /// NUBA (spec nuba.md §6.1) averages IPC speedups harmonically; no reproduction in this
-    /// binary uses it yet.
-    #[allow(dead_code)]
+    /// NUBA (spec nuba.md §6.1) averages IPC speedups harmonically.
     Harmonic,
 }
 
@@ -59,6 +57,9 @@ pub enum Quantity {
     Mean(Mean, Vec<Quantity>),
     /// The smallest of several quantities (non-finite ones skipped).
     Min(Vec<Quantity>),
+    /// The largest of several quantities (non-finite ones skipped): NUBA's "MDR is about
+    /// the better of No-Rep and Full-Rep".
+    Max(Vec<Quantity>),
     /// The sum of several quantities (non-finite ones skipped; NaN when none is finite):
     /// an aggregate over benchmarks, e.g. all remote accesses of all runs together.
     Sum(Vec<Quantity>),
@@ -110,14 +111,19 @@ impl Quantity {
                 let n = v.len();
                 (if n == 0 { f64::NAN } else { v.iter().sum() }, n)
             }
-            Quantity::Min(qs) => {
+            Quantity::Min(qs) | Quantity::Max(qs) => {
                 let v: Vec<f64> = qs
                     .iter()
                     .map(|q| q.eval(runs).0)
                     .filter(|x| x.is_finite())
                     .collect();
                 let n = v.len();
-                (v.into_iter().fold(f64::NAN, f64::min), n)
+                let pick = if matches!(self, Quantity::Min(_)) {
+                    f64::min
+                } else {
+                    f64::max
+                };
+                (v.into_iter().fold(f64::NAN, pick), n)
             }
         }
     }
@@ -197,6 +203,8 @@ pub struct Claim {
 pub struct Verdict {
     pub name: String,
     pub paper_text: String,
+    /// The paper's value as a number (from the claim), when it has one.
+    pub paper: Option<f64>,
     pub ours: f64,
     /// Finite inputs the quantity used.
     pub n: usize,
@@ -217,6 +225,7 @@ impl Claim {
         Verdict {
             name: self.name.clone(),
             paper_text: self.paper_text.clone(),
+            paper: self.paper,
             ours,
             n,
             ours_text: self.unit.show(ours),
@@ -359,6 +368,12 @@ mod tests {
             Quantity::speedup("b-fgp", "b-coda"),
         ]);
         assert_eq!(min.eval(&r), (1.0, 2));
+        let max = Quantity::Max(vec![
+            Quantity::speedup("a-fgp", "a-coda"),
+            Quantity::speedup("b-fgp", "b-coda"),
+            Quantity::speedup("zzz", "b-coda"),
+        ]);
+        assert_eq!(max.eval(&r), (2.0, 2));
         // all remote accesses together: 1 - (20 + 0) / (80 + 0)
         let agg = Quantity::Reduction(
             Box::new(Quantity::Sum(vec![

@@ -7,6 +7,8 @@ pub mod audit;
 pub mod coda;
 pub mod experiment;
 pub mod ledger;
+pub mod nuba;
+pub mod nuba_report;
 pub mod rec;
 pub mod rec_report;
 

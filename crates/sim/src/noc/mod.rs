@@ -110,6 +110,8 @@ pub struct Receipts {
 
 /// Tag of a route segment in [`Receipts`]: the id holds `from << 15 | to`.
 const ROUTE: u32 = 1 << 31;
+/// With [`ROUTE`]: the route was taken on the reply network.
+const REPLY: u32 = 1 << 30;
 
 impl Receipts {
     /// Segments one packet may hold before it arrives (a trip is at most a route plus a
@@ -147,6 +149,9 @@ pub struct Network {
     pub transactions: MsgCounts,
     /// The inter-node network; its link `l` is port `inter_base + l`.
     graph: Graph,
+    /// First port of the reply network's copy of the links (`interconnect.reply_network`):
+    /// link `l` of the reply network is port `reply_base + l`.
+    reply_base: Option<usize>,
     channels: usize,
     slices: usize,
     inter_base: usize,
@@ -171,10 +176,26 @@ impl Network {
         let mut ports = Vec::new();
         let mut names = Vec::new();
         let inter_base = 0;
+        let link_port = |gbps: f64, lat: u32| {
+            let p = Port::new(gbps, clk.cycles(lat as u64));
+            if cfg.interconnect.fill_gaps {
+                p.filling_gaps()
+            } else {
+                p
+            }
+        };
         for (l, link) in graph.links().iter().enumerate() {
-            ports.push(Port::new(link.gbps, clk.cycles(link.latency as u64)));
+            ports.push(link_port(link.gbps, link.latency));
             names.push(graph.link_name(l));
         }
+        let reply_base = cfg.interconnect.reply_network.then(|| {
+            let base = ports.len();
+            for (l, link) in graph.links().iter().enumerate() {
+                ports.push(link_port(link.gbps, link.latency));
+                names.push(format!("{} (reply)", graph.link_name(l)));
+            }
+            base
+        });
         let xlat = clk.cycles(cfg.noc.xbar_latency as u64);
         let chan_req_base = ports.len();
         for i in 0..n {
@@ -228,6 +249,7 @@ impl Network {
             ports,
             names,
             graph,
+            reply_base,
             channels: ch,
             slices: sl,
             inter_base,
@@ -269,6 +291,7 @@ impl Network {
             ports,
             msgs,
             inter_base,
+            reply_base,
             transactions,
             ..
         } = self;
@@ -277,10 +300,14 @@ impl Network {
             return now;
         }
         count(transactions, msg, bytes);
-        rx.push(ROUTE | from << 15 | to, bytes);
+        let (base, tag) = match reply_base {
+            Some(b) if matches!(msg, Msg::Response | Msg::Ack) => (*b, REPLY),
+            _ => (*inter_base, 0),
+        };
+        rx.push(ROUTE | tag | from << 15 | to, bytes);
         let mut t = now;
         for &l in route {
-            let id = *inter_base + l as usize;
+            let id = base + l as usize;
             count(&mut msgs[id], msg, bytes);
             t = ports[id].send(t, bytes);
         }
@@ -373,9 +400,13 @@ impl Network {
         for i in 0..rx.n as usize {
             let (id, bytes) = (rx.ids[i], rx.bytes[i]);
             if id & ROUTE != 0 {
-                let (from, to) = ((id & !ROUTE) >> 15, id & 0x7fff);
+                let (from, to) = ((id & !(ROUTE | REPLY)) >> 15, id & 0x7fff);
+                let base = match self.reply_base {
+                    Some(b) if id & REPLY != 0 => b,
+                    _ => self.inter_base,
+                };
                 for &l in self.graph.route(from, to) {
-                    self.ports[self.inter_base + l as usize].receive(bytes);
+                    self.ports[base + l as usize].receive(bytes);
                 }
             } else {
                 self.ports[id as usize].receive(bytes);

@@ -62,3 +62,40 @@ fn receipt_overflow_is_loud() {
         net.to_channel(0, 0, 0, 16, Msg::Read, &mut rx);
     }
 }
+
+/// `interconnect.reply_network` (NUBA §2.1 [S]: separate request and reply networks): a
+/// response sent right after a write on the same route does not queue behind it, and it is
+/// redeemed on the reply copy of the links. Without it the response waits for the write's
+/// serialisation (the shared network); fails if replies take the request links.
+#[test]
+fn replies_travel_on_their_own_network() {
+    for split in [false, true] {
+        let mut c = Config::default();
+        c.system.nodes = 4;
+        c.interconnect.topology = Topology::Ring;
+        c.interconnect.reply_network = split;
+        c.validate().unwrap();
+        let mut net = Network::new(&c, Clock::ghz(c.system.sm_clock_ghz));
+        let links = net.graph().links().len();
+        let (mut a, mut b) = (Receipts::default(), Receipts::default());
+        let w = net.remote(1000, 0, 1, 136, Msg::Write, &mut a);
+        let r = net.remote(1000, 0, 1, 136, Msg::Response, &mut b);
+        let ser = Port::new(c.interconnect.link_gbps, 0).ser(136);
+        if split {
+            assert_eq!(r, w, "the reply does not see the write");
+            assert_eq!(net.inter_ports().len(), 2 * links);
+            let l = net.graph().route(0, 1)[0] as usize;
+            assert_eq!(net.ports[links + l].stats().bytes_sent, 136);
+            assert_eq!(net.ports[l].stats().bytes_sent, 136);
+        } else {
+            assert_eq!(r, w + ser, "one network: the reply queues behind the write");
+            assert_eq!(net.inter_ports().len(), links);
+        }
+        net.arrive(&mut a);
+        net.arrive(&mut b);
+        for (i, p) in net.ports.iter().enumerate() {
+            let s = p.stats();
+            assert_eq!(s.bytes_sent, s.bytes_received, "port {}", net.names[i]);
+        }
+    }
+}

@@ -22,7 +22,12 @@ impl System {
     #[inline]
     pub(crate) fn slice_of(&self, node: u32, line: u64, home: u32, chan: u32) -> usize {
         let spn = self.cfg.l2.slices_per_node as usize;
-        let s = if self.cfg.l2.memory_side && home == node {
+        let spc = self.cfg.l2.slices_per_channel as usize;
+        let s = if spc > 0 {
+            // the line's channel owns spc slices (of every node: a requester-side L2
+            // caches a remote line in the slice of the same channel index)
+            (chan as usize * spc + self.map.slice(line << self.line_shift) as usize % spc) % spn
+        } else if self.cfg.l2.memory_side && home == node {
             // memory-side slices belong to a stack: the line's stack picks the slice group
             let stacks = self.cfg.memory.stacks_per_node as usize;
             let per_stack_ch = self.cfg.memory.channels_per_node as usize / stacks;

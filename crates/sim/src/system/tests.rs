@@ -233,3 +233,66 @@ fn a_write_after_an_eviction_completes_when_the_eviction_invalidation_lands() {
     assert_eq!(s.chk.as_ref().unwrap().completed(a), 1);
     assert_eq!(s.live_requests(), 0);
 }
+
+/// NUBA §2.2 / §3.3: on `nuba-mem-uba` a line is cached only in one of the 2 slices of its
+/// own channel (`l2.slices_per_channel = 2`), so the 32 lines of a 4 KB page (one channel
+/// under the fixed-channel map) meet 2 slice ports, not all 64. Fails if the slice ignores
+/// the channel (the former hash over every slice of the node).
+#[test]
+fn memory_side_uba_caches_a_page_in_its_channels_two_slices() {
+    let s = System::new(&preset::load(Some("nuba-mem-uba"), None, &[]).unwrap());
+    let shift = s.line_shift;
+    for page in [0u64, 1, 5, 31, 32, 77] {
+        let mut used = std::collections::BTreeSet::new();
+        let mut chans = std::collections::BTreeSet::new();
+        for l in 0..32u64 {
+            let line = page * 32 + l;
+            let loc = s.map.locate(line << shift, Mode::Cgp);
+            chans.insert(loc.channel);
+            used.insert(s.slice_of(0, line, 0, loc.channel));
+        }
+        assert_eq!(chans.len(), 1, "a 4 KB page is in one channel");
+        let ch = *chans.iter().next().unwrap() as usize;
+        assert_eq!(
+            used.into_iter().collect::<Vec<_>>(),
+            vec![2 * ch, 2 * ch + 1],
+            "page {page}: both slices of channel {ch}, no other"
+        );
+    }
+    // the hash over all slices (slices_per_channel = 0) spreads the same page widely
+    let sets = vec!["l2.slices_per_channel=0".to_string()];
+    let h = System::new(&preset::load(Some("nuba-mem-uba"), None, &sets).unwrap());
+    let spread: std::collections::BTreeSet<usize> = (0..32u64)
+        .map(|l| h.slice_of(0, l, 0, h.map.locate(l << shift, Mode::Cgp).channel))
+        .collect();
+    assert!(spread.len() > 8, "{spread:?}");
+}
+
+/// SM-side UBA with channel-bound slices (nuba.md §2.3 [S], `l2.slices_per_channel = 2`;
+/// the preset keeps the hash, see its comment): a partition caches a line of the other
+/// partition in the slice `channel * 2 + bank bit` of its own 32, the index its home uses.
+#[test]
+fn sm_side_uba_caches_remote_lines_by_channel() {
+    let sets = vec!["l2.slices_per_channel=2".to_string()];
+    let s = System::new(&preset::load(Some("nuba-sm-uba"), None, &sets).unwrap());
+    let shift = s.line_shift;
+    let mut seen = std::collections::BTreeSet::new();
+    for line in 0..4096u64 {
+        let loc = s.map.locate(line << shift, Mode::Cgp);
+        let (own, other) = (loc.node as usize, 1 - loc.node as usize);
+        let a = s.slice_of(own as u32, line, loc.node, loc.channel);
+        let b = s.slice_of(other as u32, line, loc.node, loc.channel);
+        assert_eq!(a - own * 32, b - other * 32);
+        assert_eq!((a - own * 32) / 2, loc.channel as usize);
+        seen.insert(a - own * 32);
+    }
+    assert_eq!(seen.len(), 32, "every slice of a partition is used");
+}
+
+/// `l2.slices_per_channel` that does not divide the slices evenly is refused, naming the key.
+#[test]
+fn slices_per_channel_must_match_the_channels() {
+    let sets = vec!["l2.slices_per_channel=3".to_string()];
+    let e = preset::load(Some("nuba-mem-uba"), None, &sets).unwrap_err();
+    assert!(format!("{e}").contains("l2.slices_per_channel"), "{e}");
+}

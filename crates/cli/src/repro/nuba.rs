@@ -1,0 +1,763 @@
+//! `locus repro nuba`: NUBA's evaluation (Zhao et al., ASPLOS '23; nuba.md §6-§7) on the
+//! presets `nuba-mem-uba` (the baseline memory-side UBA), `nuba-sm-uba` and `nuba`: Fig. 3
+//! (page sharing on the baseline), Fig. 7 (SM-side UBA, NUBA-No-Rep and NUBA vs memory-side
+//! UBA), Figs. 8-9 (perceived bandwidth, local L1 misses), Fig. 11 (LAB vs FT and RR),
+//! Fig. 12 (No-Rep, Full-Rep, MDR), Fig. 10 (NoC bandwidth sweep) and the Fig. 14
+//! sensitivity points the mechanisms exist for (LLC capacity, slices per partition, page
+//! size, LAB threshold). The paper's claims are declared in [`claims`] before any run;
+//! [`run`] evaluates them and writes the report ([`super::nuba_report`]).
+//!
+//! Run length (nuba.md §6.1: "1 billion instructions"): GPGPU-sim counts thread
+//! instructions, so the paper's runs are 1e9 / 32 = 31.25M warp instructions. Our inputs are
+//! the suites' defaults scaled down (`locus_workload::scale`), and 29 benchmarks x 16
+//! configurations must fit the 45 minutes on 2 cores, so every run stops at
+//! [`FULL_WARP_INSTS`] = the paper's count / 8 (quick: / 32). All configurations of a
+//! benchmark stop at the same instruction, so the IPC ratio is the paper's speedup
+//! (nuba.md §6.6), averaged harmonically over benchmarks.
+
+use super::experiment::{self, Claim, Mean, Quantity, Rule, Unit};
+use super::{execute, RunSpec};
+use anyhow::Result;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// NUBA Table 2 (nuba.md §6.3): (paper abbreviation, our workload, the paper's class).
+/// LEU, SN and GRU have no Locus model yet and are left out (listed by the report).
+pub const TABLE2: &[(&str, &str, &str)] = &[
+    ("LAVAMD", "lavamd", "low"),
+    ("LBM", "lbm", "low"),
+    ("DWT2D", "dwt", "low"),
+    ("KMEANS", "km", "low"),
+    ("PVC", "mars-pageviewcount", "low"),
+    ("BH", "blackscholes", "low"),
+    ("WC", "mars-wordcount", "low"),
+    ("SM", "mars-stringmatch", "low"),
+    ("2DCONV", "2dconv", "low"),
+    ("MVT", "mvt", "low"),
+    ("FWT", "fwt", "low"),
+    ("BP", "backprop", "low"),
+    ("FTD2D", "fdtd2d", "low"),
+    ("CONVS", "convsep", "low"),
+    ("ATAX", "atax", "low"),
+    ("GESUMM", "gesummv", "low"),
+    ("SC", "streamcluster", "high"),
+    ("2MM", "2mm", "high"),
+    ("BT", "btree", "high"),
+    ("SGEMM", "mm", "high"),
+    ("MM", "matmul", "high"),
+    ("3DCONV", "3dconv", "high"),
+    ("AN", "alexnet", "high"),
+    ("RN", "resnet", "high"),
+    ("NW", "nw", "high"),
+    ("BICG", "bicg", "high"),
+];
+
+/// Table 2 benchmarks Locus does not model yet.
+pub const MISSING: &[&str] = &["LEU (leukocyte)", "SN (squeezenet)", "GRU"];
+
+/// Benchmarks of `--quick`: one high-sharing and one low-sharing benchmark; the sweeps run
+/// on the first.
+pub const QUICK: &[&str] = &["2mm", "atax"];
+
+/// Inputs of `--quick` runs: 2mm at side 320 (its default 640 costs ~10 s of functional
+/// emulation per run before the cap applies; rule 2 of `locus_workload::scale` halved once
+/// more). Other benchmarks run their defaults.
+pub const QUICK_PARAMS: &[(&str, &str, &str)] = &[("2mm", "n", "320")];
+
+/// The paper's run length in warp instructions: 1B thread instructions / 32 threads.
+pub const PAPER_WARP_INSTS: u64 = 1_000_000_000 / 32;
+
+/// Warp instructions of a full-reproduction run: the paper's / 32 (module doc).
+pub const FULL_WARP_INSTS: u64 = PAPER_WARP_INSTS / 32;
+
+/// Warp instructions of a `--quick` run: the paper's / 128.
+pub const QUICK_WARP_INSTS: u64 = PAPER_WARP_INSTS / 128;
+
+/// One compared configuration: run key suffix, machine preset and `--set` overrides.
+#[derive(Clone, Copy, Debug)]
+pub struct Variant {
+    pub key: &'static str,
+    pub preset: &'static str,
+    pub sets: &'static [&'static str],
+}
+
+const fn var(key: &'static str, preset: &'static str, sets: &'static [&'static str]) -> Variant {
+    Variant { key, preset, sets }
+}
+
+/// The baseline memory-side UBA.
+pub const UBA: &str = "nuba-mem-uba";
+/// NUBA (LAB + MDR).
+pub const NUBA: &str = "nuba";
+
+/// Configurations every benchmark runs (Figs. 3, 7-9, 11, 12). The baseline records the
+/// page sharing of Fig. 3 (`run.page_sharing`, statistics only).
+pub const CONFIGS: &[Variant] = &[
+    var("uba", UBA, &["run.page_sharing=true"]),
+    var("smuba", "nuba-sm-uba", &[]),
+    var("norep", NUBA, &["replication.kind=none"]),
+    var("nuba", NUBA, &[]),
+    var("full", NUBA, &["replication.kind=full"]),
+    var(
+        "ft",
+        NUBA,
+        &["replication.kind=none", "placement.policy=first-touch"],
+    ),
+    var(
+        "rr",
+        NUBA,
+        &["replication.kind=none", "placement.policy=round-robin"],
+    ),
+];
+
+/// The sweeps (nuba.md §7.4, §7.7, A20), run on the sweep benchmarks. NoC bandwidth: the
+/// UBA's per-port width (SM ports and slice ports, 8 / 32 / 64 B per cycle); NUBA's
+/// partition NoC port and inter-switch links scaled together. LLC capacity: per-slice sets
+/// halved / doubled on both machines. Slices per partition (total LLC and NoC bandwidth
+/// kept, 16 B links per SM-slice pair, A20). 4 KB / 2 MB pages on both. LAB threshold
+/// (NUBA-No-Rep).
+pub const SWEEPS: &[Variant] = &[
+    var(
+        "uba-noc0.7",
+        UBA,
+        &[
+            "noc.sm_l2_request_gbps=11.2",
+            "l2.slice_gbps=11.2",
+            "noc.sm_port_gbps=11.2",
+        ],
+    ),
+    var(
+        "uba-noc2.8",
+        UBA,
+        &[
+            "noc.sm_l2_request_gbps=44.8",
+            "l2.slice_gbps=44.8",
+            "noc.sm_port_gbps=44.8",
+        ],
+    ),
+    var(
+        "uba-noc5.6",
+        UBA,
+        &[
+            "noc.sm_l2_request_gbps=89.6",
+            "l2.slice_gbps=89.6",
+            "noc.sm_port_gbps=89.6",
+        ],
+    ),
+    var(
+        "nuba-noc0.7",
+        NUBA,
+        &[
+            "interconnect.local_gbps=22.4",
+            "interconnect.link_gbps=11.2",
+        ],
+    ),
+    var(
+        "nuba-noc2.8",
+        NUBA,
+        &[
+            "interconnect.local_gbps=89.6",
+            "interconnect.link_gbps=44.8",
+        ],
+    ),
+    var(
+        "nuba-noc5.6",
+        NUBA,
+        &[
+            "interconnect.local_gbps=179.2",
+            "interconnect.link_gbps=89.6",
+        ],
+    ),
+    var("uba-llc0.5", UBA, &["l2.bytes_per_node=3145728"]),
+    var("uba-llc2", UBA, &["l2.bytes_per_node=12582912"]),
+    var("nuba-llc0.5", NUBA, &["l2.bytes_per_node=98304"]),
+    var("nuba-llc2", NUBA, &["l2.bytes_per_node=393216"]),
+    var(
+        "nuba-s1",
+        NUBA,
+        &[
+            "l2.slices_per_node=1",
+            "l2.slices_per_channel=1",
+            "noc.sm_port_gbps=22.4",
+        ],
+    ),
+    var(
+        "nuba-s4",
+        NUBA,
+        &[
+            "l2.slices_per_node=4",
+            "l2.slices_per_channel=4",
+            "noc.sm_port_gbps=89.6",
+        ],
+    ),
+    var(
+        "uba-p2m",
+        UBA,
+        &[
+            "system.page_bytes=2097152",
+            "memory.channel_interleave_bytes=2097152",
+            "memory.stack_interleave_bytes=2097152",
+        ],
+    ),
+    var("nuba-p2m", NUBA, &["system.page_bytes=2097152"]),
+    var(
+        "norep-th0.8",
+        NUBA,
+        &["replication.kind=none", "placement.lab_threshold=0.8"],
+    ),
+    var(
+        "norep-th0.95",
+        NUBA,
+        &["replication.kind=none", "placement.lab_threshold=0.95"],
+    ),
+];
+
+/// NoC bandwidth points of Fig. 10 (TB/s) and their run keys on UBA and NUBA.
+pub const NOC_POINTS: &[(f64, &str, &str)] = &[
+    (0.7, "uba-noc0.7", "nuba-noc0.7"),
+    (1.4, "uba", "nuba"),
+    (2.8, "uba-noc2.8", "nuba-noc2.8"),
+    (5.6, "uba-noc5.6", "nuba-noc5.6"),
+];
+
+/// Fig. 14 points run here: (study, setting, UBA key, NUBA key, the paper's NUBA vs UBA).
+pub const SENSITIVITY: &[(&str, &str, &str, &str, f64)] = &[
+    ("LLC capacity", "0.5x", "uba-llc0.5", "nuba-llc0.5", 1.129),
+    ("LLC capacity", "1x", "uba", "nuba", 1.231),
+    ("LLC capacity", "2x", "uba-llc2", "nuba-llc2", 1.317),
+    ("slices per partition", "1", "uba", "nuba-s1", 1.151),
+    ("slices per partition", "2", "uba", "nuba", 1.231),
+    ("slices per partition", "4", "uba", "nuba-s4", 1.412),
+    ("page size", "4 KB", "uba", "nuba", 1.231),
+    ("page size", "2 MB", "uba-p2m", "nuba-p2m", 1.216),
+    ("LAB threshold (No-Rep)", "0.8", "uba", "norep-th0.8", 1.145),
+    ("LAB threshold (No-Rep)", "0.9", "uba", "norep", 1.148),
+    (
+        "LAB threshold (No-Rep)",
+        "0.95",
+        "uba",
+        "norep-th0.95",
+        1.131,
+    ),
+];
+
+/// Fig. 12's per-benchmark Full-Rep vs No-Rep (nuba.md §7.3): (workload, paper ratio).
+pub const FULL_VS_NOREP: &[(&str, f64)] = &[
+    ("2mm", 2.899),
+    ("alexnet", 1.751),
+    ("resnet", 1.339),
+    ("streamcluster", 0.821),
+    ("btree", 0.814),
+    ("bicg", 0.835),
+];
+
+/// Statistic paths the claims and the report read.
+pub const IPC: &str = "sim.total.ipc";
+pub const FILLS: &str = "sim.events_by_kind.l1_fill";
+pub const REPLICA_HITS: &str = "sim.replication.replica_hits";
+pub const ENERGY: &str = "sim.energy.total_j";
+
+/// The paper's class of workload `w` ("low" / "high"), if it is in Table 2.
+pub fn paper_class(w: &str) -> Option<&'static str> {
+    TABLE2.iter().find(|t| t.1 == w).map(|t| t.2)
+}
+
+/// The sweep benchmarks: every benchmark, or with `--quick` the first one only.
+pub fn sweep_benches(benches: &[String], quick: bool) -> Vec<String> {
+    if quick {
+        benches.iter().take(1).cloned().collect()
+    } else {
+        benches.to_vec()
+    }
+}
+
+/// The runs: every (benchmark, [`CONFIGS`]) and (sweep benchmark, [`SWEEPS`]), each
+/// stopped at `cap` warp instructions.
+pub fn plan(benches: &[String], sweep: &[String], cap: u64, quick: bool) -> Vec<RunSpec> {
+    let mut v = Vec::new();
+    let mut add = |b: &String, x: &Variant| {
+        let mut sets: Vec<String> = x.sets.iter().map(|s| s.to_string()).collect();
+        sets.push(format!("run.max_warp_insts={cap}"));
+        let params = QUICK_PARAMS
+            .iter()
+            .filter(|p| quick && p.0 == b)
+            .map(|p| (p.1.to_string(), p.2.to_string()))
+            .collect();
+        v.push(RunSpec {
+            key: format!("{b}-{}", x.key),
+            bench: b.clone(),
+            params,
+            preset: x.preset.to_string(),
+            sets,
+            sharing: false,
+            apps: Vec::new(),
+            trace: None,
+        });
+    };
+    for b in benches {
+        for x in CONFIGS {
+            add(b, x);
+        }
+    }
+    for b in sweep {
+        for x in SWEEPS {
+            add(b, x);
+        }
+    }
+    v
+}
+
+/// IPC of run `{b}-{c}` over IPC of run `{b}-{base}`: the speedup (nuba.md §6.6).
+pub fn ipc_ratio(b: &str, base: &str, c: &str) -> Quantity {
+    Quantity::Ratio(
+        Box::new(Quantity::run(format!("{b}-{c}"), IPC)),
+        Box::new(Quantity::run(format!("{b}-{base}"), IPC)),
+    )
+}
+
+/// Harmonic mean over `bs` of [`ipc_ratio`].
+pub fn hm_speedup(bs: &[String], base: &str, c: &str) -> Quantity {
+    Quantity::Mean(
+        Mean::Harmonic,
+        bs.iter().map(|b| ipc_ratio(b, base, c)).collect(),
+    )
+}
+
+/// Replies delivered to the SMs per cycle (Fig. 8 [S]: L1 fills per core cycle).
+pub fn replies_per_cycle(key: &str) -> Quantity {
+    Quantity::Ratio(
+        Box::new(Quantity::run(key, FILLS)),
+        Box::new(Quantity::run(key, "cycles")),
+    )
+}
+
+/// Share of L1 misses served in the requester's partition (Fig. 9): misses to a local home
+/// plus replica hits, over all L1 misses.
+pub fn local_share(key: &str) -> Quantity {
+    Quantity::Ratio(
+        Box::new(Quantity::Sum(vec![
+            Quantity::run(key, "l1_miss_local"),
+            Quantity::run(key, REPLICA_HITS),
+        ])),
+        Box::new(Quantity::Sum(vec![
+            Quantity::run(key, "l1_miss_local"),
+            Quantity::run(key, "l1_miss_remote"),
+        ])),
+    )
+}
+
+/// Benchmarks of `benches` in the paper's class `class`.
+pub fn of_class(benches: &[String], class: &str) -> Vec<String> {
+    benches
+        .iter()
+        .filter(|b| paper_class(b) == Some(class))
+        .cloned()
+        .collect()
+}
+
+/// The paper's claims (nuba.md §7), declared before the runs. Speedups are harmonic means
+/// of per-benchmark IPC ratios; a claim about one benchmark is declared only when that
+/// benchmark runs. Averages must land within 10 percentage points of the paper; per-benchmark
+/// Full-Rep claims must have the paper's sign (a gain above 1, a loss below 1).
+pub fn claims(benches: &[String], sweep: &[String]) -> Vec<Claim> {
+    let within = |name: &str, text: &str, paper: f64, q: Quantity, unit: Unit| Claim {
+        name: name.into(),
+        paper_text: text.into(),
+        paper: Some(paper),
+        quantity: q,
+        unit,
+        rule: Rule::WithinAbs(0.10),
+    };
+    let (low, high) = (of_class(benches, "low"), of_class(benches, "high"));
+    let mut v = vec![
+        within(
+            "Fig. 7: NUBA vs memory-side UBA, all benchmarks",
+            "+23.1%",
+            1.231,
+            hm_speedup(benches, "uba", "nuba"),
+            Unit::Gain,
+        ),
+        within(
+            "Fig. 7: NUBA vs memory-side UBA, low-sharing (paper's class)",
+            "+30.4%",
+            1.304,
+            hm_speedup(&low, "uba", "nuba"),
+            Unit::Gain,
+        ),
+        within(
+            "Fig. 7: NUBA vs memory-side UBA, high-sharing (paper's class)",
+            "+15.1%",
+            1.151,
+            hm_speedup(&high, "uba", "nuba"),
+            Unit::Gain,
+        ),
+        within(
+            "§7.1: NUBA vs SM-side UBA",
+            "+22.2%",
+            1.222,
+            hm_speedup(benches, "smuba", "nuba"),
+            Unit::Gain,
+        ),
+        within(
+            "§7.1: SM-side UBA vs memory-side UBA",
+            "+1.0%",
+            1.010,
+            hm_speedup(benches, "uba", "smuba"),
+            Unit::Gain,
+        ),
+        within(
+            "§7.1: NUBA-No-Rep (LAB) vs memory-side UBA",
+            "+14.8%",
+            1.148,
+            hm_speedup(benches, "uba", "norep"),
+            Unit::Gain,
+        ),
+        within(
+            "Fig. 8: perceived bandwidth (replies per cycle), NUBA vs UBA",
+            "+38.9%",
+            1.389,
+            Quantity::Mean(
+                Mean::Harmonic,
+                benches
+                    .iter()
+                    .map(|b| {
+                        Quantity::Ratio(
+                            Box::new(replies_per_cycle(&format!("{b}-nuba"))),
+                            Box::new(replies_per_cycle(&format!("{b}-uba"))),
+                        )
+                    })
+                    .collect(),
+            ),
+            Unit::Gain,
+        ),
+        within(
+            "Fig. 9: L1 misses served locally under NUBA",
+            "63.9%",
+            0.639,
+            Quantity::Mean(
+                Mean::Arithmetic,
+                benches
+                    .iter()
+                    .map(|b| local_share(&format!("{b}-nuba")))
+                    .collect(),
+            ),
+            Unit::Percent,
+        ),
+    ];
+    for &(w, paper) in FULL_VS_NOREP {
+        if benches.iter().any(|b| b == w) {
+            v.push(Claim {
+                name: format!("Fig. 12: Full-Rep vs No-Rep on {w}"),
+                paper_text: Unit::Gain.show(paper),
+                paper: Some(paper),
+                quantity: ipc_ratio(w, "norep", "full"),
+                unit: Unit::Gain,
+                rule: if paper > 1.0 {
+                    Rule::Above(1.0)
+                } else {
+                    Rule::Below(1.0)
+                },
+            });
+        }
+    }
+    v.push(within(
+        "Fig. 12: MDR vs the better of No-Rep and Full-Rep",
+        "about 1.00x",
+        1.0,
+        Quantity::Mean(
+            Mean::Harmonic,
+            benches
+                .iter()
+                .map(|b| {
+                    Quantity::Ratio(
+                        Box::new(Quantity::run(format!("{b}-nuba"), IPC)),
+                        Box::new(Quantity::Max(vec![
+                            Quantity::run(format!("{b}-norep"), IPC),
+                            Quantity::run(format!("{b}-full"), IPC),
+                        ])),
+                    )
+                })
+                .collect(),
+        ),
+        Unit::Times,
+    ));
+    v.push(within(
+        "Fig. 11: LAB vs first touch (No-Rep)",
+        "+88.9%",
+        1.889,
+        hm_speedup(benches, "ft", "norep"),
+        Unit::Gain,
+    ));
+    v.push(within(
+        "Fig. 11: LAB vs round-robin (No-Rep)",
+        "+14.3%",
+        1.143,
+        hm_speedup(benches, "rr", "norep"),
+        Unit::Gain,
+    ));
+    v.push(within(
+        "Fig. 13: GPU energy, NUBA vs memory-side UBA",
+        "-16.0%",
+        0.160,
+        Quantity::Mean(
+            Mean::Arithmetic,
+            benches
+                .iter()
+                .map(|b| {
+                    Quantity::Reduction(
+                        Box::new(Quantity::run(format!("{b}-nuba"), ENERGY)),
+                        Box::new(Quantity::run(format!("{b}-uba"), ENERGY)),
+                    )
+                })
+                .collect(),
+        ),
+        Unit::Fall,
+    ));
+    v.push(within(
+        "Fig. 10: NUBA at 0.7 TB/s vs UBA at 1.4 TB/s",
+        "+12.7%",
+        1.127,
+        hm_speedup(sweep, "uba", "nuba-noc0.7"),
+        Unit::Gain,
+    ));
+    v.push(within(
+        "Fig. 10: NUBA at 0.7 TB/s vs UBA at 5.6 TB/s",
+        "about 1.00x",
+        1.0,
+        hm_speedup(sweep, "uba-noc5.6", "nuba-noc0.7"),
+        Unit::Times,
+    ));
+    for &(study, setting, u, n, paper) in SENSITIVITY {
+        if u == "uba" && (n == "nuba" || n == "norep") {
+            continue; // the main claims above
+        }
+        v.push(within(
+            &format!("Fig. 14: {study} {setting}, NUBA vs UBA"),
+            &Unit::Gain.show(paper),
+            paper,
+            hm_speedup(sweep, u, n),
+            Unit::Gain,
+        ));
+    }
+    v
+}
+
+/// The benchmarks to run: `--workloads` or Table 2's (the quick subset with `--quick`);
+/// names the registry does not know are an error naming them.
+pub fn benches(list: Option<&str>, quick: bool) -> Result<Vec<String>> {
+    let names: Vec<String> = match list {
+        Some(l) => l
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        None if quick => QUICK.iter().map(|s| s.to_string()).collect(),
+        None => TABLE2.iter().map(|t| t.1.to_string()).collect(),
+    };
+    if names.is_empty() {
+        anyhow::bail!("--workloads: give at least one workload, e.g. --workloads 2mm,atax");
+    }
+    let missing: Vec<&str> = names
+        .iter()
+        .filter(|n| locus_workload::registry::find(n).is_none())
+        .map(|s| s.as_str())
+        .collect();
+    if !missing.is_empty() {
+        anyhow::bail!(
+            "workload(s) not in this build: {} (see `locus workloads`); choose others with --workloads a,b,c",
+            missing.join(", ")
+        );
+    }
+    Ok(names)
+}
+
+/// Run the reproduction into `out`: the runs (resumable), `verdicts.csv`, `runs.csv`, the
+/// report with its ledger, the figure CSVs and `figures/`. `cap` overrides the run length
+/// ([`QUICK_WARP_INSTS`] with `--quick`, else [`FULL_WARP_INSTS`]).
+pub fn run(
+    out: &Path,
+    benches: &[String],
+    quick: bool,
+    cap: Option<u64>,
+    jobs: usize,
+    quiet: bool,
+) -> Result<()> {
+    let cap = cap.unwrap_or(if quick {
+        QUICK_WARP_INSTS
+    } else {
+        FULL_WARP_INSTS
+    });
+    let sweep = sweep_benches(benches, quick);
+    // the claims exist before the first run
+    let claims = claims(benches, &sweep);
+    let specs = plan(benches, &sweep, cap, quick);
+    let reused = specs
+        .iter()
+        .filter(|s| out.join("runs").join(format!("{}.json", s.key)).exists())
+        .count();
+    let t0 = std::time::Instant::now();
+    let res = execute(&specs, out, jobs, quiet)?;
+    let seconds = t0.elapsed().as_secs_f64();
+    let runs = experiment::Runs::new(&res);
+    let verdicts: Vec<_> = claims.iter().map(|c| c.evaluate(&runs)).collect();
+    std::fs::write(out.join("verdicts.csv"), experiment::verdict_csv(&verdicts))?;
+    let cols = [
+        "cycles",
+        "warp_insts",
+        IPC,
+        "host_seconds",
+        "l1_miss_local",
+        "l1_miss_remote",
+        REPLICA_HITS,
+        "l2_hit_rate",
+        FILLS,
+        ENERGY,
+        "max_remote_link_util",
+        "sim.total.mean_load_latency_ns",
+    ];
+    let mut csv = format!("run,bench,preset,sets,{}\n", cols.join(","));
+    for s in &specs {
+        let vals: Vec<String> = cols
+            .iter()
+            .map(|p| runs.value(&s.key, p).to_string())
+            .collect();
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{}",
+            s.key,
+            s.bench,
+            s.preset,
+            s.sets.join(" "),
+            vals.join(",")
+        );
+    }
+    std::fs::write(out.join("runs.csv"), csv)?;
+    let host: Vec<f64> = res.values().map(|r| r.host_seconds).collect();
+    let capped = res
+        .values()
+        .filter(|r| {
+            r.sim
+                .as_ref()
+                .and_then(|s| s.get("stopped_by_limit"))
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false)
+        })
+        .count();
+    let meta = super::nuba_report::Meta {
+        benches,
+        sweep: &sweep,
+        cap,
+        capped,
+        quick,
+        runs: specs.len(),
+        reused,
+        seconds,
+        jobs,
+        host_seconds: host.iter().sum(),
+    };
+    let head = super::nuba_report::write(out, &meta, &runs, &verdicts)?;
+    if !quiet {
+        println!("{head}");
+        println!(
+            "report: {}; per-run figures: {}; verdicts: {}",
+            out.join("report.md").display(),
+            out.join("runs.csv").display(),
+            out.join("verdicts.csv").display()
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_covers_configurations_and_sweeps_and_every_variant_loads() {
+        let b = vec!["2mm".to_string(), "atax".to_string()];
+        let sweep = sweep_benches(&b, true);
+        assert_eq!(sweep, vec!["2mm"]);
+        let p = plan(&b, &sweep, 1000, true);
+        assert!(p
+            .iter()
+            .any(|s| s.bench == "2mm" && s.params == vec![("n".into(), "320".into())]));
+        assert!(plan(&b, &sweep, 1000, false)
+            .iter()
+            .all(|s| s.params.is_empty()));
+        assert_eq!(p.len(), 2 * CONFIGS.len() + SWEEPS.len());
+        assert!(p
+            .iter()
+            .all(|s| s.sets.iter().any(|x| x == "run.max_warp_insts=1000")));
+        let mut keys: Vec<&str> = p.iter().map(|s| s.key.as_str()).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), p.len());
+        for x in CONFIGS.iter().chain(SWEEPS) {
+            let s: Vec<String> = x.sets.iter().map(|x| x.to_string()).collect();
+            locus_sim::preset::load(Some(x.preset), None, &s)
+                .unwrap_or_else(|e| panic!("{}: {e}", x.key));
+        }
+        // every key the report reads is planned
+        let all: Vec<&str> = CONFIGS.iter().chain(SWEEPS).map(|x| x.key).collect();
+        for (_, u, n) in NOC_POINTS {
+            assert!(all.contains(u) && all.contains(n), "{u} {n}");
+        }
+        for (_, _, u, n, _) in SENSITIVITY {
+            assert!(all.contains(u) && all.contains(n), "{u} {n}");
+        }
+        assert_eq!(TABLE2.len() + MISSING.len(), 29);
+        assert_eq!(PAPER_WARP_INSTS, 31_250_000);
+    }
+
+    #[test]
+    fn noc_sweep_scales_the_ports_to_the_paper_bandwidths() {
+        // 64 ports (UBA) or 32 partition ports (NUBA) x the port bandwidth = the point (the
+        // paper's TB/s are rounded: 64 x 16 B x 1.4 GHz = 1.43 TB/s, 2.4% above 1.4)
+        let near = |gbs: f64, tbs: f64| (gbs / 1000.0 / tbs - 1.0).abs() < 0.03;
+        for &(tbs, u, n) in NOC_POINTS {
+            let load = |k: &str, preset: &str| {
+                let x = CONFIGS.iter().chain(SWEEPS).find(|x| x.key == k).unwrap();
+                let s: Vec<String> = x.sets.iter().map(|x| x.to_string()).collect();
+                locus_sim::preset::load(Some(preset), None, &s).unwrap()
+            };
+            let cu = load(u, UBA);
+            let cn = load(n, NUBA);
+            assert!(near(cu.l2.slice_gbps * 64.0, tbs), "{u}");
+            assert!(near(cu.noc.sm_port_gbps * 64.0, tbs), "{u}");
+            assert!(near(cn.interconnect.local_gbps * 32.0, tbs), "{n}");
+        }
+    }
+
+    /// The committed report (docs/repro-nuba-report.md, from `--quick`) prints no number
+    /// absent from its ledger and no comparison its data contradict.
+    #[test]
+    fn committed_report_passes_its_audit() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+        let p = super::super::audit::audit(
+            &read("docs/repro-nuba-report.md"),
+            &read("docs/figures/nuba-numbers.txt"),
+            &read("docs/figures/nuba-checks.txt"),
+        );
+        assert!(p.is_empty(), "{}", p.join("\n"));
+    }
+
+    #[test]
+    fn claims_exist_before_runs_and_judge_nothing_without_data() {
+        let b = vec!["2mm".to_string(), "atax".to_string()];
+        let c = claims(&b, &b[..1]);
+        assert!(c.iter().any(|c| c.paper_text == "+23.1%"));
+        assert!(c
+            .iter()
+            .any(|c| c.name.contains("Full-Rep vs No-Rep on 2mm")));
+        assert!(!c.iter().any(|c| c.name.contains("on bicg")));
+        let none = experiment::Runs::new(&Default::default());
+        assert!(c.iter().all(|c| c.evaluate(&none).held.is_none()));
+        assert_eq!(of_class(&b, "low"), vec!["atax"]);
+        let e = benches(Some("2mm,nosuch"), false).unwrap_err().to_string();
+        assert!(e.contains("nosuch"), "{e}");
+        for (_, w, _) in TABLE2 {
+            assert!(locus_workload::registry::find(w).is_some(), "{w}");
+        }
+    }
+}
