@@ -17,6 +17,16 @@ pub struct BitMapping {
     pub row_mask: u64,
     /// Address bits considered (bits at and above are ignored).
     pub addr_bits: u32,
+    /// Channels interleaved by modulo (a machine with a non-power-of-two channel count,
+    /// e.g. the K80's six controllers, preset `k80`): unit `u = addr / chan_unit` goes to
+    /// channel `u % chan_mod` at channel-local unit `u / chan_mod`, the masks above then
+    /// apply to the channel-local address and the channel is part of the bank ID. 0 or 1:
+    /// a pure bit mapping (the paper's K80 detection, §2.3).
+    #[serde(default)]
+    pub chan_mod: u32,
+    /// Interleave unit of the modulo channels (bytes).
+    #[serde(default)]
+    pub chan_unit: u64,
 }
 
 impl BitMapping {
@@ -29,7 +39,22 @@ impl BitMapping {
             col_mask: col,
             row_mask: row,
             addr_bits: 40,
+            chan_mod: 0,
+            chan_unit: 0,
         }
+    }
+
+    /// Channel (0 without modulo channels) and channel-local address of `addr`.
+    pub fn locate(&self, addr: u64) -> (u64, u64) {
+        if self.chan_mod <= 1 || self.chan_unit == 0 {
+            return (0, addr);
+        }
+        let unit = addr / self.chan_unit;
+        let m = u64::from(self.chan_mod);
+        (
+            unit % m,
+            (unit / m) * self.chan_unit + addr % self.chan_unit,
+        )
     }
 
     /// Mask of the bank-ID bits.
@@ -42,14 +67,16 @@ impl BitMapping {
         all & !self.col_mask & !self.row_mask
     }
 
-    /// Global bank ID of `addr` (the bank bits, kept in place).
+    /// Global bank ID of `addr` (the bank bits, kept in place; with modulo channels the
+    /// channel in the top byte).
     pub fn bank(&self, addr: u64) -> u64 {
-        addr & self.bank_mask()
+        let (ch, local) = self.locate(addr);
+        (ch << 56) | (local & self.bank_mask())
     }
 
     /// Row of `addr` inside its bank (the row bits, kept in place).
     pub fn row(&self, addr: u64) -> u64 {
-        addr & self.row_mask
+        self.locate(addr).1 & self.row_mask
     }
 }
 
@@ -80,6 +107,15 @@ pub struct SimDram {
 impl SimDram {
     /// Channel and channel-local address of `addr`.
     pub fn locate(&self, addr: u64) -> (u32, u64) {
+        if !self.channels.is_power_of_two() {
+            // modulo interleave, as `locus-sim`'s AddressMap for 6 channels
+            let unit = addr / self.interleave_bytes;
+            let m = u64::from(self.channels);
+            return (
+                (unit % m) as u32,
+                (unit / m) * self.interleave_bytes + addr % self.interleave_bytes,
+            );
+        }
         let sh = self.interleave_bytes.trailing_zeros();
         let cb = self.channels.trailing_zeros();
         let ch = ((addr >> sh) & ((1u64 << cb) - 1)) as u32;
@@ -98,6 +134,15 @@ impl SimDram {
         // channel-local layout: | row | bank | column | burst offset |
         let local_col = (1u64 << (burst + col)) - 1;
         let local_row = ((1u64 << rows) - 1) << (burst + col + bankb);
+        if !self.channels.is_power_of_two() {
+            return BitMapping {
+                col_mask: local_col,
+                row_mask: local_row,
+                addr_bits: self.local_bits(),
+                chan_mod: self.channels,
+                chan_unit: self.interleave_bytes,
+            };
+        }
         let sh = self.interleave_bytes.trailing_zeros();
         let cb = self.channels.trailing_zeros();
         let widen = |m: u64| (m & ((1u64 << sh) - 1)) | ((m >> sh) << (sh + cb));
@@ -105,7 +150,35 @@ impl SimDram {
             col_mask: widen(local_col),
             row_mask: widen(local_row),
             addr_bits: self.addr_bits(),
+            chan_mod: 0,
+            chan_unit: 0,
         }
+    }
+
+    /// Address bits of one channel.
+    fn local_bits(&self) -> u32 {
+        63 - self.cfg.capacity_bytes.leading_zeros()
+    }
+
+    /// Algorithm 1 on this memory. With a power-of-two channel count every address bit is
+    /// probed ([`detect_mapping`]). With modulo channels (the K80's six) a flipped bit moves
+    /// the access to another channel by an arithmetic rule no single-bit probe can
+    /// separate, so the probes run inside one channel on channel-local addresses (the
+    /// column / row / bank bits of each channel, as the paper's classification needs), and
+    /// the modulo interleave is taken from the configuration.
+    pub fn detect(&mut self) -> Detected {
+        if self.channels.is_power_of_two() {
+            let line = self.line_bytes;
+            return detect_mapping(self, line);
+        }
+        let mut one = SimDram {
+            channels: 1,
+            ..self.clone()
+        };
+        let mut d = detect_mapping(&mut one, self.line_bytes);
+        d.mapping.chan_mod = self.channels;
+        d.mapping.chan_unit = self.interleave_bytes;
+        d
     }
 }
 
@@ -185,6 +258,8 @@ pub fn detect_mapping(p: &mut dyn LatencyProbe, request_bytes: u32) -> Detected 
             col_mask: col,
             row_mask: row,
             addr_bits: bits,
+            chan_mod: 0,
+            chan_unit: 0,
         },
         hit_ps: if hit == u64::MAX { miss } else { hit },
         miss_ps: miss,
@@ -385,6 +460,7 @@ mod tests {
             (16, 4, 2048, 8, 128),
             (8, 2, 1024, 4, 256),
             (16, 4, 2048, 1, 128),
+            (16, 4, 2048, 6, 256), // the K80's six controllers, modulo interleave
         ] {
             let cfg = DramConfig {
                 banks,
@@ -400,7 +476,7 @@ mod tests {
                 line_bytes: 64,
             };
             let want = d.configured_mapping();
-            let got = detect_mapping(&mut d, 64);
+            let got = d.detect();
             assert_eq!(
                 got.mapping, want,
                 "banks {banks} row {row_bytes} chans {chans}"
@@ -479,6 +555,8 @@ mod tests {
             col_mask: 0xff,
             row_mask: 0xff00,
             addr_bits: 20,
+            chan_mod: 0,
+            chan_unit: 0,
         };
         let r = |addr| DramReq {
             t: 0.0,
@@ -500,6 +578,8 @@ mod tests {
             col_mask: 0xff,
             row_mask: 0xff00,
             addr_bits: 20,
+            chan_mod: 0,
+            chan_unit: 0,
         };
         let r = |t, addr| DramReq {
             t,
