@@ -595,6 +595,24 @@ pub fn evaluate(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Evaluati
     })
 }
 
+/// T_comp, T_mem and T_overlap of variant `v`'s prediction of `case` (for the report's
+/// explanations).
+pub fn predict_terms(m: &Model, case: &Case, v: usize, ev: &Evaluation) -> (f64, f64, f64) {
+    let p = &m.profile;
+    let Ok(moves) = realise(case, p) else {
+        return (f64::NAN, f64::NAN, f64::NAN);
+    };
+    let mut target = p.sample_placement();
+    for mv in &moves {
+        target[mv.obj] = mv.to;
+    }
+    let f = Flags::ablations()[v].1;
+    match m.predict(&target, f, ev.coefs[v].as_ref()) {
+        Ok(pr) => (pr.t_comp, pr.t_mem, pr.t_overlap),
+        Err(_) => (f64::NAN, f64::NAN, f64::NAN),
+    }
+}
+
 /// Spearman's rank correlation of two equally long series (ties get their mean rank).
 pub fn spearman(a: &[f64], b: &[f64]) -> f64 {
     fn ranks(v: &[f64]) -> Vec<f64> {

@@ -12,6 +12,24 @@ pub enum ReproCmd {
     /// (baseline, 2x, HMG, REC, ideal, caching schemes, sensitivity sweeps), claims declared
     /// before the runs, Markdown report and figures.
     Rec(RecArgs),
+    /// HMS placement model (Huang & Li): every Table IV placement simulated on `k80`,
+    /// Eq. 11 trained on the training set, Table I, Figs. 4-9 and the §6.4 ablations,
+    /// claims declared before the runs, Markdown report, CSV and figures.
+    Hms(HmsArgs),
+}
+
+#[derive(Args)]
+pub struct HmsArgs {
+    /// Output folder: report.md, cases.csv, table1.csv, fig4.csv, ablations.csv,
+    /// verdicts.csv, coefs.json, figures/.
+    #[arg(long, short = 'o', default_value = "out/repro-hms")]
+    pub out: PathBuf,
+    /// Leave out Fig. 4's fft trace (the Table IV set is the same).
+    #[arg(long)]
+    pub quick: bool,
+    /// No progress lines.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Args)]
@@ -85,6 +103,10 @@ pub fn run(c: ReproCmd) -> Result<()> {
                 anyhow::bail!("--warp-insts 0: give at least 1 (or leave it out)");
             }
             crate::repro::rec::run(&a.out, &benches, a.quick, a.warp_insts, jobs, a.quiet)
+        }
+        ReproCmd::Hms(a) => {
+            prepare(&a.out, None)?;
+            crate::repro::hms::run(&a.out, a.quick, a.quiet)
         }
     }
 }
