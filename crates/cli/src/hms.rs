@@ -27,7 +27,8 @@ use std::collections::BTreeMap;
 /// issue width, latencies, cache geometries, the memory spaces' capacities, peak DRAM
 /// bandwidth, and the DRAM address mapping and row hit / miss / conflict latencies
 /// measured by Algorithm 1 (§3.3.3) on the preset's DRAM, plus the crossbar's round trip
-/// (the paper's latencies are load latencies beyond the L2, §2.3).
+/// (the paper's latencies are load latencies beyond the L2, §2.3); the banks' occupancy
+/// per row outcome from the DRAM timing serves as the queues' service time.
 pub fn hw_for(cfg: &Config) -> Hw {
     let mut d = SimDram {
         cfg: cfg.dram.clone(),
@@ -51,6 +52,16 @@ pub fn hw_for(cfg: &Config) -> Hw {
         hit_lat: f64::from(cfg.l2.hit_latency + 2 * cfg.noc.sm_l2_latency),
         shmem_lat: f64::from(cfg.sm.smem_latency),
         row_lat_ns: [ns(det.hit_ps), ns(det.miss_ps), ns(det.conflict_ps)],
+        row_occ_ns: {
+            // a bank's occupancy per outcome: the line's bursts, plus tRCD on a miss, plus
+            // tRP on a conflict (the preset's DRAM timing)
+            let dc = &cfg.dram;
+            let burst = f64::from(cfg.system.line_bytes) / f64::from(dc.burst_bytes().max(1))
+                * f64::from(dc.burst_length / 2)
+                * dc.tck_ps as f64
+                / 1e3;
+            [burst, burst + dc.trcd_ns, burst + dc.trcd_ns + dc.trp_ns]
+        },
         mem_peak_gbs: chan_gbs * f64::from(cfg.memory.channels_per_node),
         banks: cfg.memory.channels_per_node * cfg.dram.banks,
         mapping: det.mapping,
@@ -397,6 +408,9 @@ pub fn sample_model(cfg: &Config, b: &Bench, hw: &Hw) -> Result<(Model, SimOut)>
     Ok((Model::new(p, hw.clone()), s))
 }
 
+/// The variant name of `ours` calibrated to the sample's simulated time (last column).
+pub const CALIBRATED: &str = "ours-calibrated";
+
 /// One Table IV case, evaluated.
 #[derive(Clone, Debug)]
 pub struct CaseResult {
@@ -471,7 +485,11 @@ pub fn label(c: &Case) -> String {
 /// Runs spec §6.3-§6.4 on `cfg`: simulates every Table IV case (sample and target
 /// placements), trains Eq. 11 per variant on the training set only, predicts every case.
 /// `progress` is called with each finished case's label.
-pub fn evaluate(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Evaluation> {
+pub fn evaluate(
+    cfg: &Config,
+    only: Option<&[String]>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Evaluation> {
     let hw = hw_for(cfg);
     let variants = Flags::ablations();
     let mut models: BTreeMap<&'static str, Model> = BTreeMap::new();
@@ -480,7 +498,8 @@ pub fn evaluate(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Evaluati
     let all = train::TRAINING
         .iter()
         .map(|c| (c, false))
-        .chain(train::TEST.iter().map(|c| (c, true)));
+        .chain(train::TEST.iter().map(|c| (c, true)))
+        .filter(|(c, _)| only.is_none_or(|o| o.iter().any(|w| w == c.workload)));
     for (case, test) in all {
         let mut r = CaseResult {
             case,
@@ -586,9 +605,20 @@ pub fn evaluate(cfg: &Config, progress: &mut dyn FnMut(&str)) -> Result<Evaluati
                     .unwrap_or(f64::NAN)
             })
             .collect();
+        // `ours` calibrated to the sample (spec §7 #16 [D]): the sample's simulated time
+        // times the model's target / sample ratio
+        let ours = variants.len() - 1;
+        let s = m
+            .predict(&p.sample_placement(), variants[ours].1, coefs[ours].as_ref())
+            .map(|p| p.total)
+            .unwrap_or(f64::NAN);
+        let meas = p.measured.as_ref().map_or(f64::NAN, |me| me.cycles);
+        r.pred.push(r.pred[ours] * meas / s);
     }
+    let mut names: Vec<&'static str> = variants.iter().map(|v| v.0).collect();
+    names.push(CALIBRATED);
     Ok(Evaluation {
-        variants: variants.iter().map(|v| v.0).collect(),
+        variants: names,
         cases,
         coefs,
         models,
@@ -606,8 +636,10 @@ pub fn predict_terms(m: &Model, case: &Case, v: usize, ev: &Evaluation) -> (f64,
     for mv in &moves {
         target[mv.obj] = mv.to;
     }
-    let f = Flags::ablations()[v].1;
-    match m.predict(&target, f, ev.coefs[v].as_ref()) {
+    let Some(&(_, f)) = Flags::ablations().get(v) else {
+        return (f64::NAN, f64::NAN, f64::NAN);
+    };
+    match m.predict(&target, f, ev.coefs.get(v).and_then(|c| c.as_ref())) {
         Ok(pr) => (pr.t_comp, pr.t_mem, pr.t_overlap),
         Err(_) => (f64::NAN, f64::NAN, f64::NAN),
     }

@@ -380,6 +380,26 @@ pub fn dram_latency(
     rho_max: f64,
     queuing: bool,
 ) -> DramLat {
+    dram_latency_occ(reqs, map, dist, lat_cycles, None, variant, rho_max, queuing)
+}
+
+/// [`dram_latency`] with the bank's *occupancy* per row outcome (`occ_cycles`: hit, miss,
+/// conflict) as the queue's service time (utilisation, c_s and Kingman's τ_s), while a
+/// request's latency stays `lat_cycles` (spec §3.3.4 note [I]: the paper's service times
+/// are end-to-end load latencies, which saturate every bank of a bandwidth-bound kernel;
+/// the `DramTiming` service source the spec suggests). `None`: the latencies, as printed.
+#[allow(clippy::too_many_arguments)]
+pub fn dram_latency_occ(
+    reqs: &[DramReq],
+    map: &BitMapping,
+    dist: BankDist,
+    lat_cycles: [f64; 3],
+    occ_cycles: Option<[f64; 3]>,
+    variant: Kingman,
+    rho_max: f64,
+    queuing: bool,
+) -> DramLat {
+    let occ = occ_cycles.unwrap_or(lat_cycles);
     let mut ev = Vec::with_capacity(reqs.len());
     row_events(reqs, map, dist, &mut ev);
     // per bank: n, sum s, sum s^2, last t, n gaps, sum gap, sum gap^2
@@ -392,6 +412,8 @@ pub fn dram_latency(
         g: f64,
         g1: f64,
         g2: f64,
+        o: f64,
+        o2: f64,
     }
     let mut banks: std::collections::BTreeMap<u64, B> = std::collections::BTreeMap::new();
     let mut out = DramLat::default();
@@ -413,6 +435,9 @@ pub fn dram_latency(
         b.n += 1.0;
         b.s += s;
         b.s2 += s * s;
+        let o = occ[k];
+        b.o += o;
+        b.o2 += o * o;
     }
     let total = reqs.len() as f64;
     if total == 0.0 {
@@ -422,7 +447,8 @@ pub fn dram_latency(
     for b in banks.values() {
         let w = b.n / total;
         let tau_s = b.s / b.n;
-        let sd_s = (b.s2 / b.n - tau_s * tau_s).max(0.0).sqrt();
+        let tau_o = b.o / b.n;
+        let sd_o = (b.o2 / b.n - tau_o * tau_o).max(0.0).sqrt();
         let mut wq = 0.0;
         if b.g >= 1.0 {
             let tau_a = b.g1 / b.g;
@@ -430,15 +456,15 @@ pub fn dram_latency(
             if tau_a > 0.0 {
                 let c_a = sd_a / tau_a;
                 out.c_a += w * c_a;
-                if tau_s / tau_a > rho_max {
+                if tau_o / tau_a > rho_max {
                     out.saturated += 1;
                 }
-                if queuing {
-                    wq = kingman(variant, c_a, sd_s / tau_s, tau_a, tau_s, rho_max);
+                if queuing && tau_o > 0.0 {
+                    wq = kingman(variant, c_a, sd_o / tau_o, tau_a, tau_o, rho_max);
                 }
             } else if queuing {
                 // every request of the bank arrived at once: a batch served back to back
-                wq = tau_s * (b.n - 1.0) / 2.0;
+                wq = tau_o * (b.n - 1.0) / 2.0;
             }
         }
         out.service += w * tau_s;

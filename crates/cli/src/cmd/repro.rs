@@ -27,6 +27,10 @@ pub struct HmsArgs {
     /// Leave out Fig. 4's fft trace (the Table IV set is the same).
     #[arg(long)]
     pub quick: bool,
+    /// Only the Table IV cases of these workloads (comma-separated Locus names, e.g.
+    /// `shoc-neuralnet,matmul`); the regression then trains on the training cases among them.
+    #[arg(long, value_delimiter = ',')]
+    pub workloads: Vec<String>,
     /// No progress lines.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -106,7 +110,8 @@ pub fn run(c: ReproCmd) -> Result<()> {
         }
         ReproCmd::Hms(a) => {
             prepare(&a.out, None)?;
-            crate::repro::hms::run(&a.out, a.quick, a.quiet)
+            let only = (!a.workloads.is_empty()).then_some(a.workloads.as_slice());
+            crate::repro::hms::run(&a.out, a.quick, only, a.quiet)
         }
     }
 }
