@@ -268,7 +268,10 @@ pub fn realise(case: &Case, p: &locus_model::Profile) -> Result<Vec<Realised>, S
     for &(paper, from, to) in case.moves {
         let name = object_alias(case.workload, paper);
         if name.is_empty() {
-            return Err(format!("no object of {} stands for `{paper}`", case.workload));
+            return Err(format!(
+                "no object of {} stands for `{paper}`",
+                case.workload
+            ));
         }
         let obj = p
             .object(name)
@@ -382,7 +385,9 @@ fn build(b: &Bench, extra: &[(&str, &str)]) -> Result<Box<dyn locus_workload::Wo
     for (k, v) in extra {
         m.insert(k.to_string(), v.to_string());
     }
-    Ok(Box::new(locus_workload::registry::build(b.workload, &m, 1)?))
+    Ok(Box::new(locus_workload::registry::build(
+        b.workload, &m, 1,
+    )?))
 }
 
 /// Profiles the sample of `b` (spec §3.7), simulates it on `cfg` for its measured time and
@@ -609,7 +614,11 @@ pub fn evaluate(
         // times the model's target / sample ratio
         let ours = variants.len() - 1;
         let s = m
-            .predict(&p.sample_placement(), variants[ours].1, coefs[ours].as_ref())
+            .predict(
+                &p.sample_placement(),
+                variants[ours].1,
+                coefs[ours].as_ref(),
+            )
             .map(|p| p.total)
             .unwrap_or(f64::NAN);
         let meas = p.measured.as_ref().map_or(f64::NAN, |me| me.cycles);
@@ -742,12 +751,18 @@ mod tests {
         let cfg2 = locus_sim::preset::load(
             Some("k80"),
             None,
-            &["system.sm_clock_ghz=0.562".into(), "dram.trcd_ns=30.0".into()],
+            &[
+                "system.sm_clock_ghz=0.562".into(),
+                "dram.trcd_ns=30.0".into(),
+            ],
         )
         .unwrap();
         let hw2 = hw_for(&cfg2);
         assert_eq!(hw2.clock_ghz, 0.562);
-        assert!(hw2.row_lat_ns[1] > m, "a slower tRCD lengthens the row miss");
+        assert!(
+            hw2.row_lat_ns[1] > m,
+            "a slower tRCD lengthens the row miss"
+        );
     }
 
     /// Every Table IV case's objects name a workload object (or are listed as not
@@ -757,7 +772,11 @@ mod tests {
         for c in train::TRAINING.iter().chain(train::TEST) {
             assert!(bench(c.workload).is_some() || c.workload == "shoc-qtc");
             for (o, _, _) in c.moves {
-                assert!(!object_alias(c.workload, o).is_empty(), "{} {o}", c.workload);
+                assert!(
+                    !object_alias(c.workload, o).is_empty(),
+                    "{} {o}",
+                    c.workload
+                );
             }
         }
     }

@@ -574,6 +574,47 @@ mod tests {
         );
     }
 
+    /// The occupancy service source: one bank, a request every 50 cycles, each taking 100
+    /// cycles of latency but 20 of bank occupancy. With latencies as service times the bank
+    /// is saturated (ρ = 2, clamped); with occupancies ρ = 0.4 and, arrivals and service
+    /// being regular (c_a = c_s = 0), Kingman's delay is 0, so the latency is 100.
+    #[test]
+    fn occupancy_sets_utilisation_latency_stays() {
+        let map = BitMapping {
+            col_mask: 0xffff,
+            row_mask: 0xff0000,
+            addr_bits: 24,
+            chan_mod: 0,
+            chan_unit: 0,
+        };
+        let reqs: Vec<DramReq> = (0..20)
+            .map(|i| DramReq {
+                t: 50.0 * f64::from(i),
+                addr: 64 * u64::from(i),
+                write: false,
+            })
+            .collect();
+        let lat = [100.0; 3];
+        let run = |occ| {
+            dram_latency_occ(
+                &reqs,
+                &map,
+                BankDist::Mapped,
+                lat,
+                occ,
+                Kingman::Standard,
+                0.95,
+                true,
+            )
+        };
+        let by_lat = run(None);
+        assert_eq!(by_lat.saturated, 1);
+        let by_occ = run(Some([20.0; 3]));
+        assert_eq!(by_occ.saturated, 0);
+        assert!((by_occ.lat - 100.0).abs() < 1e-9, "{}", by_occ.lat);
+        assert!(by_lat.lat > by_occ.lat);
+    }
+
     /// The FSM: first touch miss, same row hit, other row conflict, per bank.
     #[test]
     fn row_fsm() {

@@ -349,7 +349,11 @@ fn rank(a: RankArgs) -> Result<()> {
         search::enumerate_objects(p, &m.hw, a.limit, &idx)
     };
     let r = search::rank(&m, &cands, f, co.as_ref());
-    let top = if a.top == 0 { r.len() } else { a.top.min(r.len()) };
+    let top = if a.top == 0 {
+        r.len()
+    } else {
+        a.top.min(r.len())
+    };
     // --check: simulate each printed placement (the sample is the profile's measurement)
     let mut truth: Vec<Option<f64>> = vec![None; top];
     let mut why: Vec<String> = vec![String::new(); top];
@@ -360,9 +364,9 @@ fn rank(a: RankArgs) -> Result<()> {
                 truth[i] = p.measured.as_ref().map(|me| me.cycles);
                 continue;
             }
-            match hms::place_pairs(p, c).and_then(|pl| {
-                simulate(&cfg, &wa, &p.kernel, a.m.max_launches, &pl)
-            }) {
+            match hms::place_pairs(p, c)
+                .and_then(|pl| simulate(&cfg, &wa, &p.kernel, a.m.max_launches, &pl))
+            {
                 Ok(me) => truth[i] = Some(me.cycles),
                 Err(e) => why[i] = format!("{e:#}"),
             }

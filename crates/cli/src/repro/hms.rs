@@ -178,7 +178,13 @@ pub fn c_a(trace: &[(u64, u32, u64)], hw: &Hw) -> (f64, f64, usize) {
     }
     let wt: f64 = w.iter().sum();
     let mean = cs.iter().zip(&w).map(|(c, n)| c * n).sum::<f64>() / wt;
-    let sd = (cs.iter().zip(&w).map(|(c, n)| n * (c - mean).powi(2)).sum::<f64>() / wt).sqrt();
+    let sd = (cs
+        .iter()
+        .zip(&w)
+        .map(|(c, n)| n * (c - mean).powi(2))
+        .sum::<f64>()
+        / wt)
+        .sqrt();
     (mean, sd, cs.len())
 }
 
@@ -282,10 +288,18 @@ fn write(
         serde_json::to_string_pretty(&coefs)?,
     )?;
     if let Some(c) = &ev.coefs[vi("ours")] {
-        std::fs::write(out.join("coefs-ours.json"), serde_json::to_string_pretty(c)?)?;
+        std::fs::write(
+            out.join("coefs-ours.json"),
+            serde_json::to_string_pretty(c)?,
+        )?;
     }
     // ---- Table I ----
-    let names = ["inst_issued", "inst_integer", "ldst_issued", "L2_transactions"];
+    let names = [
+        "inst_issued",
+        "inst_integer",
+        "ldst_issued",
+        "L2_transactions",
+    ];
     let mut t1 = Vec::new();
     for &(label, wl, paper) in TABLE1 {
         let cs: Vec<&hms::CaseResult> = ev
@@ -532,10 +546,12 @@ fn write(
         pct(ev.mean_error(vi("sim-et-al")).0),
         pct(ev.mean_error(vi(hms::CALIBRATED)).0)
     );
-    let skipped: Vec<&hms::CaseResult> =
-        ev.cases.iter().filter(|c| c.skipped.is_some()).collect();
+    let skipped: Vec<&hms::CaseResult> = ev.cases.iter().filter(|c| c.skipped.is_some()).collect();
     if !skipped.is_empty() {
-        let _ = writeln!(r, "Cases of Table IV that cannot be expressed (listed, not faked):\n");
+        let _ = writeln!(
+            r,
+            "Cases of Table IV that cannot be expressed (listed, not faked):\n"
+        );
         for c in &skipped {
             let _ = writeln!(
                 r,
@@ -562,7 +578,11 @@ fn write(
             rank(&pred, pred[i])
         );
     }
-    let _ = writeln!(r, "\nSpearman correlation: {} (paper: all five in the measured order, i.e. 1).\n", num(rho, 3));
+    let _ = writeln!(
+        r,
+        "\nSpearman correlation: {} (paper: all five in the measured order, i.e. 1).\n",
+        num(rho, 3)
+    );
     // Figs 7-9
     let _ = writeln!(r, "## Figs. 7-9: ablations (mean test error, %)\n\n![Figs. 7-9](figures/hms-fig7-9-ablations.svg)\n\n| variant | ours | paper (implied, §6.4) |\n| --- | --- | --- |");
     for (v, e, p) in &abl {
@@ -580,7 +600,13 @@ fn write(
     // Fig 4
     let _ = writeln!(r, "\n## Fig. 4: DRAM inter-arrival variability\n\n![Fig. 4](figures/hms-fig4-ca.svg)\n\nc_a per bank (channel and bank bits of Algorithm 1's mapping) from `System::record_dram_trace`, weighted by the bank's requests; the paper's values are from GPGPU-Sim's C2050 (96 banks).\n\n| kernel | mean c_a | sd over banks | banks | DRAM requests | paper |\n| --- | --- | --- | --- | --- | --- |");
     for (l, m, sd, b, q, p) in fig4 {
-        let _ = writeln!(r, "| {l} | {} | {} | {b} | {q} | {} |", num(*m, 2), num(*sd, 2), num(*p, 2));
+        let _ = writeln!(
+            r,
+            "| {l} | {} | {} | {b} | {q} | {} |",
+            num(*m, 2),
+            num(*sd, 2),
+            num(*p, 2)
+        );
     }
     let _ = writeln!(r, "\n## Files\n\n`cases.csv` (every Table IV case: simulated cycles, each variant's prediction and error, or why it was skipped), `table1.csv`, `fig4.csv`, `ablations.csv`, `verdicts.csv`, `coefs.json` (Eq. 11 per variant; `coefs-ours.json` feeds `locus model rank --coefs`), figures/ (PNG and SVG).");
     std::fs::write(out.join("report.md"), r)?;
