@@ -587,7 +587,7 @@ mod tests {
             chan_mod: 0,
             chan_unit: 0,
         };
-        let reqs: Vec<DramReq> = (0..20)
+        let reqs: Vec<DramReq> = (0..20u32)
             .map(|i| DramReq {
                 t: 50.0 * f64::from(i),
                 addr: 64 * u64::from(i),
