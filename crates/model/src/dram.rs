@@ -574,10 +574,10 @@ mod tests {
         );
     }
 
-    /// The occupancy service source: one bank, a request every 50 cycles, each taking 100
-    /// cycles of latency but 20 of bank occupancy. With latencies as service times the bank
-    /// is saturated (ρ = 2, clamped); with occupancies ρ = 0.4 and, arrivals and service
-    /// being regular (c_a = c_s = 0), Kingman's delay is 0, so the latency is 100.
+    /// The occupancy service source: one bank, requests 20 and 80 cycles apart in turn,
+    /// each taking 100 cycles of latency but 20 of bank occupancy. With latencies as service
+    /// times the bank is saturated (ρ ≈ 2, clamped); with occupancies ρ ≈ 0.4, and the
+    /// latency is 100 plus Kingman's delay with τ_s = 20 (c_s = 0), smaller.
     #[test]
     fn occupancy_sets_utilisation_latency_stays() {
         let map = BitMapping {
@@ -587,13 +587,17 @@ mod tests {
             chan_mod: 0,
             chan_unit: 0,
         };
+        let t = |i: u32| 100.0 * f64::from(i / 2) + 20.0 * f64::from(i % 2);
         let reqs: Vec<DramReq> = (0..20u32)
             .map(|i| DramReq {
-                t: 50.0 * f64::from(i),
+                t: t(i),
                 addr: 64 * u64::from(i),
                 write: false,
             })
             .collect();
+        let gaps: Vec<f64> = (1..20u32).map(|i| t(i) - t(i - 1)).collect();
+        let tau_a = gaps.iter().sum::<f64>() / 19.0;
+        let c_a = (gaps.iter().map(|g| g * g).sum::<f64>() / 19.0 - tau_a * tau_a).sqrt() / tau_a;
         let lat = [100.0; 3];
         let run = |occ| {
             dram_latency_occ(
@@ -611,7 +615,9 @@ mod tests {
         assert_eq!(by_lat.saturated, 1);
         let by_occ = run(Some([20.0; 3]));
         assert_eq!(by_occ.saturated, 0);
-        assert!((by_occ.lat - 100.0).abs() < 1e-9, "{}", by_occ.lat);
+        let want = 100.0 + kingman(Kingman::Standard, c_a, 0.0, tau_a, 20.0, 0.95);
+        assert!((by_occ.lat - want).abs() < 1e-9, "{} vs {want}", by_occ.lat);
+        assert!(by_occ.lat > 100.0);
         assert!(by_lat.lat > by_occ.lat);
     }
 
