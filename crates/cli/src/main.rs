@@ -5,6 +5,7 @@
 //! names the problem and exit with code 2.
 
 mod cmd;
+mod hms;
 mod plot;
 mod report;
 mod repro;

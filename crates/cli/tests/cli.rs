@@ -748,3 +748,85 @@ fn place_runs_on_k80_and_refuses_illegal_placements() {
     assert_eq!(code, 2);
     assert!(err.contains("OBJ=SPACE"), "{err}");
 }
+
+/// `repro hms --quick` on two benchmarks (neuralnet's five test placements, matmul's eight
+/// training placements) writes the report with every section, the CSVs and the figures;
+/// training and test cases stay apart (the report's test table holds no training
+/// benchmark), and `model rank --check` prints simulated truth and a rank correlation.
+#[test]
+fn repro_hms_quick_writes_report_and_rank_check_works() {
+    let d = tmp("repro-hms");
+    let out = d.join("out");
+    let (code, _, err) = locus(&[
+        "repro",
+        "hms",
+        "--quick",
+        "--workloads",
+        "shoc-neuralnet,matmul",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for part in [
+        "## Claims",
+        "## Fig. 5",
+        "## Fig. 6",
+        "## Figs. 7-9",
+        "## Table I",
+        "## Fig. 4",
+        "weights(G→C)",
+        "mean-error",
+    ] {
+        assert!(report.contains(part), "report lacks {part}");
+    }
+    assert!(!report.contains("NaN"), "NaN in the report");
+    let fig5 = report.split("## Fig. 5").nth(1).unwrap();
+    let fig5 = fig5.split("## Fig. 6").next().unwrap();
+    assert!(
+        !fig5.contains("matrixMul"),
+        "a training case in the test table"
+    );
+    let cases = std::fs::read_to_string(out.join("cases.csv")).unwrap();
+    assert_eq!(cases.lines().filter(|l| l.starts_with("test,")).count(), 5);
+    assert_eq!(
+        cases.lines().filter(|l| l.starts_with("training,")).count(),
+        8
+    );
+    for f in [
+        "verdicts.csv",
+        "table1.csv",
+        "fig4.csv",
+        "ablations.csv",
+        "coefs-ours.json",
+        "figures/hms-fig5-accuracy.svg",
+        "figures/hms-fig6-neuralnet.png",
+        "figures/hms-fig7-9-ablations.svg",
+        "figures/hms-fig4-ca.svg",
+    ] {
+        assert!(out.join(f).exists(), "{f} missing");
+    }
+    let (code, stdout, err) = locus(&[
+        "model",
+        "rank",
+        "-w",
+        "neuralnet",
+        "--param",
+        "inputs=256",
+        "--param",
+        "images=2",
+        "--objects",
+        "weights",
+        "--check",
+        "--coefs",
+        out.join("coefs-ours.json").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let checked = stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("simulated "))
+        .count();
+    assert_eq!(checked, 5, "{stdout}");
+    assert!(stdout.contains("rank correlation (Spearman)"), "{stdout}");
+}

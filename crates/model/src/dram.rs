@@ -17,6 +17,16 @@ pub struct BitMapping {
     pub row_mask: u64,
     /// Address bits considered (bits at and above are ignored).
     pub addr_bits: u32,
+    /// Channels interleaved by modulo (a machine with a non-power-of-two channel count,
+    /// e.g. the K80's six controllers, preset `k80`): unit `u = addr / chan_unit` goes to
+    /// channel `u % chan_mod` at channel-local unit `u / chan_mod`, the masks above then
+    /// apply to the channel-local address and the channel is part of the bank ID. 0 or 1:
+    /// a pure bit mapping (the paper's K80 detection, §2.3).
+    #[serde(default)]
+    pub chan_mod: u32,
+    /// Interleave unit of the modulo channels (bytes).
+    #[serde(default)]
+    pub chan_unit: u64,
 }
 
 impl BitMapping {
@@ -29,7 +39,22 @@ impl BitMapping {
             col_mask: col,
             row_mask: row,
             addr_bits: 40,
+            chan_mod: 0,
+            chan_unit: 0,
         }
+    }
+
+    /// Channel (0 without modulo channels) and channel-local address of `addr`.
+    pub fn locate(&self, addr: u64) -> (u64, u64) {
+        if self.chan_mod <= 1 || self.chan_unit == 0 {
+            return (0, addr);
+        }
+        let unit = addr / self.chan_unit;
+        let m = u64::from(self.chan_mod);
+        (
+            unit % m,
+            (unit / m) * self.chan_unit + addr % self.chan_unit,
+        )
     }
 
     /// Mask of the bank-ID bits.
@@ -42,14 +67,16 @@ impl BitMapping {
         all & !self.col_mask & !self.row_mask
     }
 
-    /// Global bank ID of `addr` (the bank bits, kept in place).
+    /// Global bank ID of `addr` (the bank bits, kept in place; with modulo channels the
+    /// channel in the top byte).
     pub fn bank(&self, addr: u64) -> u64 {
-        addr & self.bank_mask()
+        let (ch, local) = self.locate(addr);
+        (ch << 56) | (local & self.bank_mask())
     }
 
     /// Row of `addr` inside its bank (the row bits, kept in place).
     pub fn row(&self, addr: u64) -> u64 {
-        addr & self.row_mask
+        self.locate(addr).1 & self.row_mask
     }
 }
 
@@ -80,6 +107,15 @@ pub struct SimDram {
 impl SimDram {
     /// Channel and channel-local address of `addr`.
     pub fn locate(&self, addr: u64) -> (u32, u64) {
+        if !self.channels.is_power_of_two() {
+            // modulo interleave, as `locus-sim`'s AddressMap for 6 channels
+            let unit = addr / self.interleave_bytes;
+            let m = u64::from(self.channels);
+            return (
+                (unit % m) as u32,
+                (unit / m) * self.interleave_bytes + addr % self.interleave_bytes,
+            );
+        }
         let sh = self.interleave_bytes.trailing_zeros();
         let cb = self.channels.trailing_zeros();
         let ch = ((addr >> sh) & ((1u64 << cb) - 1)) as u32;
@@ -98,6 +134,15 @@ impl SimDram {
         // channel-local layout: | row | bank | column | burst offset |
         let local_col = (1u64 << (burst + col)) - 1;
         let local_row = ((1u64 << rows) - 1) << (burst + col + bankb);
+        if !self.channels.is_power_of_two() {
+            return BitMapping {
+                col_mask: local_col,
+                row_mask: local_row,
+                addr_bits: self.local_bits(),
+                chan_mod: self.channels,
+                chan_unit: self.interleave_bytes,
+            };
+        }
         let sh = self.interleave_bytes.trailing_zeros();
         let cb = self.channels.trailing_zeros();
         let widen = |m: u64| (m & ((1u64 << sh) - 1)) | ((m >> sh) << (sh + cb));
@@ -105,7 +150,35 @@ impl SimDram {
             col_mask: widen(local_col),
             row_mask: widen(local_row),
             addr_bits: self.addr_bits(),
+            chan_mod: 0,
+            chan_unit: 0,
         }
+    }
+
+    /// Address bits of one channel.
+    fn local_bits(&self) -> u32 {
+        63 - self.cfg.capacity_bytes.leading_zeros()
+    }
+
+    /// Algorithm 1 on this memory. With a power-of-two channel count every address bit is
+    /// probed ([`detect_mapping`]). With modulo channels (the K80's six) a flipped bit moves
+    /// the access to another channel by an arithmetic rule no single-bit probe can
+    /// separate, so the probes run inside one channel on channel-local addresses (the
+    /// column / row / bank bits of each channel, as the paper's classification needs), and
+    /// the modulo interleave is taken from the configuration.
+    pub fn detect(&mut self) -> Detected {
+        if self.channels.is_power_of_two() {
+            let line = self.line_bytes;
+            return detect_mapping(self, line);
+        }
+        let mut one = SimDram {
+            channels: 1,
+            ..self.clone()
+        };
+        let mut d = detect_mapping(&mut one, self.line_bytes);
+        d.mapping.chan_mod = self.channels;
+        d.mapping.chan_unit = self.interleave_bytes;
+        d
     }
 }
 
@@ -185,6 +258,8 @@ pub fn detect_mapping(p: &mut dyn LatencyProbe, request_bytes: u32) -> Detected 
             col_mask: col,
             row_mask: row,
             addr_bits: bits,
+            chan_mod: 0,
+            chan_unit: 0,
         },
         hit_ps: if hit == u64::MAX { miss } else { hit },
         miss_ps: miss,
@@ -305,6 +380,26 @@ pub fn dram_latency(
     rho_max: f64,
     queuing: bool,
 ) -> DramLat {
+    dram_latency_occ(reqs, map, dist, lat_cycles, None, variant, rho_max, queuing)
+}
+
+/// [`dram_latency`] with the bank's *occupancy* per row outcome (`occ_cycles`: hit, miss,
+/// conflict) as the queue's service time (utilisation, c_s and Kingman's τ_s), while a
+/// request's latency stays `lat_cycles` (spec §3.3.4 note [I]: the paper's service times
+/// are end-to-end load latencies, which saturate every bank of a bandwidth-bound kernel;
+/// the `DramTiming` service source the spec suggests). `None`: the latencies, as printed.
+#[allow(clippy::too_many_arguments)]
+pub fn dram_latency_occ(
+    reqs: &[DramReq],
+    map: &BitMapping,
+    dist: BankDist,
+    lat_cycles: [f64; 3],
+    occ_cycles: Option<[f64; 3]>,
+    variant: Kingman,
+    rho_max: f64,
+    queuing: bool,
+) -> DramLat {
+    let occ = occ_cycles.unwrap_or(lat_cycles);
     let mut ev = Vec::with_capacity(reqs.len());
     row_events(reqs, map, dist, &mut ev);
     // per bank: n, sum s, sum s^2, last t, n gaps, sum gap, sum gap^2
@@ -317,6 +412,8 @@ pub fn dram_latency(
         g: f64,
         g1: f64,
         g2: f64,
+        o: f64,
+        o2: f64,
     }
     let mut banks: std::collections::BTreeMap<u64, B> = std::collections::BTreeMap::new();
     let mut out = DramLat::default();
@@ -338,6 +435,9 @@ pub fn dram_latency(
         b.n += 1.0;
         b.s += s;
         b.s2 += s * s;
+        let o = occ[k];
+        b.o += o;
+        b.o2 += o * o;
     }
     let total = reqs.len() as f64;
     if total == 0.0 {
@@ -347,7 +447,8 @@ pub fn dram_latency(
     for b in banks.values() {
         let w = b.n / total;
         let tau_s = b.s / b.n;
-        let sd_s = (b.s2 / b.n - tau_s * tau_s).max(0.0).sqrt();
+        let tau_o = b.o / b.n;
+        let sd_o = (b.o2 / b.n - tau_o * tau_o).max(0.0).sqrt();
         let mut wq = 0.0;
         if b.g >= 1.0 {
             let tau_a = b.g1 / b.g;
@@ -355,15 +456,15 @@ pub fn dram_latency(
             if tau_a > 0.0 {
                 let c_a = sd_a / tau_a;
                 out.c_a += w * c_a;
-                if tau_s / tau_a > rho_max {
+                if tau_o / tau_a > rho_max {
                     out.saturated += 1;
                 }
-                if queuing {
-                    wq = kingman(variant, c_a, sd_s / tau_s, tau_a, tau_s, rho_max);
+                if queuing && tau_o > 0.0 {
+                    wq = kingman(variant, c_a, sd_o / tau_o, tau_a, tau_o, rho_max);
                 }
             } else if queuing {
                 // every request of the bank arrived at once: a batch served back to back
-                wq = tau_s * (b.n - 1.0) / 2.0;
+                wq = tau_o * (b.n - 1.0) / 2.0;
             }
         }
         out.service += w * tau_s;
@@ -385,6 +486,7 @@ mod tests {
             (16, 4, 2048, 8, 128),
             (8, 2, 1024, 4, 256),
             (16, 4, 2048, 1, 128),
+            (16, 4, 2048, 6, 256), // the K80's six controllers, modulo interleave
         ] {
             let cfg = DramConfig {
                 banks,
@@ -400,7 +502,7 @@ mod tests {
                 line_bytes: 64,
             };
             let want = d.configured_mapping();
-            let got = detect_mapping(&mut d, 64);
+            let got = d.detect();
             assert_eq!(
                 got.mapping, want,
                 "banks {banks} row {row_bytes} chans {chans}"
@@ -472,6 +574,53 @@ mod tests {
         );
     }
 
+    /// The occupancy service source: one bank, requests 20 and 80 cycles apart in turn,
+    /// each taking 100 cycles of latency but 20 of bank occupancy. With latencies as service
+    /// times the bank is saturated (ρ ≈ 2, clamped); with occupancies ρ ≈ 0.4, and the
+    /// latency is 100 plus Kingman's delay with τ_s = 20 (c_s = 0), smaller.
+    #[test]
+    fn occupancy_sets_utilisation_latency_stays() {
+        let map = BitMapping {
+            col_mask: 0xffff,
+            row_mask: 0xff0000,
+            addr_bits: 24,
+            chan_mod: 0,
+            chan_unit: 0,
+        };
+        let t = |i: u32| 100.0 * f64::from(i / 2) + 20.0 * f64::from(i % 2);
+        let reqs: Vec<DramReq> = (0..20u32)
+            .map(|i| DramReq {
+                t: t(i),
+                addr: 64 * u64::from(i),
+                write: false,
+            })
+            .collect();
+        let gaps: Vec<f64> = (1..20u32).map(|i| t(i) - t(i - 1)).collect();
+        let tau_a = gaps.iter().sum::<f64>() / 19.0;
+        let c_a = (gaps.iter().map(|g| g * g).sum::<f64>() / 19.0 - tau_a * tau_a).sqrt() / tau_a;
+        let lat = [100.0; 3];
+        let run = |occ| {
+            dram_latency_occ(
+                &reqs,
+                &map,
+                BankDist::Mapped,
+                lat,
+                occ,
+                Kingman::Standard,
+                0.95,
+                true,
+            )
+        };
+        let by_lat = run(None);
+        assert_eq!(by_lat.saturated, 1);
+        let by_occ = run(Some([20.0; 3]));
+        assert_eq!(by_occ.saturated, 0);
+        let want = 100.0 + kingman(Kingman::Standard, c_a, 0.0, tau_a, 20.0, 0.95);
+        assert!((by_occ.lat - want).abs() < 1e-9, "{} vs {want}", by_occ.lat);
+        assert!(by_occ.lat > 100.0);
+        assert!(by_lat.lat > by_occ.lat);
+    }
+
     /// The FSM: first touch miss, same row hit, other row conflict, per bank.
     #[test]
     fn row_fsm() {
@@ -479,6 +628,8 @@ mod tests {
             col_mask: 0xff,
             row_mask: 0xff00,
             addr_bits: 20,
+            chan_mod: 0,
+            chan_unit: 0,
         };
         let r = |addr| DramReq {
             t: 0.0,
@@ -500,6 +651,8 @@ mod tests {
             col_mask: 0xff,
             row_mask: 0xff00,
             addr_bits: 20,
+            chan_mod: 0,
+            chan_unit: 0,
         };
         let r = |t, addr| DramReq {
             t,

@@ -4,7 +4,7 @@
 //! the regression of Eq. 11-12 or Sim et al.'s CWP/MWP rule. Every technique of the
 //! paper's ablations (§6.4) is a [`Flags`] switch.
 
-use crate::dram::{dram_latency, BankDist, BitMapping, DramLat, DramReq, Kingman};
+use crate::dram::{dram_latency_occ, BankDist, BitMapping, DramLat, DramReq, Kingman};
 use crate::memsim::{self, Events, MemCfg};
 use crate::profile::Profile;
 use crate::space::Place;
@@ -34,6 +34,10 @@ pub struct Hw {
     pub shmem_lat: f64,
     /// Row-buffer hit, miss (closed bank) and conflict latencies (ns), §2.3.
     pub row_lat_ns: [f64; 3],
+    /// Bank occupancy per row outcome (ns): the queues' service time when non-zero (read
+    /// from the DRAM timing of a simulator preset); zero: the latencies serve (the paper).
+    #[serde(default)]
+    pub row_occ_ns: [f64; 3],
     /// Peak DRAM bandwidth (GB/s).
     pub mem_peak_gbs: f64,
     /// Banks of the machine (M x B) for the even-distribution ablation.
@@ -76,6 +80,7 @@ impl Default for Hw {
             hit_lat: 215.0,
             shmem_lat: 47.0,
             row_lat_ns: [352.0, 742.0, 1008.0],
+            row_occ_ns: [0.0; 3],
             mem_peak_gbs: 240.0,
             banks: 96,
             mapping: BitMapping::k80(),
@@ -193,7 +198,8 @@ pub struct Prediction {
     pub t_comp: f64,
     /// T_mem (Eq. 4).
     pub t_mem: f64,
-    /// T_overlap (Eq. 12, clamped to [0, min(T_comp, T_mem)]).
+    /// T_overlap (Eq. 12, clamped to [0, T_mem] with trained coefficients, else to
+    /// [0, min(T_comp, T_mem)]).
     pub t_overlap: f64,
     /// Shared-memory staging cost (§3.5 [D]).
     pub t_init: f64,
@@ -350,11 +356,19 @@ impl Model {
         } else {
             BankDist::Even { banks: hw.banks }
         };
-        let mut dram = dram_latency(
+        let occ = (hw.row_occ_ns.iter().all(|&x| x > 0.0)).then(|| {
+            [
+                ns(hw.row_occ_ns[0]),
+                ns(hw.row_occ_ns[1]),
+                ns(hw.row_occ_ns[2]),
+            ]
+        });
+        let mut dram = dram_latency_occ(
             &reqs,
             &hw.mapping,
             dist,
             lat,
+            occ,
             f.kingman,
             hw.rho_max,
             f.queuing,
@@ -400,7 +414,14 @@ impl Model {
             (OverlapModel::Regression, Some(c)) => c.ratio(&features),
             _ => sim_ratio,
         };
-        let t_overlap = (ratio * t_mem).clamp(0.0, t_comp.min(t_mem));
+        // Eq. 12 clamped [D]: Sim et al.'s rule overlaps at most T_comp; the regression's
+        // ratio may hide up to all of T_mem (a kernel whose memory time the CWP/MWP terms
+        // overestimate, e.g. one wave of short blocks, is then fitted rather than clamped)
+        let cap = match (f.overlap, coefs) {
+            (OverlapModel::Regression, Some(_)) => t_mem,
+            _ => t_comp.min(t_mem),
+        };
+        let t_overlap = (ratio * t_mem).clamp(0.0, cap);
         let bytes_per_cycle = hw.mem_peak_gbs / hw.clock_ghz;
         let t_init = ev.staging_bytes as f64 / (bytes_per_cycle * 0.8) / s;
         // a capped profile: the recorded waves stand for the whole kernel

@@ -7,10 +7,11 @@
 //! the arrival times).
 
 use super::common::{MachineArgs, WorkloadArgs};
+use crate::hms;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
-use locus_model::dram::{detect_mapping, Kingman, SimDram};
-use locus_model::model::{Flags, Hw, Model, Prediction};
+use locus_model::dram::{Kingman, SimDram};
+use locus_model::model::{Flags, Model, Prediction};
 use locus_model::profile::{collect, CollectOpts, Measured, Profile};
 use locus_model::search;
 use locus_model::train::Coefs;
@@ -27,13 +28,41 @@ pub enum ModelCmd {
     Detect(DetectArgs),
 }
 
+/// The machine the model predicts for: its parameters (clock, SMs, caches, DRAM mapping
+/// and row latencies by Algorithm 1) are read from this configuration ([`hms::hw_for`]);
+/// the same keys as `locus run`, with preset `k80` (the paper's machine) by default.
+#[derive(Args, Clone)]
+pub struct ModelMachine {
+    /// Built-in preset (see `locus presets`).
+    #[arg(long, short = 'p', default_value = "k80")]
+    pub preset: String,
+    /// A TOML file whose keys override the preset.
+    #[arg(long, short = 'c')]
+    pub config: Option<PathBuf>,
+    /// Override one configuration key (repeatable), e.g. `--set system.sm_clock_ghz=0.562`.
+    #[arg(long = "set", short = 's', value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+}
+
+impl ModelMachine {
+    fn config(&self) -> Result<locus_sim::Config> {
+        MachineArgs {
+            preset: self.preset.clone(),
+            config: self.config.clone(),
+            sets: self.sets.clone(),
+            place: Vec::new(),
+        }
+        .config()
+    }
+}
+
 /// Options shared by `predict` and `rank`.
 #[derive(Args)]
 pub struct ModelArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
     #[command(flatten)]
-    pub machine: MachineArgs,
+    pub machine: ModelMachine,
     /// Kernel to model (default: the first one launched).
     #[arg(long)]
     pub kernel: Option<String>,
@@ -96,13 +125,19 @@ pub struct RankArgs {
     /// Print the best this many placements (0: all).
     #[arg(long, default_value_t = 20)]
     pub top: usize,
+    /// Simulate every printed placement on the machine (`--place` for each moved array)
+    /// and print the simulated time beside the prediction, the simulated rank and the
+    /// rank correlation (Spearman) of predicted and simulated times (spec §6.3, Fig. 6).
+    /// Implies `--measure` for the sample.
+    #[arg(long)]
+    pub check: bool,
 }
 
 /// `locus model detect`
 #[derive(Args)]
 pub struct DetectArgs {
     #[command(flatten)]
-    pub machine: MachineArgs,
+    pub machine: ModelMachine,
 }
 
 /// Entry point.
@@ -154,8 +189,8 @@ fn coefs(a: &ModelArgs) -> Result<Option<Coefs>> {
     Ok(Some(c))
 }
 
-/// Profiles the sample (and simulates it with `--measure`), returning the model.
-fn model(a: &ModelArgs) -> Result<Model> {
+/// The workload arguments with a SHOC short name resolved (`neuralnet` → `shoc-neuralnet`).
+fn resolved(a: &ModelArgs) -> WorkloadArgs {
     let mut wa = a.workload.clone();
     if let Some(n) = &wa.workload {
         if locus_workload::registry::find(n).is_none()
@@ -164,15 +199,45 @@ fn model(a: &ModelArgs) -> Result<Model> {
             wa.workload = Some(format!("shoc-{n}"));
         }
     }
-    let mut hw = Hw::default();
-    let cfg = if a.measure {
-        let cfg = a.machine.config()?;
-        hw.clock_ghz = cfg.system.sm_clock_ghz;
-        hw.sms = cfg.system.sms_per_node * cfg.system.nodes;
-        Some(cfg)
-    } else {
-        None
-    };
+    wa
+}
+
+/// Simulates the workload on `cfg` with `place` overrides; the kernel's cycles and
+/// executed / issued warp instructions over its launches among the first `launches`.
+fn simulate(
+    cfg: &locus_sim::Config,
+    wa: &WorkloadArgs,
+    kernel: &str,
+    launches: usize,
+    place: &[(String, String)],
+) -> Result<Measured> {
+    let mut cfg = cfg.clone();
+    cfg.run.max_kernels = launches.min(u32::MAX as usize) as u32;
+    for (o, s) in place {
+        cfg.place.insert(o.clone(), s.clone());
+    }
+    cfg.validate().map_err(|e| anyhow!(e))?;
+    let mut w = wa.build()?;
+    let mut sys = locus_sim::System::new(&cfg);
+    let r = sys.run(&mut *w, &mut |_| {})?;
+    let mut me = Measured::default();
+    for k in r.sim.kernels.iter().filter(|k| k.name == kernel) {
+        me.cycles += k.summary.cycles as f64;
+        me.inst_executed += k.summary.counters.warp_insts;
+        me.inst_issued += k
+            .spaces
+            .as_ref()
+            .map_or(k.summary.counters.warp_insts, |s| s.issued_insts);
+    }
+    Ok(me)
+}
+
+/// Profiles the sample (and simulates it with `--measure`), returning the model for the
+/// machine of `--preset` (default `k80`).
+fn model(a: &ModelArgs, measure: bool) -> Result<(Model, locus_sim::Config, WorkloadArgs)> {
+    let wa = resolved(a);
+    let cfg = a.machine.config()?;
+    let hw = hms::hw_for(&cfg);
     let opts = CollectOpts {
         kernel: a.kernel.clone(),
         max_launches: a.max_launches,
@@ -180,25 +245,15 @@ fn model(a: &ModelArgs) -> Result<Model> {
         max_warps_per_sm: hw.max_warps_per_sm,
         max_blocks_per_sm: hw.max_blocks_per_sm,
         max_accesses: a.max_accesses,
+        line_bytes: cfg.system.line_bytes,
         ..CollectOpts::default()
     };
     let mut w = wa.build()?;
     let mut p: Profile = collect(&mut *w, &opts).map_err(|e| anyhow!(e))?;
-    if let Some(cfg) = cfg {
-        let mut cfg = cfg;
-        cfg.run.max_kernels = a.max_launches.min(u32::MAX as usize) as u32;
-        let mut w = wa.build()?;
-        let mut sys = locus_sim::System::new(&cfg);
-        let r = sys.run(&mut *w, &mut |_| {})?;
-        let mut me = Measured::default();
-        for k in r.sim.kernels.iter().filter(|k| k.name == p.kernel) {
-            me.cycles += k.summary.cycles as f64;
-            me.inst_executed += k.summary.counters.warp_insts;
-        }
-        me.inst_issued = me.inst_executed;
-        p.measured = Some(me);
+    if measure {
+        p.measured = Some(simulate(&cfg, &wa, &p.kernel, a.max_launches, &[])?);
     }
-    Ok(Model::new(p, hw))
+    Ok((Model::new(p, hw), cfg, wa))
 }
 
 fn print_terms(label: &str, pr: &Prediction) {
@@ -217,7 +272,7 @@ fn predict(a: PredictArgs) -> Result<()> {
     }
     let f = flags(&a.m)?;
     let co = coefs(&a.m)?;
-    let m = model(&a.m)?;
+    let (m, _, _) = model(&a.m, a.m.measure)?;
     let p = &m.profile;
     let target = search::parse_target(p, &a.target).map_err(|e| anyhow!("--target: {e}"))?;
     let s = m
@@ -274,7 +329,7 @@ fn predict(a: PredictArgs) -> Result<()> {
 fn rank(a: RankArgs) -> Result<()> {
     let f = flags(&a.m)?;
     let co = coefs(&a.m)?;
-    let m = model(&a.m)?;
+    let (m, cfg, wa) = model(&a.m, a.m.measure || a.check)?;
     let p = &m.profile;
     let cands = if a.objects.is_empty() {
         search::enumerate(p, &m.hw, a.limit)
@@ -294,25 +349,86 @@ fn rank(a: RankArgs) -> Result<()> {
         search::enumerate_objects(p, &m.hw, a.limit, &idx)
     };
     let r = search::rank(&m, &cands, f, co.as_ref());
+    let top = if a.top == 0 {
+        r.len()
+    } else {
+        a.top.min(r.len())
+    };
+    // --check: simulate each printed placement (the sample is the profile's measurement)
+    let mut truth: Vec<Option<f64>> = vec![None; top];
+    let mut why: Vec<String> = vec![String::new(); top];
+    if a.check {
+        let sample = p.sample_placement();
+        for (i, (c, _)) in r.iter().enumerate().take(top) {
+            if *c == sample {
+                truth[i] = p.measured.as_ref().map(|me| me.cycles);
+                continue;
+            }
+            match hms::place_pairs(p, c)
+                .and_then(|pl| simulate(&cfg, &wa, &p.kernel, a.m.max_launches, &pl))
+            {
+                Ok(me) => truth[i] = Some(me.cycles),
+                Err(e) => why[i] = format!("{e:#}"),
+            }
+        }
+    }
+    let checked: Vec<(f64, f64)> = r
+        .iter()
+        .zip(&truth)
+        .filter_map(|((_, pr), t)| t.map(|t| (pr.total, t)))
+        .collect();
+    let rho = hms::spearman(
+        &checked.iter().map(|x| x.0).collect::<Vec<_>>(),
+        &checked.iter().map(|x| x.1).collect::<Vec<_>>(),
+    );
+    let sim_rank = |t: f64| 1 + checked.iter().filter(|x| x.1 < t).count();
     if a.m.json {
         let rows: Vec<serde_json::Value> = r
             .iter()
-            .map(|(c, pr)| serde_json::json!({"placement": search::describe(p, c), "prediction": pr}))
+            .enumerate()
+            .map(|(i, (c, pr))| {
+                let t = truth.get(i).copied().flatten();
+                serde_json::json!({"placement": search::describe(p, c), "prediction": pr,
+                    "simulated_cycles": t, "simulated_rank": t.map(sim_rank)})
+            })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        let v = if a.check {
+            serde_json::json!({"placements": rows, "spearman": rho})
+        } else {
+            serde_json::Value::Array(rows)
+        };
+        println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
     println!(
-        "{} {}: {} legal placements of {} accessed arrays (variant {})",
+        "{} {}: {} legal placements of {} accessed arrays (variant {}, machine {})",
         p.workload,
         p.kernel,
         r.len(),
         p.objects.iter().filter(|o| o.accesses > 0).count(),
-        a.m.variant
+        a.m.variant,
+        a.m.machine.preset
     );
-    let top = if a.top == 0 { r.len() } else { a.top };
     for (i, (c, pr)) in r.iter().enumerate().take(top) {
         print_terms(&format!("{:>3}. {}", i + 1, search::describe(p, c)), pr);
+        if a.check {
+            match truth[i] {
+                Some(t) => println!(
+                    "       simulated {:>12.0} cycles (rank {}), predicted / simulated {:.3}",
+                    t,
+                    sim_rank(t),
+                    pr.total / t
+                ),
+                None => println!("       not simulated: {}", why[i]),
+            }
+        }
+    }
+    if a.check {
+        println!(
+            "rank correlation (Spearman) of predicted and simulated times over {} placements: {:.3}",
+            checked.len(),
+            rho
+        );
     }
     Ok(())
 }
@@ -325,7 +441,7 @@ fn detect(a: DetectArgs) -> Result<()> {
         interleave_bytes: cfg.memory.channel_interleave_bytes,
         line_bytes: cfg.system.line_bytes,
     };
-    let got = detect_mapping(&mut d, cfg.system.line_bytes);
+    let got = d.detect();
     let want = d.configured_mapping();
     let bits = |m: u64| {
         (0..64)
@@ -340,6 +456,12 @@ fn detect(a: DetectArgs) -> Result<()> {
     );
     println!("  column bits  {}", bits(got.mapping.col_mask));
     println!("  row bits     {}", bits(got.mapping.row_mask));
+    if got.mapping.chan_mod > 1 {
+        println!(
+            "  (bits of the channel-local address: {} channels interleaved by modulo every {} B, probed inside one channel; the channel is part of the bank ID)",
+            got.mapping.chan_mod, got.mapping.chan_unit
+        );
+    }
     println!("  bank-ID bits {}", bits(got.mapping.bank_mask()));
     println!(
         "  latencies: row hit {:.1} ns, miss {:.1} ns, conflict {:.1} ns",

@@ -16,6 +16,10 @@ pub enum ReproCmd {
     /// nuba-mem-uba, nuba-sm-uba and nuba (LAB, MDR), claims declared before the runs,
     /// Markdown report and figures.
     Nuba(NubaArgs),
+    /// HMS placement model (Huang & Li): every Table IV placement simulated on `k80`,
+    /// Eq. 11 trained on the training set, Table I, Figs. 4-9 and the §6.4 ablations,
+    /// claims declared before the runs, Markdown report, CSV and figures.
+    Hms(HmsArgs),
 }
 
 #[derive(Args)]
@@ -39,6 +43,24 @@ pub struct NubaArgs {
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
     /// No progress bar and no summary.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+#[derive(Args)]
+pub struct HmsArgs {
+    /// Output folder: report.md, cases.csv, table1.csv, fig4.csv, ablations.csv,
+    /// verdicts.csv, coefs.json, figures/.
+    #[arg(long, short = 'o', default_value = "out/repro-hms")]
+    pub out: PathBuf,
+    /// Leave out Fig. 4's fft trace (the Table IV set is the same).
+    #[arg(long)]
+    pub quick: bool,
+    /// Only the Table IV cases of these workloads (comma-separated Locus names, e.g.
+    /// `shoc-neuralnet,matmul`); the regression then trains on the training cases among them.
+    #[arg(long, value_delimiter = ',')]
+    pub workloads: Vec<String>,
+    /// No progress lines.
     #[arg(long, short = 'q')]
     pub quiet: bool,
 }
@@ -124,6 +146,11 @@ pub fn run(c: ReproCmd) -> Result<()> {
                 anyhow::bail!("--warp-insts 0: give at least 1 (or leave it out)");
             }
             crate::repro::nuba::run(&a.out, &benches, a.quick, a.warp_insts, jobs, a.quiet)
+        }
+        ReproCmd::Hms(a) => {
+            prepare(&a.out, None)?;
+            let only = (!a.workloads.is_empty()).then_some(a.workloads.as_slice());
+            crate::repro::hms::run(&a.out, a.quick, only, a.quiet)
         }
     }
 }

@@ -6,6 +6,7 @@
 pub mod audit;
 pub mod coda;
 pub mod experiment;
+pub mod hms;
 pub mod ledger;
 pub mod nuba;
 pub mod nuba_report;

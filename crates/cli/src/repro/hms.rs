@@ -1,0 +1,665 @@
+//! `locus repro hms`: the HMS placement model's evaluation (Huang & Li; spec
+//! `hms-placement-model.md` §5-§6) on preset `k80`, the simulator standing in for the
+//! paper's Tesla K80. Every Table IV case is simulated (the truth), the T_overlap
+//! regression (Eq. 11) is trained on the training set only and the model predicts the 22
+//! test placements ([`crate::hms::evaluate`]). Written: Table I (cosine similarity of
+//! events and time, §5.2), Fig. 4 (inter-arrival c_a per bank from the simulator's DRAM
+//! trace), Fig. 5 (predicted / simulated per test placement, ours and Sim et al.'s),
+//! Fig. 6 (the five neuralnet placements ranked), Figs. 7-9 (the ablations of §6.4), as
+//! CSV, PNG/SVG with the paper's values marked, and a Markdown report in which every
+//! number is computed here. The claims and their pass rules are [`CLAIMS`], declared in
+//! code before anything runs.
+
+use crate::hms::{self, Evaluation};
+use crate::plot;
+use anyhow::{Context, Result};
+use locus_model::model::Hw;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// How a claim is judged (fixed before the runs).
+#[derive(Clone, Copy, Debug)]
+pub enum Rule {
+    /// The value is at most the bound.
+    AtMost(f64),
+    /// The value is at least the bound.
+    AtLeast(f64),
+}
+
+impl Rule {
+    fn holds(self, v: f64) -> bool {
+        match self {
+            Rule::AtMost(b) => v <= b,
+            Rule::AtLeast(b) => v >= b,
+        }
+    }
+    fn text(self) -> String {
+        match self {
+            Rule::AtMost(b) => format!("≤ {b}"),
+            Rule::AtLeast(b) => format!("≥ {b}"),
+        }
+    }
+}
+
+/// One claim of the paper with the quantity that checks it.
+#[derive(Clone, Copy, Debug)]
+pub struct Claim {
+    /// Identifier (CSV key).
+    pub id: &'static str,
+    /// What the paper says (§ of the spec).
+    pub paper: &'static str,
+    /// The quantity computed here.
+    pub quantity: &'static str,
+    /// Pass rule on the quantity.
+    pub rule: Rule,
+}
+
+/// The claims, declared before any run (spec §6.1-§6.4).
+pub const CLAIMS: &[Claim] = &[
+    Claim {
+        id: "mean-error",
+        paper: "mean prediction error 9.9% over the test placements (§6.3)",
+        quantity: "mean |predicted - simulated| / simulated of `ours` over the expressible test placements (%)",
+        rule: Rule::AtMost(9.9),
+    },
+    Claim {
+        id: "vs-sim-et-al",
+        paper: "17.6 points better than Sim et al. [7] (§6.3)",
+        quantity: "mean error of sim-et-al minus mean error of ours (points)",
+        rule: Rule::AtLeast(0.0),
+    },
+    Claim {
+        id: "instr-counting-helps",
+        paper: "instruction counting lowers the error by 17 points (Fig. 7)",
+        quantity: "error(baseline) - error(baseline+instr) (points)",
+        rule: Rule::AtLeast(0.0),
+    },
+    Claim {
+        id: "queuing-helps",
+        paper: "the queuing model (even banks) lowers it by a further 14 points (Fig. 8: +31 vs baseline)",
+        quantity: "error(baseline+instr) - error(baseline+instr+queue-even) (points)",
+        rule: Rule::AtLeast(0.0),
+    },
+    Claim {
+        id: "mapping-helps",
+        paper: "the address mapping lowers it by a further 8.1 points (Fig. 8)",
+        quantity: "error(baseline+instr+queue-even) - error(ours) (points)",
+        rule: Rule::AtLeast(0.0),
+    },
+    Claim {
+        id: "queuing-alone-helps",
+        paper: "queuing with the address mapping alone lowers the baseline's error by 13.8 points (Fig. 9)",
+        quantity: "error(baseline) - error(baseline+queue-mapped) (points)",
+        rule: Rule::AtLeast(0.0),
+    },
+    Claim {
+        id: "neuralnet-ranked",
+        paper: "the five neuralnet placements ranked in the measured order (Fig. 6)",
+        quantity: "Spearman correlation of predicted and simulated times of the 5 placements",
+        rule: Rule::AtLeast(1.0),
+    },
+    Claim {
+        id: "issued-insts-indicator",
+        paper: "issued instructions follow time: cosine ≥ 0.94 in 6 of the 7 kernels of Table I",
+        quantity: "share of Table I kernels whose inst_issued cosine is ≥ 0.94",
+        rule: Rule::AtLeast(0.85),
+    },
+    Claim {
+        id: "bursty-arrivals",
+        paper: "DRAM arrivals are not Poisson: mean c_a 2.22 (md), 1.72 (matrixMul), 1.11 (spmv) (Fig. 4)",
+        quantity: "mean c_a of md and matrixMul (bank-weighted)",
+        rule: Rule::AtLeast(1.0),
+    },
+];
+
+/// Table I's kernels: (label, workload, paper's cosine of inst_issued, integer, ldst, L2;
+/// NaN where the paper prints N/A, i.e. < 0.94).
+const TABLE1: &[(&str, &str, [f64; 4])] = &[
+    ("cfd", "cfd", [0.992, 0.961, 0.946, 0.941]),
+    ("convo1", "convsep", [f64::NAN, f64::NAN, 0.949, 0.986]),
+    ("md", "shoc-md", [0.963, 0.963, f64::NAN, 0.995]),
+    ("matrixMul", "matmul", [0.977, 0.943, 0.990, f64::NAN]),
+    ("spmv", "shoc-spmv", [0.989, f64::NAN, f64::NAN, f64::NAN]),
+    ("transpose", "transpose", [0.99, f64::NAN, 0.980, 0.948]),
+];
+
+/// Fig. 4's kernels with the paper's mean c_a (NaN: not given).
+const FIG4: &[(&str, &str, f64)] = &[
+    ("md", "shoc-md", 2.22),
+    ("matrixMul", "matmul", 1.72),
+    ("spmv", "shoc-spmv", 1.11),
+    ("fft", "shoc-fft", f64::NAN),
+];
+
+/// The paper's implied mean error per ablation variant (spec §6.4 [I]), by variant name.
+fn paper_error(v: &str) -> f64 {
+    match v {
+        "baseline" => 49.0,
+        "sim-et-al" => 27.5,
+        "baseline+instr" => 32.0,
+        "baseline+instr+queue-even" => 18.0,
+        "baseline+queue-mapped" => 35.2,
+        "ours" => 9.9,
+        _ => f64::NAN,
+    }
+}
+
+/// Bank-weighted mean coefficient of variation of the inter-arrival times at each DRAM
+/// bank (spec §3.3.4, Fig. 4), from the simulator's post-L2 trace: a bank is the channel
+/// and the bank bits of the channel-local address (the mapping Algorithm 1 found); banks
+/// with fewer than 3 requests are left out. Also returns the standard deviation over banks.
+pub fn c_a(trace: &[(u64, u32, u64)], hw: &Hw) -> (f64, f64, usize) {
+    let mut last: std::collections::BTreeMap<(u32, u64), (u64, Vec<f64>)> = Default::default();
+    for &(ps, ch, a) in trace {
+        let b = a & hw.mapping.bank_mask();
+        let e = last.entry((ch, b)).or_insert((u64::MAX, Vec::new()));
+        if e.0 != u64::MAX {
+            e.1.push(ps.saturating_sub(e.0) as f64);
+        }
+        e.0 = ps;
+    }
+    let mut cs = Vec::new();
+    let mut w = Vec::new();
+    for (_, (_, g)) in last {
+        if g.len() < 2 {
+            continue;
+        }
+        let n = g.len() as f64;
+        let m = g.iter().sum::<f64>() / n;
+        if m <= 0.0 {
+            continue;
+        }
+        let sd = (g.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / n).sqrt();
+        cs.push(sd / m);
+        w.push(n);
+    }
+    if cs.is_empty() {
+        return (f64::NAN, f64::NAN, 0);
+    }
+    let wt: f64 = w.iter().sum();
+    let mean = cs.iter().zip(&w).map(|(c, n)| c * n).sum::<f64>() / wt;
+    let sd = (cs
+        .iter()
+        .zip(&w)
+        .map(|(c, n)| n * (c - mean).powi(2))
+        .sum::<f64>()
+        / wt)
+        .sqrt();
+    (mean, sd, cs.len())
+}
+
+fn pct(x: f64) -> String {
+    if x.is_finite() {
+        format!("{:.1}", 100.0 * x)
+    } else {
+        "n/a".into()
+    }
+}
+
+fn num(x: f64, d: usize) -> String {
+    if x.is_finite() {
+        format!("{x:.d$}")
+    } else {
+        "n/a".into()
+    }
+}
+
+/// Runs the reproduction into `out`. `quick` leaves out Fig. 4's traced runs of fft and
+/// writes the same tables otherwise (the whole Table IV set is small at the scale rule).
+pub fn run(out: &Path, quick: bool, only: Option<&[String]>, quiet: bool) -> Result<()> {
+    let t0 = std::time::Instant::now();
+    let figs = out.join("figures");
+    std::fs::create_dir_all(&figs).with_context(|| format!("-o {}", out.display()))?;
+    let cfg = locus_sim::preset::load(Some("k80"), None, &[])?;
+    let hw = hms::hw_for(&cfg);
+    let mut n = 0;
+    let ev = hms::evaluate(&cfg, only, &mut |l| {
+        n += 1;
+        if !quiet {
+            eprintln!("[{n:>2}] {l}");
+        }
+    })?;
+    // Fig. 4: the sample placements with the DRAM trace recorded
+    let mut fig4 = Vec::new();
+    for &(label, wl, paper) in FIG4 {
+        if (quick && wl == "shoc-fft") || only.is_some_and(|o| !o.iter().any(|w| w == wl)) {
+            continue;
+        }
+        let b = hms::bench(wl).expect("Fig. 4 benchmark in BENCHES");
+        let s = hms::simulate(&cfg, b, &[], &[], true)?;
+        let (m, sd, banks) = c_a(&s.dram, &hw);
+        fig4.push((label, m, sd, banks, s.dram.len(), paper));
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    write(out, &figs, &ev, &fig4, &hw, quick, secs)
+}
+
+#[allow(clippy::type_complexity)]
+fn write(
+    out: &Path,
+    figs: &Path,
+    ev: &Evaluation,
+    fig4: &[(&str, f64, f64, usize, usize, f64)],
+    hw: &Hw,
+    quick: bool,
+    secs: f64,
+) -> Result<()> {
+    let vi = |n: &str| ev.variant(n);
+    let err = |n: &str| ev.mean_error(vi(n)).0 * 100.0;
+    let (e_ours, n_test) = ev.mean_error(vi("ours"));
+    // ---- cases.csv ----
+    let mut csv = String::from("set,benchmark,kernel,placement,simulated_cycles");
+    for v in &ev.variants {
+        let _ = write!(csv, ",pred_{v},err_{v}");
+    }
+    csv.push_str(",skipped\n");
+    for c in &ev.cases {
+        let _ = write!(
+            csv,
+            "{},{},{},\"{}\",{}",
+            if c.test { "test" } else { "training" },
+            c.case.bench,
+            c.case.kernel,
+            c.label,
+            c.truth
+        );
+        for v in 0..ev.variants.len() {
+            if c.skipped.is_none() {
+                let _ = write!(csv, ",{:.0},{:.4}", c.pred[v], c.error(v));
+            } else {
+                csv.push_str(",,");
+            }
+        }
+        let _ = writeln!(
+            csv,
+            ",\"{}\"",
+            c.skipped.clone().unwrap_or_default().replace('"', "'")
+        );
+    }
+    std::fs::write(out.join("cases.csv"), csv)?;
+    let coefs: Vec<serde_json::Value> = ev
+        .variants
+        .iter()
+        .zip(&ev.coefs)
+        .map(|(v, c)| serde_json::json!({"variant": v, "coefs": c}))
+        .collect();
+    std::fs::write(
+        out.join("coefs.json"),
+        serde_json::to_string_pretty(&coefs)?,
+    )?;
+    if let Some(c) = &ev.coefs[vi("ours")] {
+        std::fs::write(
+            out.join("coefs-ours.json"),
+            serde_json::to_string_pretty(c)?,
+        )?;
+    }
+    // ---- Table I ----
+    let names = [
+        "inst_issued",
+        "inst_integer",
+        "ldst_issued",
+        "L2_transactions",
+    ];
+    let mut t1 = Vec::new();
+    for &(label, wl, paper) in TABLE1 {
+        let cs: Vec<&hms::CaseResult> = ev
+            .cases
+            .iter()
+            .filter(|c| c.case.workload == wl && c.skipped.is_none())
+            .collect();
+        let time: Vec<f64> = cs.iter().map(|c| c.truth).collect();
+        let evs: [Vec<f64>; 4] = [
+            cs.iter().map(|c| c.sim.issued as f64).collect(),
+            cs.iter().map(|c| c.sim.int_insts as f64).collect(),
+            cs.iter().map(|c| c.sim.ldst as f64).collect(),
+            cs.iter().map(|c| c.sim.l2_trans as f64).collect(),
+        ];
+        let cos: Vec<f64> = evs.iter().map(|e| hms::cosine(&time, e)).collect();
+        t1.push((label, cs.len(), cos, paper));
+    }
+    let mut csv = String::from("kernel,placements");
+    for n in names {
+        let _ = write!(csv, ",{n},paper_{n}");
+    }
+    csv.push('\n');
+    for (l, k, cos, paper) in &t1 {
+        let _ = write!(csv, "{l},{k}");
+        for i in 0..4 {
+            let _ = write!(csv, ",{:.4},{}", cos[i], paper[i]);
+        }
+        csv.push('\n');
+    }
+    std::fs::write(out.join("table1.csv"), csv)?;
+    // ---- Fig. 4 ----
+    let mut csv = String::from("kernel,mean_c_a,sd_c_a,banks,requests,paper_c_a\n");
+    for (l, m, sd, b, r, p) in fig4 {
+        let _ = writeln!(csv, "{l},{m:.4},{sd:.4},{b},{r},{p}");
+    }
+    std::fs::write(out.join("fig4.csv"), csv)?;
+    let cats: Vec<String> = fig4.iter().map(|f| f.0.to_string()).collect();
+    let marks: Vec<(usize, usize, f64)> =
+        fig4.iter().enumerate().map(|(i, f)| (i, 0, f.5)).collect();
+    plot::grouped_bars_marked(
+        &figs.join("hms-fig4-ca"),
+        "Fig. 4: inter-arrival c_a per DRAM bank (◆ paper, GPGPU-Sim C2050)",
+        "mean c_a",
+        &cats,
+        &[("k80 (Locus)".into(), fig4.iter().map(|f| f.1).collect())],
+        Some(1.0),
+        &marks,
+    )?;
+    // ---- Fig. 5 ----
+    let test: Vec<&hms::CaseResult> = ev
+        .cases
+        .iter()
+        .filter(|c| c.test && c.skipped.is_none())
+        .collect();
+    let cats: Vec<String> = test
+        .iter()
+        .map(|c| format!("{} {}", c.case.bench, c.label))
+        .collect();
+    let ratio = |v: usize| test.iter().map(|c| c.pred[v] / c.truth).collect::<Vec<_>>();
+    plot::grouped_bars(
+        &figs.join("hms-fig5-accuracy"),
+        "Fig. 5: predicted / simulated per test placement (1 = exact)",
+        "predicted / simulated",
+        &cats,
+        &[
+            ("Sim et al. [7]".into(), ratio(vi("sim-et-al"))),
+            ("ours".into(), ratio(vi("ours"))),
+        ],
+        Some(1.0),
+    )?;
+    // ---- Fig. 6 ----
+    let nn: Vec<&hms::CaseResult> = test
+        .iter()
+        .copied()
+        .filter(|c| c.case.workload == "shoc-neuralnet")
+        .collect();
+    let pred: Vec<f64> = nn.iter().map(|c| c.pred[vi("ours")]).collect();
+    let truth: Vec<f64> = nn.iter().map(|c| c.truth).collect();
+    let rho = hms::spearman(&pred, &truth);
+    let rank = |v: &[f64], x: f64| 1 + v.iter().filter(|&&y| y < x).count();
+    let cats6: Vec<String> = nn.iter().map(|c| c.label.clone()).collect();
+    let t0 = truth.first().copied().unwrap_or(f64::NAN);
+    plot::grouped_bars(
+        &figs.join("hms-fig6-neuralnet"),
+        "Fig. 6: neuralnet kernelFeedForward1 placements, time / sample's simulated time",
+        "normalised time",
+        &cats6,
+        &[
+            ("simulated".into(), truth.iter().map(|t| t / t0).collect()),
+            ("ours".into(), pred.iter().map(|t| t / t0).collect()),
+            (
+                "Sim et al. [7]".into(),
+                nn.iter().map(|c| c.pred[vi("sim-et-al")] / t0).collect(),
+            ),
+        ],
+        None,
+    )?;
+    // ---- Figs. 7-9 ----
+    let abl: Vec<(String, f64, f64)> = ev
+        .variants
+        .iter()
+        .map(|v| (v.to_string(), err(v), paper_error(v)))
+        .collect();
+    let mut csv = String::from("variant,mean_error_pct,paper_implied_pct\n");
+    for (v, e, p) in &abl {
+        let _ = writeln!(csv, "{v},{e:.2},{p}");
+    }
+    std::fs::write(out.join("ablations.csv"), csv)?;
+    let cats: Vec<String> = abl.iter().map(|a| a.0.clone()).collect();
+    let marks: Vec<(usize, usize, f64)> =
+        abl.iter().enumerate().map(|(i, a)| (i, 0, a.2)).collect();
+    plot::grouped_bars_marked(
+        &figs.join("hms-fig7-9-ablations"),
+        "Figs. 7-9: mean test error per model variant (◆ paper, §6.4)",
+        "mean error (%)",
+        &cats,
+        &[("k80 (Locus)".into(), abl.iter().map(|a| a.1).collect())],
+        None,
+        &marks,
+    )?;
+    // ---- claims ----
+    let t1_share = t1.iter().filter(|t| t.2[0] >= 0.94).count() as f64 / t1.len().max(1) as f64;
+    let ca_bursty = {
+        let v: Vec<f64> = fig4
+            .iter()
+            .filter(|f| f.0 == "md" || f.0 == "matrixMul")
+            .map(|f| f.1)
+            .collect();
+        v.iter().sum::<f64>() / v.len().max(1) as f64
+    };
+    let values = [
+        e_ours * 100.0,
+        err("sim-et-al") - err("ours"),
+        err("baseline") - err("baseline+instr"),
+        err("baseline+instr") - err("baseline+instr+queue-even"),
+        err("baseline+instr+queue-even") - err("ours"),
+        err("baseline") - err("baseline+queue-mapped"),
+        rho,
+        t1_share,
+        ca_bursty,
+    ];
+    let mut csv = String::from("claim,value,rule,verdict\n");
+    for (c, v) in CLAIMS.iter().zip(values) {
+        let _ = writeln!(
+            csv,
+            "{},{v:.4},{},{}",
+            c.id,
+            c.rule.text(),
+            if c.rule.holds(v) { "pass" } else { "fail" }
+        );
+    }
+    std::fs::write(out.join("verdicts.csv"), csv)?;
+    // ---- report ----
+    let mut r = String::new();
+    let _ = writeln!(
+        r,
+        "# HMS placement model (Huang & Li) on preset `k80`\n\nGenerated by `locus repro hms{}` in {:.0} s ({} Table IV cases simulated on `k80`, model machine parameters read from the preset). Nothing below is typed by hand: every number is computed by `crates/cli/src/repro/hms.rs` from the runs. The claims and their pass rules are declared in code (`CLAIMS`) before any run.\n",
+        if quick { " --quick" } else { "" },
+        secs,
+        ev.cases.iter().filter(|c| c.skipped.is_none()).count()
+    );
+    let _ = writeln!(r, "Scale rule (one for all, `hms::BENCHES`): each benchmark keeps its suite's kernel and access pattern with its input shrunk until the profiled kernel's first launches simulate in about a second; iterations and repetitions at 1.\n");
+    let _ = writeln!(
+        r,
+        "Machine as the model sees it: {} SMs at {} GHz, SIMD width {}, hit_lat {} cycles, shmem_lat {} cycles, row hit / miss / conflict {:.1} / {:.1} / {:.1} ns (Algorithm 1 on the preset's GDDR5 plus the crossbar round trip), {} banks ({} channels by modulo), peak {:.0} GB/s.\n",
+        hw.sms, hw.clock_ghz, hw.simd_width, hw.hit_lat, hw.shmem_lat, hw.row_lat_ns[0], hw.row_lat_ns[1], hw.row_lat_ns[2], hw.banks, hw.mapping.chan_mod, hw.mem_peak_gbs
+    );
+    let _ = writeln!(r, "## Claims\n\n| claim | paper | quantity | ours | rule | verdict |\n| --- | --- | --- | --- | --- | --- |");
+    for (c, v) in CLAIMS.iter().zip(values) {
+        let _ = writeln!(
+            r,
+            "| {} | {} | {} | {} | {} | **{}** |",
+            c.id,
+            c.paper,
+            c.quantity,
+            num(v, 3),
+            c.rule.text(),
+            if c.rule.holds(v) { "pass" } else { "fail" }
+        );
+    }
+    // disagreements with measured reasons
+    let _ = writeln!(r, "\n## Where ours and the paper disagree\n");
+    let worst: Vec<&&hms::CaseResult> = {
+        let mut t: Vec<&&hms::CaseResult> = test.iter().collect();
+        t.sort_by(|a, b| b.error(vi("ours")).total_cmp(&a.error(vi("ours"))));
+        t.into_iter().take(3).collect()
+    };
+    for (c, v) in CLAIMS.iter().zip(values) {
+        if c.rule.holds(v) {
+            continue;
+        }
+        let why = match c.id {
+            "mean-error" | "vs-sim-et-al" => {
+                let mut s = String::from("measured: the largest errors of `ours` are ");
+                for w in &worst {
+                    let m = &ev.models[w.case.workload];
+                    let pr = crate::hms::predict_terms(m, w.case, vi("ours"), ev);
+                    let _ = write!(
+                        s,
+                        "{} {} ({} %: predicted {:.0} = T_comp {:.0} + T_mem {:.0} - T_overlap {:.0}, simulated {:.0}); ",
+                        w.case.bench,
+                        w.label,
+                        pct(w.error(vi("ours"))),
+                        w.pred[vi("ours")],
+                        pr.0,
+                        pr.1,
+                        pr.2,
+                        w.truth
+                    );
+                }
+                s.push_str("the regression is trained on 8 other benchmarks' placements, so a test kernel whose overlap differs from theirs is predicted with the wrong T_overlap.");
+                s
+            }
+            "neuralnet-ranked" => format!(
+                "measured: predicted ranks {:?} against simulated ranks {:?} (order of the cases: {}).",
+                pred.iter().map(|&p| rank(&pred, p)).collect::<Vec<_>>(),
+                truth.iter().map(|&t| rank(&truth, t)).collect::<Vec<_>>(),
+                cats6.join(", ")
+            ),
+            "issued-insts-indicator" => {
+                let paper_share = t1.iter().filter(|t| t.3[0] >= 0.94).count() as f64
+                    / t1.len().max(1) as f64;
+                let low: Vec<String> = t1
+                    .iter()
+                    .filter(|t| t.2[0].is_nan() || t.2[0] < 0.94)
+                    .map(|t| {
+                        format!(
+                            "{} ({}; paper {})",
+                            t.0,
+                            num(t.2[0], 3),
+                            if t.3[0].is_finite() { num(t.3[0], 3) } else { "< 0.94".into() }
+                        )
+                    })
+                    .collect();
+                format!(
+                    "measured: below 0.94 here: {}; the paper's own Table I gives a share of {} over these same kernels (its seventh kernel, convo2, has no Locus counterpart), so the rule's 6 of 7 cannot be met on this subset.",
+                    low.join(", "),
+                    num(paper_share, 3)
+                )
+            }
+            id @ ("instr-counting-helps" | "queuing-helps" | "mapping-helps" | "queuing-alone-helps") => {
+                let (a, b) = match id {
+                    "instr-counting-helps" => ("baseline", "baseline+instr"),
+                    "queuing-helps" => ("baseline+instr", "baseline+instr+queue-even"),
+                    "mapping-helps" => ("baseline+instr+queue-even", "ours"),
+                    _ => ("baseline", "baseline+queue-mapped"),
+                };
+                let mut d: Vec<(f64, String)> = test
+                    .iter()
+                    .map(|c| {
+                        (
+                            c.error(vi(b)) - c.error(vi(a)),
+                            format!(
+                                "{} {} ({} % → {} %)",
+                                c.case.bench,
+                                c.label,
+                                pct(c.error(vi(a))),
+                                pct(c.error(vi(b)))
+                            ),
+                        )
+                    })
+                    .collect();
+                d.sort_by(|x, y| y.0.total_cmp(&x.0));
+                let worse = d.iter().filter(|x| x.0 > 0.0).count();
+                format!(
+                    "measured: `{b}` errs more than `{a}` on {worse} of {} test placements; most: {}. Each variant's Eq. 11 is refitted on the training set, so a technique changes the learnt overlap as well as its own term.",
+                    d.len(),
+                    d.iter().take(3).map(|x| x.1.clone()).collect::<Vec<_>>().join(", ")
+                )
+            }
+            _ => "unexplained".into(),
+        };
+        let _ = writeln!(r, "- **{}** ({}): {}", c.id, num(v, 3), why);
+    }
+    // Fig. 5 table
+    let _ = writeln!(r, "\n## Fig. 5: test placements, predicted / simulated\n\n![Fig. 5](figures/hms-fig5-accuracy.svg)\n\n| benchmark | placement | simulated cycles | ours | error % | Sim et al. [7] | error % |\n| --- | --- | --- | --- | --- | --- | --- |");
+    for c in &test {
+        let _ = writeln!(
+            r,
+            "| {} | {} | {:.0} | {:.3} | {} | {:.3} | {} |",
+            c.case.bench,
+            c.label,
+            c.truth,
+            c.pred[vi("ours")] / c.truth,
+            pct(c.error(vi("ours"))),
+            c.pred[vi("sim-et-al")] / c.truth,
+            pct(c.error(vi("sim-et-al")))
+        );
+    }
+    let _ = writeln!(
+        r,
+        "\nMean error over {} test placements: ours {} % (paper 9.9 %), Sim et al. {} % (paper ≈ 27.5 %). Not a claim of the paper: `ours` calibrated to the sample's simulated time (spec §7 #16, `T_t = T_sample × T_model(t) / T_model(sample)`) errs by {} %.\n",
+        n_test,
+        pct(e_ours),
+        pct(ev.mean_error(vi("sim-et-al")).0),
+        pct(ev.mean_error(vi(hms::CALIBRATED)).0)
+    );
+    let skipped: Vec<&hms::CaseResult> = ev.cases.iter().filter(|c| c.skipped.is_some()).collect();
+    if !skipped.is_empty() {
+        let _ = writeln!(
+            r,
+            "Cases of Table IV that cannot be expressed (listed, not faked):\n"
+        );
+        for c in &skipped {
+            let _ = writeln!(
+                r,
+                "- {} ({}) {} {}: {}",
+                c.case.bench,
+                if c.test { "test" } else { "training" },
+                c.case.kernel,
+                c.label,
+                c.skipped.as_deref().unwrap_or("")
+            );
+        }
+        r.push('\n');
+    }
+    // Fig. 6
+    let _ = writeln!(r, "## Fig. 6: the five neuralnet placements\n\n![Fig. 6](figures/hms-fig6-neuralnet.svg)\n\n| placement | simulated cycles | simulated rank | predicted cycles | predicted rank |\n| --- | --- | --- | --- | --- |");
+    for (i, c) in nn.iter().enumerate() {
+        let _ = writeln!(
+            r,
+            "| {} | {:.0} | {} | {:.0} | {} |",
+            c.label,
+            truth[i],
+            rank(&truth, truth[i]),
+            pred[i],
+            rank(&pred, pred[i])
+        );
+    }
+    let _ = writeln!(
+        r,
+        "\nSpearman correlation: {} (paper: all five in the measured order, i.e. 1).\n",
+        num(rho, 3)
+    );
+    // Figs 7-9
+    let _ = writeln!(r, "## Figs. 7-9: ablations (mean test error, %)\n\n![Figs. 7-9](figures/hms-fig7-9-ablations.svg)\n\n| variant | ours | paper (implied, §6.4) |\n| --- | --- | --- |");
+    for (v, e, p) in &abl {
+        let _ = writeln!(r, "| {v} | {} | {} |", num(*e, 1), num(*p, 1));
+    }
+    // Table I
+    let _ = writeln!(r, "\n## Table I: cosine similarity of events and time over each kernel's placements\n\nissue_slots equals inst_issued on the simulator (no dual issue), so it is one column. Paper values in brackets (n/a: below 0.94).\n\n| kernel | placements | inst_issued | inst_integer | ldst_issued | L2_transactions |\n| --- | --- | --- | --- | --- | --- |");
+    for (l, k, cos, paper) in &t1 {
+        let _ = write!(r, "| {l} | {k} |");
+        for i in 0..4 {
+            let _ = write!(r, " {} ({}) |", num(cos[i], 3), num(paper[i], 3));
+        }
+        r.push('\n');
+    }
+    // Fig 4
+    let _ = writeln!(r, "\n## Fig. 4: DRAM inter-arrival variability\n\n![Fig. 4](figures/hms-fig4-ca.svg)\n\nc_a per bank (channel and bank bits of Algorithm 1's mapping) from `System::record_dram_trace`, weighted by the bank's requests; the paper's values are from GPGPU-Sim's C2050 (96 banks).\n\n| kernel | mean c_a | sd over banks | banks | DRAM requests | paper |\n| --- | --- | --- | --- | --- | --- |");
+    for (l, m, sd, b, q, p) in fig4 {
+        let _ = writeln!(
+            r,
+            "| {l} | {} | {} | {b} | {q} | {} |",
+            num(*m, 2),
+            num(*sd, 2),
+            num(*p, 2)
+        );
+    }
+    let _ = writeln!(r, "\n## Files\n\n`cases.csv` (every Table IV case: simulated cycles, each variant's prediction and error, or why it was skipped), `table1.csv`, `fig4.csv`, `ablations.csv`, `verdicts.csv`, `coefs.json` (Eq. 11 per variant; `coefs-ours.json` feeds `locus model rank --coefs`), figures/ (PNG and SVG).");
+    std::fs::write(out.join("report.md"), r)?;
+    Ok(())
+}
