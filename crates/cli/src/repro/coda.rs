@@ -1249,21 +1249,11 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
     }
 
     // ---- headline table
-    let mut head = String::new();
-    writeln!(head, "## Headline results: paper versus Locus\n")?;
-    writeln!(
-        head,
-        "Each rule below (metric and mean in the result's name, tolerance in the rule) was declared in code with the experiment before any run (`claims` in crates/cli/src/repro/coda.rs) and is never chosen by outcome; `inputs` counts the benchmarks (or runs) with data.\n"
-    )?;
     let verdicts: Vec<_> = claims.iter().map(|c| c.evaluate(&runs)).collect();
-    for v in &verdicts {
-        led.put(v.name.clone(), "declared claim");
-        led.put(v.paper_text.clone(), "paper (declared claim)");
-        led.put(v.ours_text.clone(), "claim evaluated on the runs");
-        led.put(v.rule_text.clone(), "declared rule");
-        led.int(v.n as u64, "claim inputs");
-    }
-    head += &experiment::verdict_table(&verdicts);
+    let head = led.headline(
+        "Each rule below (metric and mean in the result's name, tolerance in the rule) was declared in code with the experiment before any run (`claims` in crates/cli/src/repro/coda.rs) and is never chosen by outcome; `inputs` counts the benchmarks (or runs) with data.",
+        &verdicts,
+    );
     std::fs::write(out.join("headline.csv"), experiment::verdict_csv(&verdicts))?;
 
     // ---- disagreements with the paper, each with a measured reason or "unexplained"

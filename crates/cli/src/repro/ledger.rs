@@ -107,3 +107,32 @@ mod tests {
         assert!(l.cmp(1.0, 1.0, "a", "b").is_none());
     }
 }
+
+impl Ledger {
+    /// The "Headline results" section every reproduction opens with: `intro` (where the
+    /// claims are declared), then one row per declared claim (each claim's name, paper
+    /// value, our value, rule and input count entered in the ledger), as
+    /// [`super::experiment::verdict_table`] writes it.
+    pub fn headline(&self, intro: &str, verdicts: &[super::experiment::Verdict]) -> String {
+        let mut head = format!("## Headline results: paper versus Locus\n\n{intro}\n\n");
+        for v in verdicts {
+            self.put(v.name.clone(), "declared claim");
+            self.put(v.paper_text.clone(), "paper (declared claim)");
+            self.put(v.ours_text.clone(), "claim evaluated on the runs");
+            self.put(v.rule_text.clone(), "declared rule");
+            self.int(v.n as u64, "claim inputs");
+        }
+        head += &super::experiment::verdict_table(verdicts);
+        head
+    }
+
+    /// "N of M claims held." for `verdicts`, both numbers entered in the ledger.
+    pub fn held_line(&self, verdicts: &[super::experiment::Verdict]) -> String {
+        let held = verdicts.iter().filter(|v| v.held == Some(true)).count();
+        format!(
+            "\n{} of {} claims held.\n",
+            self.int(held as u64, "claims held"),
+            self.int(verdicts.len() as u64, "claims")
+        )
+    }
+}

@@ -545,30 +545,12 @@ pub fn claims(benches: &[String], sweep: &[String]) -> Vec<Claim> {
 /// The benchmarks to run: `--workloads` or Table 2's (the quick subset with `--quick`);
 /// names the registry does not know are an error naming them.
 pub fn benches(list: Option<&str>, quick: bool) -> Result<Vec<String>> {
-    let names: Vec<String> = match list {
-        Some(l) => l
-            .split(',')
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect(),
-        None if quick => QUICK.iter().map(|s| s.to_string()).collect(),
-        None => TABLE2.iter().map(|t| t.1.to_string()).collect(),
+    let defaults = if quick {
+        QUICK.iter().map(|s| s.to_string()).collect()
+    } else {
+        TABLE2.iter().map(|t| t.1.to_string()).collect()
     };
-    if names.is_empty() {
-        anyhow::bail!("--workloads: give at least one workload, e.g. --workloads 2mm,atax");
-    }
-    let missing: Vec<&str> = names
-        .iter()
-        .filter(|n| locus_workload::registry::find(n).is_none())
-        .map(|s| s.as_str())
-        .collect();
-    if !missing.is_empty() {
-        anyhow::bail!(
-            "workload(s) not in this build: {} (see `locus workloads`); choose others with --workloads a,b,c",
-            missing.join(", ")
-        );
-    }
-    Ok(names)
+    super::experiment::workload_list(list, defaults, "2mm,atax")
 }
 
 /// Run the reproduction into `out`: the runs (resumable), `verdicts.csv`, `runs.csv`, the

@@ -128,24 +128,11 @@ pub fn write(
     )?;
 
     // ---- headline claims
-    let mut head = String::new();
-    writeln!(head, "## Headline results: paper versus Locus\n")?;
-    writeln!(head, "Each rule was declared in code before any run (`claims` in crates/cli/src/repro/nuba.rs); `inputs` counts the benchmarks with data.\n")?;
-    for v in verdicts {
-        led.put(v.name.clone(), "declared claim");
-        led.put(v.paper_text.clone(), "paper (declared claim)");
-        led.put(v.ours_text.clone(), "claim evaluated on the runs");
-        led.put(v.rule_text.clone(), "declared rule");
-        led.int(v.n as u64, "claim inputs");
-    }
-    head += &experiment::verdict_table(verdicts);
-    let held = verdicts.iter().filter(|v| v.held == Some(true)).count();
-    writeln!(
-        head,
-        "\n{} of {} claims held.",
-        led.int(held as u64, "claims held"),
-        led.int(verdicts.len() as u64, "claims")
-    )?;
+    let mut head = led.headline(
+        "Each rule was declared in code before any run (`claims` in crates/cli/src/repro/nuba.rs); `inputs` counts the benchmarks with data.",
+        verdicts,
+    );
+    head += &led.held_line(verdicts);
 
     // ---- diagnostics: the measurements the disagreements are explained from
     let mut diag = String::from("\n## Diagnostics (per benchmark, main configurations)\n\nWhat the speedups come from: the share of L1 misses served in the requester's partition (No-Rep and NUBA; replica hits count as local), the busiest inter-partition NoC port's utilisation over the run, the mean load latency and the LLC hit rate of UBA and NUBA.\n\n");

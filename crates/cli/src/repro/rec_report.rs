@@ -169,24 +169,11 @@ pub fn write(
     )?;
 
     // ---- headline claims
-    let mut head = String::new();
-    writeln!(head, "## Headline results: paper versus Locus\n")?;
-    writeln!(head, "Each rule (quantity and mean in the result's name, tolerance in the rule) was declared in code before any run (`claims` in crates/cli/src/repro/rec.rs) and is never chosen by outcome; `inputs` counts the benchmarks with data.\n")?;
-    for v in verdicts {
-        led.put(v.name.clone(), "declared claim");
-        led.put(v.paper_text.clone(), "paper (declared claim)");
-        led.put(v.ours_text.clone(), "claim evaluated on the runs");
-        led.put(v.rule_text.clone(), "declared rule");
-        led.int(v.n as u64, "claim inputs");
-    }
-    head += &experiment::verdict_table(verdicts);
-    let held = verdicts.iter().filter(|v| v.held == Some(true)).count();
-    writeln!(
-        head,
-        "\n{} of {} claims held.",
-        led.int(held as u64, "claims held"),
-        led.int(verdicts.len() as u64, "claims")
-    )?;
+    let mut head = led.headline(
+        "Each rule (quantity and mean in the result's name, tolerance in the rule) was declared in code before any run (`claims` in crates/cli/src/repro/rec.rs) and is never chosen by outcome; `inputs` counts the benchmarks with data.",
+        verdicts,
+    );
+    head += &led.held_line(verdicts);
 
     // ---- disagreements, each with a measured reason or "unexplained"
     let mut dis = String::new();
