@@ -163,9 +163,15 @@ pub fn write(
             led.int(meta.capped as u64, "runs stopped by the cap")
         )?;
     }
+    // the command that made this report (a cap in a full run is the named option)
+    let args = match (meta.quick, meta.cap) {
+        (true, _) => " --quick".to_string(),
+        (false, Some(c)) => format!(" --warp-insts {c}"),
+        (false, None) => String::new(),
+    };
     writeln!(
         md,
-        "Regenerate: `locus repro rec -o out/repro-rec`, then copy `out/repro-rec/report.md` to `docs/repro-rec-report.md`, `out/repro-rec/figures/*` to `docs/figures/`, and `numbers.txt` / `checks.txt` to `docs/figures/rec-numbers.txt` / `docs/figures/rec-checks.txt`. Figures mark the paper's value with a black diamond.\n"
+        "Regenerate: `locus repro rec -o out/repro-rec{args}`, then copy `out/repro-rec/report.md` to `docs/repro-rec-report.md`, `out/repro-rec/figures/*` to `docs/figures/`, and `numbers.txt` / `checks.txt` to `docs/figures/rec-numbers.txt` / `docs/figures/rec-checks.txt`. Figures mark the paper's value with a black diamond.\n"
     )?;
 
     // ---- headline claims
