@@ -309,6 +309,39 @@ impl Runs {
     }
 }
 
+/// A reproduction's benchmark list: `--workloads a,b,c` when given, else `defaults`; an
+/// empty list or a name the workload registry does not know is an error that names it
+/// (`example` shows a valid `--workloads` value).
+pub fn workload_list(
+    given: Option<&str>,
+    defaults: Vec<String>,
+    example: &str,
+) -> anyhow::Result<Vec<String>> {
+    let names: Vec<String> = match given {
+        Some(l) => l
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        None => defaults,
+    };
+    if names.is_empty() {
+        anyhow::bail!("--workloads: give at least one workload, e.g. --workloads {example}");
+    }
+    let missing: Vec<&str> = names
+        .iter()
+        .filter(|n| locus_workload::registry::find(n).is_none())
+        .map(|s| s.as_str())
+        .collect();
+    if !missing.is_empty() {
+        anyhow::bail!(
+            "workload(s) not in this build: {} (see `locus workloads`); choose others with --workloads a,b,c",
+            missing.join(", ")
+        );
+    }
+    Ok(names)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -419,37 +452,4 @@ mod tests {
         let t = verdict_table(&[v]);
         assert!(t.contains("| no data |") && t.contains("within 10 pp"));
     }
-}
-
-/// A reproduction's benchmark list: `--workloads a,b,c` when given, else `defaults`; an
-/// empty list or a name the workload registry does not know is an error that names it
-/// (`example` shows a valid `--workloads` value).
-pub fn workload_list(
-    given: Option<&str>,
-    defaults: Vec<String>,
-    example: &str,
-) -> anyhow::Result<Vec<String>> {
-    let names: Vec<String> = match given {
-        Some(l) => l
-            .split(',')
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect(),
-        None => defaults,
-    };
-    if names.is_empty() {
-        anyhow::bail!("--workloads: give at least one workload, e.g. --workloads {example}");
-    }
-    let missing: Vec<&str> = names
-        .iter()
-        .filter(|n| locus_workload::registry::find(n).is_none())
-        .map(|s| s.as_str())
-        .collect();
-    if !missing.is_empty() {
-        anyhow::bail!(
-            "workload(s) not in this build: {} (see `locus workloads`); choose others with --workloads a,b,c",
-            missing.join(", ")
-        );
-    }
-    Ok(names)
 }

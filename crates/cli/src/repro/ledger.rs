@@ -83,31 +83,6 @@ impl Ledger {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn recorded_numbers_and_checks_pass_the_audit_and_nan_is_never_printed() {
-        let l = Ledger::default();
-        let a = l.gain(1.327, "rec");
-        let b = l.x(2.4, "fig4");
-        let n = l.f(f64::NAN, 2, "missing");
-        let c = l.cmp(1.327, 1.167, &a, "HMG's").unwrap();
-        let report = format!("REC {a}, misses {b}, {n}; {c}");
-        assert_eq!(a, "+32.7%");
-        assert_eq!(n, "no data");
-        assert!(super::super::audit::audit(&report, &l.numbers_txt(), &l.checks_txt()).is_empty());
-        // a typed number is caught
-        let bad = format!("{report} over 12 benchmarks");
-        assert_eq!(
-            super::super::audit::audit(&bad, &l.numbers_txt(), &l.checks_txt()).len(),
-            1
-        );
-        assert!(l.cmp(1.0, 1.0, "a", "b").is_none());
-    }
-}
-
 impl Ledger {
     /// The "Headline results" section every reproduction opens with: `intro` (where the
     /// claims are declared), then one row per declared claim (each claim's name, paper
@@ -134,5 +109,30 @@ impl Ledger {
             self.int(held as u64, "claims held"),
             self.int(verdicts.len() as u64, "claims")
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recorded_numbers_and_checks_pass_the_audit_and_nan_is_never_printed() {
+        let l = Ledger::default();
+        let a = l.gain(1.327, "rec");
+        let b = l.x(2.4, "fig4");
+        let n = l.f(f64::NAN, 2, "missing");
+        let c = l.cmp(1.327, 1.167, &a, "HMG's").unwrap();
+        let report = format!("REC {a}, misses {b}, {n}; {c}");
+        assert_eq!(a, "+32.7%");
+        assert_eq!(n, "no data");
+        assert!(super::super::audit::audit(&report, &l.numbers_txt(), &l.checks_txt()).is_empty());
+        // a typed number is caught
+        let bad = format!("{report} over 12 benchmarks");
+        assert_eq!(
+            super::super::audit::audit(&bad, &l.numbers_txt(), &l.checks_txt()).len(),
+            1
+        );
+        assert!(l.cmp(1.0, 1.0, "a", "b").is_none());
     }
 }
