@@ -18,10 +18,17 @@ pub struct Port {
     /// Busy intervals `[start, end)` reserved ahead, sorted and disjoint, when the port
     /// fills gaps ([`Port::filling_gaps`]); `None`: FIFO on the next free time.
     gaps: Option<Vec<(Ps, Ps)>>,
+    /// Gap-filling ports: the latest end of the busy intervals forgotten so far
+    /// ([`GAP_WINDOW_PS`]); no packet starts before it, so a packet arriving later than the
+    /// window (behind a reservation made far ahead) queues behind what was forgotten
+    /// instead of overlapping it.
+    forgotten: Ps,
 }
 
 /// How far behind the newest arrival a gap-filling port keeps its past busy intervals: a
-/// packet arriving earlier than that is treated as if the port had been free.
+/// packet arriving earlier than that starts no earlier than the end of the last interval
+/// forgotten (it cannot know the gaps there any more, and it must never overlap a
+/// reservation: the port's bandwidth stays exact).
 pub const GAP_WINDOW_PS: Ps = 2_000_000;
 
 /// What a port carried.
@@ -49,6 +56,7 @@ impl Port {
             next_free: 0,
             stats: PortStats::default(),
             gaps: None,
+            forgotten: 0,
         }
     }
     /// This port, serialising each packet in the earliest idle gap at or after its arrival
@@ -90,12 +98,13 @@ impl Port {
         let horizon = now.saturating_sub(GAP_WINDOW_PS);
         let old = gaps.iter().take_while(|g| g.1 <= horizon).count();
         if old > 0 {
+            self.forgotten = self.forgotten.max(gaps[old - 1].1);
             gaps.drain(..old);
         }
-        let mut start = now;
+        let mut start = now.max(self.forgotten);
         let mut at = gaps.len();
         // intervals are disjoint and sorted, so their ends are too: skip those before now
-        let first = gaps.partition_point(|g| g.1 <= now);
+        let first = gaps.partition_point(|g| g.1 <= start);
         for (i, &(s, e)) in gaps.iter().enumerate().skip(first) {
             if s >= start + ser {
                 at = i;
@@ -215,5 +224,34 @@ mod tests {
         }
         let busy: u64 = spans.iter().map(|s| s.1 - s.0).sum();
         assert_eq!(busy, p.stats().busy_ps);
+    }
+    #[test]
+    fn arrivals_later_than_the_window_never_overlap_forgotten_reservations() {
+        // a packet reserved far ahead (more than GAP_WINDOW_PS after the others) makes the
+        // port forget the earlier intervals; a packet then arriving at their time must not
+        // be placed on top of them (NUBA's inter-switch links ran at 104.7% of their
+        // bandwidth when it was)
+        let mut p = Port::new(32.0, 0).filling_gaps();
+        assert_eq!(p.send(0, 128), 4000); // busy 0..4 ns
+        let far = 3 * GAP_WINDOW_PS;
+        assert_eq!(p.send(far, 128), far + 4000); // forgets 0..4 ns
+        let late = p.send(1000, 128);
+        assert!(late - p.ser(128) >= 4000, "overlaps the forgotten 0..4 ns: {late}");
+        // out-of-order arrivals spread over ten windows, offered above the bandwidth
+        let mut p = Port::new(16.0, 0).filling_gaps();
+        let mut x = 99u64;
+        let mut spans = Vec::new();
+        for _ in 0..20_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let now = (x >> 33) % (10 * GAP_WINDOW_PS);
+            let end = p.send(now, 128);
+            spans.push((end - p.ser(128), end));
+        }
+        spans.sort_unstable();
+        for w in spans.windows(2) {
+            assert!(w[0].1 <= w[1].0, "overlap {:?}", w);
+        }
     }
 }

@@ -277,6 +277,9 @@ pub struct LinkStats {
     pub packets: u64,
     pub bytes_sent: u64,
     pub bytes_received: u64,
+    /// Serialisation time over the run's end or the end of the port's last reservation,
+    /// whichever is later (packets of a capped run reserved past its end count in both),
+    /// so it never exceeds 1.
     pub utilization: f64,
     pub mean_queue_ns: f64,
     /// Packets and bytes by message kind (read, write, response, ack, atomic,

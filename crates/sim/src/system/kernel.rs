@@ -716,7 +716,10 @@ impl System {
                     packets: s.packets,
                     bytes_sent: s.bytes_sent,
                     bytes_received: s.bytes_received,
-                    utilization: s.busy_ps as f64 / end as f64,
+                    // over the span the port's reservations cover: a run stopped by
+                    // `run.max_warp_insts` leaves packets reserved past its end, whose
+                    // serialisation `busy_ps` already holds (NUBA's links showed 104.7%)
+                    utilization: s.busy_ps as f64 / end.max(p.next_free()) as f64,
                     mean_queue_ns: if s.packets == 0 {
                         0.0
                     } else {
