@@ -540,3 +540,34 @@ fn sm_side_uba_synthetic_writers_race() {
     let chk = r.sim.coherence.as_ref().unwrap().checker.as_ref().unwrap();
     assert_eq!(chk.violations, 0, "{:?}", chk.examples);
 }
+
+/// A run stopped by `run.max_warp_insts` leaves packets reserved on NUBA's saturated
+/// inter-switch links past its end; a link's utilisation still never exceeds 1 (it was
+/// `busy / end`, and 2mm's capped run reported 104.7%). The first assertion shows the run
+/// does reserve past its end (a link's serialisation time exceeds the run), so the second
+/// fails with the old formula.
+#[test]
+fn link_utilisation_of_a_capped_run_never_exceeds_one() {
+    let c = cfg("nuba", &["run.max_warp_insts=244140"]);
+    let r = run(&c, "2mm", &[("n", "320")]);
+    assert!(r.sim.stopped_by_limit);
+    let end_ns = r.sim.total.ns;
+    let links: Vec<_> = r
+        .sim
+        .links
+        .iter()
+        .filter(|l| l.kind == "inter-node")
+        .collect();
+    assert!(
+        links
+            .iter()
+            .any(|l| l.bytes_sent as f64 / l.gbps > end_ns * 1.001),
+        "no link reserved past the end: the test no longer exercises the capped tail"
+    );
+    for l in &links {
+        assert!(l.utilization <= 1.0, "{} at {}", l.name, l.utilization);
+    }
+    // and it still measures the load: the busiest link was nearly saturated
+    let max = links.iter().map(|l| l.utilization).fold(0.0, f64::max);
+    assert!(max > 0.8, "busiest link {max}");
+}
