@@ -514,12 +514,21 @@ fn sm_ports_carry_the_sms_traffic() {
 /// write-through remote) with blocks on both nodes reading and writing overlapping words
 /// of `shared`: no stale read. It failed (2 false violations) while the checker relabelled
 /// a writer's L2 copy back to an older version when a later write had already passed
-/// through it (`home_write` now keeps the later label).
+/// through it (`home_write` now keeps the later label). With channel-bound slices
+/// (`l2.slices_per_channel = 2`, the preset's) it found 9 real stale reads while an
+/// invalidation looked its line up in channel 0's slice instead of the line's.
 #[test]
 fn sm_side_uba_synthetic_writers_race() {
+    // the preset's channel-bound slices (§2.3), and slices hashed over the partition
+    for spc in ["l2.slices_per_channel=2", "l2.slices_per_channel=0"] {
+        sm_side_uba_writers_race_with(spc);
+    }
+}
+
+fn sm_side_uba_writers_race_with(spc: &str) {
     let c = cfg(
         "nuba-sm-uba",
-        &["coherence.check=true", "system.sms_per_node=8"],
+        &["coherence.check=true", "system.sms_per_node=8", spc],
     );
     let (m, o) = memory(32, 1, 4);
     let k = Synth {
@@ -538,7 +547,7 @@ fn sm_side_uba_synthetic_writers_race() {
     };
     let (r, _) = simulate(&c, vec![k.clone(), k], m);
     let chk = r.sim.coherence.as_ref().unwrap().checker.as_ref().unwrap();
-    assert_eq!(chk.violations, 0, "{:?}", chk.examples);
+    assert_eq!(chk.violations, 0, "{spc}: {:?}", chk.examples);
 }
 
 /// A run stopped by `run.max_warp_insts` leaves packets reserved on NUBA's saturated

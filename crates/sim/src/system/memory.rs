@@ -967,18 +967,37 @@ impl System {
         self.reqs[id as usize].rx = r.rx;
         let node = r.src;
         self.coh.inv_received += 1;
+        // the slice that caches the line: with channel-bound slices
+        // (`l2.slices_per_channel`) it depends on the line's channel, which an invalidation
+        // does not carry (a directory eviction names only lines): the line is looked up
+        // in the slice of its channel under either page mode (the same slice but on
+        // machines that mix modes). It once went to channel 0's slice, missed the copy and
+        // let nuba-sm-uba read stale data.
         let s = self.slice_of(node, r.line, r.home, r.chan);
-        if let Some(v) = self.slices[s].cache.invalidate(r.line) {
-            self.coh.inv_hits += 1;
-            self.coh.inv_hits_by[r.token as usize] += 1;
-            if v.dirty {
-                // a dirty remote copy (write-back remote policy) holds other bytes of the
-                // line: write them back rather than lose them
-                self.coh.inv_hits_dirty += 1;
-                self.writeback(node, v.line, v.meta, now);
+        let mut at = [s, s];
+        if self.cfg.l2.slices_per_channel > 0 {
+            let addr = r.line << self.line_shift;
+            for (k, m) in [Mode::Fgp, Mode::Cgp].into_iter().enumerate() {
+                let ch = self.map.locate(addr, m).channel;
+                at[k] = self.slice_of(node, r.line, r.home, ch);
             }
         }
-        self.slices[s].mshr.poison(r.line);
+        for (k, &s) in at.iter().enumerate() {
+            if k == 1 && s == at[0] {
+                break;
+            }
+            if let Some(v) = self.slices[s].cache.invalidate(r.line) {
+                self.coh.inv_hits += 1;
+                self.coh.inv_hits_by[r.token as usize] += 1;
+                if v.dirty {
+                    // a dirty remote copy (write-back remote policy) holds other bytes of
+                    // the line: write them back rather than lose them
+                    self.coh.inv_hits_dirty += 1;
+                    self.writeback(node, v.line, v.meta, now);
+                }
+            }
+            self.slices[s].mshr.poison(r.line);
+        }
         self.inval_l1s(node, r.line, u32::MAX);
         if let Some(c) = &mut self.chk {
             c.inval_delivered(r.line, r.ver);
