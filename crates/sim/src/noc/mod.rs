@@ -427,5 +427,7 @@ fn count(m: &mut MsgCounts, msg: Msg, bytes: u32) {
     m.bytes[msg as usize] += bytes as u64;
 }
 
+pub mod power;
+
 #[cfg(test)]
 mod tests;
