@@ -2,9 +2,10 @@
 //! presets `nuba-mem-uba` (the baseline memory-side UBA), `nuba-sm-uba` and `nuba`: Fig. 3
 //! (page sharing on the baseline), Fig. 7 (SM-side UBA, NUBA-No-Rep and NUBA vs memory-side
 //! UBA), Figs. 8-9 (perceived bandwidth, local L1 misses), Fig. 11 (LAB vs FT and RR),
-//! Fig. 12 (No-Rep, Full-Rep, MDR), Fig. 10 (NoC bandwidth sweep) and the Fig. 14
-//! sensitivity points the mechanisms exist for (LLC capacity, slices per partition, page
-//! size, LAB threshold). The paper's claims are declared in [`claims`] before any run;
+//! Fig. 12 (No-Rep, Full-Rep, MDR), Fig. 10 (NoC bandwidth sweep, with the NoC power of
+//! `locus_sim::noc::power`), the Fig. 14 sensitivity points the mechanisms exist for (GPU
+//! size, LLC capacity, slices per partition, page size, LAB threshold) and Fig. 16 (NUBA
+//! vs UBA on the 4-module MCM-GPU). The paper's claims are declared in [`claims`] before any run;
 //! [`run`] evaluates them and writes the report ([`super::nuba_report`]).
 //!
 //! Run length (nuba.md §6.1: "1 billion instructions"): GPGPU-sim counts thread
@@ -202,6 +203,53 @@ pub const SWEEPS: &[Variant] = &[
         ],
     ),
     var("nuba-p2m", NUBA, &["system.page_bytes=2097152"]),
+    // GPU size (§7.7): partitions (NUBA) or SMs, slices and channels (UBA) halved /
+    // doubled, 2:2:1 kept, slice capacity constant
+    var(
+        "uba-g0.5",
+        UBA,
+        &[
+            "system.sms_per_node=32",
+            "l2.slices_per_node=32",
+            "l2.bytes_per_node=3145728",
+            "memory.channels_per_node=16",
+            "memory.stacks_per_node=2",
+        ],
+    ),
+    var(
+        "uba-g2",
+        UBA,
+        &[
+            "system.sms_per_node=128",
+            "l2.slices_per_node=128",
+            "l2.bytes_per_node=12582912",
+            "memory.channels_per_node=64",
+            "memory.stacks_per_node=8",
+        ],
+    ),
+    var("nuba-g0.5", NUBA, &["system.nodes=16"]),
+    var("nuba-g2", NUBA, &["system.nodes=64"]),
+    // MCM-GPU (§7.8, A21): the memory-side UBA split into 4 modules of 32 SMs, 32 slices
+    // and 16 channels; a line's home slice is in its home module, reached over the
+    // 720 GB/s inter-module links (one port per module into a switch, 32 cycles [S], as
+    // nuba-mcm's); pages round-robin over the modules (A10)
+    var(
+        "uba-mcm",
+        UBA,
+        &[
+            "system.nodes=4",
+            "system.sms_per_node=32",
+            "l2.slices_per_node=32",
+            "l2.bytes_per_node=3145728",
+            "memory.channels_per_node=16",
+            "memory.stacks_per_node=2",
+            "interconnect.topology=hub",
+            "interconnect.link_gbps=720",
+            "interconnect.latency=32",
+            "energy.node_static_w=5",
+        ],
+    ),
+    var("nuba-mcm", "nuba-mcm", &[]),
     var(
         "norep-th0.8",
         NUBA,
@@ -222,8 +270,19 @@ pub const NOC_POINTS: &[(f64, &str, &str)] = &[
     (5.6, "uba-noc5.6", "nuba-noc5.6"),
 ];
 
+/// The machine configuration of the planned variant `key` (a [`CONFIGS`] or [`SWEEPS`]
+/// key), for the models that price a machine rather than a run (the NoC power model).
+pub fn variant_config(key: &str) -> Option<locus_sim::Config> {
+    let v = CONFIGS.iter().chain(SWEEPS).find(|x| x.key == key)?;
+    let s: Vec<String> = v.sets.iter().map(|x| x.to_string()).collect();
+    locus_sim::preset::load(Some(v.preset), None, &s).ok()
+}
+
 /// Fig. 14 points run here: (study, setting, UBA key, NUBA key, the paper's NUBA vs UBA).
 pub const SENSITIVITY: &[(&str, &str, &str, &str, f64)] = &[
+    ("GPU size", "0.5x", "uba-g0.5", "nuba-g0.5", 1.159),
+    ("GPU size", "1x", "uba", "nuba", 1.231),
+    ("GPU size", "2x", "uba-g2", "nuba-g2", 1.301),
     ("LLC capacity", "0.5x", "uba-llc0.5", "nuba-llc0.5", 1.129),
     ("LLC capacity", "1x", "uba", "nuba", 1.231),
     ("LLC capacity", "2x", "uba-llc2", "nuba-llc2", 1.317),
@@ -242,6 +301,9 @@ pub const SENSITIVITY: &[(&str, &str, &str, &str, f64)] = &[
         1.131,
     ),
 ];
+
+/// Fig. 16 (§7.8): (UBA-MCM key, NUBA-MCM key, the paper's NUBA vs UBA on the MCM-GPU).
+pub const MCM: (&str, &str, f64) = ("uba-mcm", "nuba-mcm", 1.400);
 
 /// Fig. 12's per-benchmark Full-Rep vs No-Rep (nuba.md §7.3): (workload, paper ratio).
 pub const FULL_VS_NOREP: &[(&str, f64)] = &[
@@ -542,6 +604,13 @@ pub fn claims(benches: &[String], sweep: &[String]) -> Vec<Claim> {
             Unit::Gain,
         ));
     }
+    v.push(within(
+        "Fig. 16: NUBA vs UBA on the MCM-GPU",
+        &Unit::Gain.show(MCM.2),
+        MCM.2,
+        hm_speedup(sweep, MCM.0, MCM.1),
+        Unit::Gain,
+    ));
     v
 }
 

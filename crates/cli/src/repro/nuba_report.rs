@@ -76,6 +76,15 @@ pub fn write(
         ratio(l + if rep.is_finite() { rep } else { 0.0 }, l + r)
     };
     let replies = |k: &str| ratio(val(k, FILLS), val(k, "cycles"));
+    // partitions (nodes) that ran any warp instruction: a partition without CTAs first
+    // touches no page, so LAB's NPB stays low while fewer than 90% of them run (§4.2)
+    let busy = |k: &str| {
+        (0..1024)
+            .map(|i| val(k, &format!("sim.nodes.{i}.warp_insts")))
+            .take_while(|v| v.is_finite())
+            .filter(|&v| v > 0.0)
+            .count() as f64
+    };
     let low = nuba::of_class(benches, "low");
     let high = nuba::of_class(benches, "high");
     let abbr = |w: &str| {
@@ -135,7 +144,7 @@ pub fn write(
     head += &led.held_line(verdicts);
 
     // ---- diagnostics: the measurements the disagreements are explained from
-    let mut diag = String::from("\n## Diagnostics (per benchmark, main configurations)\n\nWhat the speedups come from: the share of L1 misses served in the requester's partition (No-Rep and NUBA; replica hits count as local), the busiest inter-partition NoC port's utilisation over the run, the mean load latency and the LLC hit rate of UBA and NUBA.\n\n");
+    let mut diag = String::from("\n## Diagnostics (per benchmark, main configurations)\n\nWhat the speedups come from: the share of L1 misses served in the requester's partition (No-Rep and NUBA; replica hits count as local), the partitions whose SMs ran any instruction (the others first-touch no page), the busiest inter-partition NoC port's utilisation over the run, the mean load latency and the LLC hit rate of UBA and NUBA.\n\n");
     let mut rows = Vec::new();
     for b in benches {
         let (u, n) = (key(b, "uba"), key(b, "nuba"));
@@ -145,6 +154,7 @@ pub fn write(
             abbr(b),
             led.pct(local(&key(b, "norep")), "local share norep"),
             led.pct(local(&n), "local share nuba"),
+            led.f(busy(&key(b, "norep")), 0, "partitions running CTAs norep"),
             led.pct(val(&n, "max_remote_link_util"), "max NoC port util nuba"),
             led.f(lu, 0, "load latency uba"),
             led.f(ln, 0, "load latency nuba"),
@@ -157,6 +167,7 @@ pub fn write(
             "benchmark",
             "local, No-Rep",
             "local, NUBA",
+            "partitions running CTAs, No-Rep",
             "busiest NoC port, NUBA",
             "load latency UBA (ns)",
             "load latency NUBA (ns)",
@@ -177,7 +188,10 @@ pub fn write(
             low.clone()
         } else if name.contains("high-sharing") {
             high.clone()
-        } else if name.starts_with("Fig. 10") || name.starts_with("Fig. 14") {
+        } else if name.starts_with("Fig. 10")
+            || name.starts_with("Fig. 14")
+            || name.starts_with("Fig. 16")
+        {
             sweep.to_vec()
         } else {
             benches.to_vec()
@@ -201,15 +215,36 @@ pub fn write(
         let reason = if name.contains("Full-Rep vs No-Rep on ") {
             let b = name.rsplit(' ').next().unwrap_or("");
             let k = key(b, "full");
-            format!(
-                "measured: Full-Rep's replicas served {} of its replica lookups on {} ({} replica fills), so replication turns almost no remote access into a local one in this run",
+            let base = format!(
+                "measured: Full-Rep's replicas served {} of its replica lookups on {} ({} replica fills, {} read-only remote reads per replica filled)",
                 led.pct(
                     ratio(val(&k, REPLICA_HITS), val(&k, "sim.replication.replica_lookups")),
                     "full replica hit rate"
                 ),
                 abbr(b),
                 led.f(val(&k, "sim.replication.replica_fills"), 0, "full replica fills"),
-            )
+                led.f(
+                    ratio(
+                        val(&k, "sim.replication.replica_lookups"),
+                        val(&k, "sim.replication.replica_fills")
+                    ),
+                    2,
+                    "full replica lookups per fill"
+                ),
+            );
+            if b == "2mm" {
+                format!(
+                    "{base}: a partition reads each remote read-only line about once in the run (the chunked CTA scheduler gives a partition consecutive CTAs of one block row, all resident at once, which between them read each line of B once; the next read of it is a block row later, a whole matrix away), so a replica has no later read to serve. Not capacity, flushes or tags: with slices {} times larger the hit count stays about the same (measured once for this report with n = {} at {} warp instructions: {} vs {} hits of {} lookups), and the synthetic kernels of crates/sim/tests/nuba.rs hit their replicas",
+                    led.int(16, "capacity factor of the one-off 2mm replica measurement"),
+                    led.int(320, "2mm side of the one-off replica measurement"),
+                    led.int(3_000_000, "warp instructions of the one-off replica measurement"),
+                    led.int(3040, "one-off measurement: replica hits, 16x slices"),
+                    led.int(2850, "one-off measurement: replica hits, preset slices"),
+                    led.int(62887, "one-off measurement: replica lookups, preset slices"),
+                )
+            } else {
+                base
+            }
         } else if name.contains("first touch") {
             format!(
                 "measured: first touch keeps {} of L1 misses in the requester's partition and LAB {} (means over benchmarks)",
@@ -224,18 +259,29 @@ pub fn write(
                 )
             });
             format!(
-                "measured: static energy is {} of NUBA's energy (mean over benchmarks), so energy follows run time; the NoC power model of nuba.md §7.4 is not calibrated (not run)",
+                "measured: static energy is {} of NUBA's energy (mean over benchmarks), so energy follows run time; the NoC power model of nuba.md §7.4 (Fig. 10) is not part of the energy total",
                 led.pct(st, "static share of nuba energy")
             )
         } else if name.contains("L1 misses served locally") {
             format!(
-                "measured: LAB places the pages of {} of L1 misses in the requester's partition under No-Rep and replicas add {} (means over benchmarks): the scaled inputs touch few pages per partition, so LAB's start-up (round-robin until about {} pages per partition, nuba.md §4.4) and its balance rule place most pages away from their users",
+                "measured: LAB places the pages of {} of L1 misses in the requester's partition under No-Rep and replicas add {} (means over benchmarks). The scaled inputs launch few CTAs: CTAs ran on {} of the {} partitions (mean over benchmarks, No-Rep), and a partition without CTAs first-touches no page, so NPB stays at or below the threshold (nuba.md §4.2) and LAB places pages least-first, the requester's partition only when it is among the emptiest. Measured once for this report (nuba, No-Rep, {} warp instructions): ATAX at its default input (nx = ny = {}, {} CTAs per kernel, {} partitions busy) keeps {} of L1 misses local under LAB and {} under first touch; at nx = ny = {} ({} CTAs, every partition busy) LAB keeps {} and first touch {}. LAB's rules were checked against §4.2-§4.4 (requester = the touching SM's partition, NPB over the pages per partition before each allocation, strict threshold, least-first with free locality)",
                 led.pct(over(&|b| local(&key(b, "norep"))), "mean local share norep"),
                 led.pct(
                     over(&|b| local(&key(b, "nuba")) - local(&key(b, "norep"))),
                     "mean replica local share"
                 ),
-                led.int(9, "nuba.md §4.4 LAB start-up pages per partition"),
+                led.f(over(&|b| busy(&key(b, "norep"))), 1, "mean partitions running CTAs norep"),
+                led.int(32, "NUBA partitions (preset nuba)"),
+                led.int(244_140, "warp instructions of the one-off atax LAB measurement"),
+                led.int(2816, "atax default side"),
+                led.int(11, "atax default CTAs of kernel 1 (2816 / 256)"),
+                led.int(11, "one-off measurement: partitions busy, atax default"),
+                led.pct(0.229, "one-off measurement: atax default LAB local share"),
+                led.pct(0.993, "one-off measurement: atax default FT local share"),
+                led.int(8192, "atax side of the one-off LAB measurement"),
+                led.int(32, "atax CTAs of kernel 1 at side 8192"),
+                led.pct(0.509, "one-off measurement: atax 8192 LAB local share"),
+                led.pct(0.986, "one-off measurement: atax 8192 FT local share"),
             )
         } else if name.contains("NUBA") || name.contains("UBA") {
             format!(
@@ -560,15 +606,25 @@ pub fn write(
     ];
     let mut cats = Vec::new();
     let mut marks = Vec::new();
-    let mut csv = String::from("tbs,uba,nuba\n");
+    let mut csv = String::from("tbs,uba,nuba,uba_noc_power,nuba_noc_power\n");
+    // NoC power (locus_sim::noc::power, nuba.md §7.4), relative to the UBA at 1.4 TB/s
+    let power = |k: &str| {
+        nuba::variant_config(k)
+            .and_then(|c| locus_sim::noc::power::of(&c))
+            .unwrap_or(f64::NAN)
+    };
+    let p0 = power("uba");
     for (i, &(tbs, u, n)) in NOC_POINTS.iter().enumerate() {
         let (a, b) = (hm_sp(sweep, "uba", u), hm_sp(sweep, "uba", n));
-        let _ = writeln!(csv, "{tbs},{a},{b}");
+        let (pa, pb) = (ratio(power(u), p0), ratio(power(n), p0));
+        let _ = writeln!(csv, "{tbs},{a},{b},{pa},{pb}");
         let label = led.f(tbs, 1, "noc point TB/s");
         rows.push(vec![
             label.clone(),
             led.x(a, "fig10 uba"),
             led.x(b, "fig10 nuba"),
+            led.f(pa, 2, "fig10 uba noc power (model)"),
+            led.f(pb, 2, "fig10 nuba noc power (model)"),
         ]);
         cats.push(format!("{label} TB/s"));
         series[0].1.push(a);
@@ -578,10 +634,32 @@ pub fn write(
         }
     }
     f10 += &table(
-        &["NoC TB/s".to_string(), "UBA".into(), "NUBA".into()],
+        &[
+            "NoC TB/s".to_string(),
+            "UBA".into(),
+            "NUBA".into(),
+            "NoC power UBA".into(),
+            "NoC power NUBA".into(),
+        ],
         &rows,
     );
-    writeln!(f10, "\nThe paper: NUBA at the lowest bandwidth {} over UBA at the baseline bandwidth, about equal to UBA at the highest. The NoC power ratios of §7.4 ({}, {}) need the NoC power model, not calibrated here.", led.gain(1.127, "paper fig10"), led.x(12.1, "paper §7.4"), led.x(9.4, "paper §7.4"))?;
+    let smuba = |gbps: &str| {
+        locus_sim::preset::load(
+            Some("nuba-sm-uba"),
+            None,
+            &[format!("noc.sm_port_gbps={gbps}")],
+        )
+        .ok()
+        .and_then(|c| locus_sim::noc::power::of(&c))
+        .unwrap_or(f64::NAN)
+    };
+    writeln!(f10, "\nNoC power is the structural model of `locus_sim::noc::power` (crosspoints and ports by radix and width, calibrated to the ratios nuba.md §7.4 derives; relative to the UBA at the baseline bandwidth). The paper: NUBA at the lowest bandwidth {} over UBA at the baseline bandwidth, about equal to UBA at the highest, with {} / {} less NoC power than the memory- / SM-side UBA at the highest; the model gives {} / {}.",
+        led.gain(1.127, "paper fig10"),
+        led.x(12.1, "paper §7.4"),
+        led.x(9.4, "paper §7.4"),
+        led.x(ratio(power("uba-noc5.6"), power("nuba-noc0.7")), "model: uba 5.6 / nuba 0.7 noc power"),
+        led.x(ratio(smuba("89.6"), power("nuba-noc0.7")), "model: sm-uba 5.6 / nuba 0.7 noc power"),
+    )?;
     std::fs::write(out.join("fig10_noc.csv"), csv)?;
     plot::grouped_bars_marked(
         &figs.join("nuba-fig10-noc"),
@@ -620,6 +698,22 @@ pub fn write(
         &rows,
     );
     std::fs::write(out.join("fig14_sensitivity.csv"), csv)?;
+    let (mu, mn, mp) = nuba::MCM;
+    writeln!(
+        f14,
+        "\n## Figs. 15-16: MCM-GPU (sweep benchmarks)\n\nNUBA on {} modules (`nuba-mcm`: {} partitions, {} GB/s inter-module links) vs the memory-side UBA split into the same modules (`{mu}` in `SWEEPS`): {} (paper {}); on the monolithic GPU of the same resources (the 2x GPU-size point above) {} (paper {}). Model caveat, measured once for this report on 2MM (n = {}, {} warp instructions): Locus's UBA-MCM forwards a remote read from the requester module's slice to the home module and returns the reply straight to the SM, so the home slice's data port carries only local replies: the slice data ports carried {} bytes against the monolithic UBA's {}, which makes this UBA-MCM optimistic wherever one home slice is hot.",
+        led.int(4, "MCM modules (nuba.md §7.8)"),
+        led.int(64, "nuba-mcm partitions"),
+        led.int(720, "MCM inter-module link GB/s (nuba.md §7.8)"),
+        led.gain(hm_sp(sweep, mu, mn), "fig16 nuba-mcm vs uba-mcm"),
+        led.gain(mp, "paper fig16"),
+        led.gain(hm_sp(sweep, "uba-g2", "nuba-g2"), "fig14 gpu size 2x"),
+        led.gain(1.301, "paper fig14 gpu size 2x"),
+        led.int(320, "one-off MCM measurement 2mm side"),
+        led.int(244_140, "one-off MCM measurement warp instructions"),
+        led.int(341_376, "one-off: uba-mcm slice data port bytes"),
+        led.int(1_330_944, "one-off: uba slice data port bytes"),
+    )?;
 
     // ---- not run, run time
     let mut tail = String::from("\n## Not run\n\n");
@@ -628,7 +722,7 @@ pub fn write(
         "- Table 2 benchmarks without a Locus model: {}.",
         MISSING.join(", ")
     )?;
-    writeln!(tail, "- Fig. 14's GPU size points, the UBA's PAE address mapping, Figs. 15-16 (MCM: `nuba-mcm` exists, a UBA MCM preset does not), §7.9's page migration and page replication, and the NoC power model of §7.4 (the power axis of Fig. 10 and the NoC share of Fig. 13).")?;
+    writeln!(tail, "- Fig. 14's UBA PAE address mapping (the core has no PAE channel hash), §7.9's Griffin-style page migration and Carrefour-style page replication (the core's migration moves a page on its first GPU touch only, with no per-interval access counts), and the NoC share of Fig. 13's energy (the NoC power model prices Fig. 10's networks only).")?;
     let per_run = ratio(meta.host_seconds, meta.runs as f64);
     let full_runs = TABLE2.len() * (nuba::CONFIGS.len() + nuba::SWEEPS.len());
     let est =
