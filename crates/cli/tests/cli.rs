@@ -615,9 +615,9 @@ fn repro_nuba_quick_report_passes_its_audit() {
             "{f} missing"
         );
     }
-    // one row per run: 7 configurations + 16 sweep points on the one benchmark
+    // one row per run: 7 configurations + 23 sweep points on the one benchmark
     let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
-    assert_eq!(runs.lines().count(), 1 + 7 + 16);
+    assert_eq!(runs.lines().count(), 1 + 7 + 23);
     let _ = std::fs::remove_dir_all(&d);
 }
 

@@ -514,6 +514,11 @@ pub struct MemoryCfg {
     /// Interleave granularity across the stacks of a node, bytes (Fig. 14: 128 B FGP
     /// versus 4 KB CGP).
     pub stack_interleave_bytes: u64,
+    /// PAE-style channel hashing (NUBA §2/§7.7, nuba.md §7.7 "UBA address mapping"; Liu et
+    /// al., ISCA '18): the stack and channel bits are XORed with folded higher address
+    /// bits, so power-of-two strides spread over the channels (still a bijection). Off
+    /// (default): the fixed-channel map.
+    pub channel_xor: bool,
 }
 
 impl Default for MemoryCfg {
@@ -524,6 +529,7 @@ impl Default for MemoryCfg {
             channel_interleave_bytes: 128,
             stacks_per_node: 1,
             stack_interleave_bytes: 128,
+            channel_xor: false,
         }
     }
 }
@@ -1138,6 +1144,12 @@ impl Config {
         if m.channels_per_node == 0 || (!p2(m.channels_per_node as u64) && m.stacks_per_node != 1) {
             return Err(format!(
                 "memory.channels_per_node = {}: must be a power of two (any count >= 1 with memory.stacks_per_node = 1)",
+                m.channels_per_node
+            ));
+        }
+        if m.channel_xor && !p2(m.channels_per_node as u64) {
+            return Err(format!(
+                "memory.channel_xor = true needs a power-of-two memory.channels_per_node (it is {}); set memory.channel_xor = false",
                 m.channels_per_node
             ));
         }

@@ -203,6 +203,8 @@ pub const SWEEPS: &[Variant] = &[
         ],
     ),
     var("nuba-p2m", NUBA, &["system.page_bytes=2097152"]),
+    // the UBA with PAE-style channel hashing (§7.7; NUBA keeps its fixed channel bits)
+    var("uba-pae", UBA, &["memory.channel_xor=true"]),
     // GPU size (§7.7): partitions (NUBA) or SMs, slices and channels (UBA) halved /
     // doubled, 2:2:1 kept, slice capacity constant
     var(
@@ -291,6 +293,8 @@ pub const SENSITIVITY: &[(&str, &str, &str, &str, f64)] = &[
     ("slices per partition", "4", "uba", "nuba-s4", 1.412),
     ("page size", "4 KB", "uba", "nuba", 1.231),
     ("page size", "2 MB", "uba-p2m", "nuba-p2m", 1.216),
+    ("UBA address mapping", "fixed-channel", "uba", "nuba", 1.231),
+    ("UBA address mapping", "PAE", "uba-pae", "nuba", 1.197),
     ("LAB threshold (No-Rep)", "0.8", "uba", "norep-th0.8", 1.145),
     ("LAB threshold (No-Rep)", "0.9", "uba", "norep", 1.148),
     (

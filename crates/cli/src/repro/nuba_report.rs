@@ -722,7 +722,7 @@ pub fn write(
         "- Table 2 benchmarks without a Locus model: {}.",
         MISSING.join(", ")
     )?;
-    writeln!(tail, "- Fig. 14's UBA PAE address mapping (the core has no PAE channel hash), §7.9's Griffin-style page migration and Carrefour-style page replication (the core's migration moves a page on its first GPU touch only, with no per-interval access counts), and the NoC share of Fig. 13's energy (the NoC power model prices Fig. 10's networks only).")?;
+    writeln!(tail, "- §7.9's Griffin-style page migration and Carrefour-style page replication (the core's migration moves a page on its first GPU touch only, with no per-interval access counts), and the NoC share of Fig. 13's energy (the NoC power model prices Fig. 10's networks only).")?;
     let per_run = ratio(meta.host_seconds, meta.runs as f64);
     let full_runs = TABLE2.len() * (nuba::CONFIGS.len() + nuba::SWEEPS.len());
     let est =

@@ -33,6 +33,8 @@ pub struct AddressMap {
     /// Channels per node when not a power of two (K80's 6 GDDR5 controllers): interleave
     /// units go to channels by modulo; 0 = the bit-field map.
     ch_mod: u64,
+    /// `memory.channel_xor`: XOR the stack and channel bits with folded higher bits (PAE).
+    xor: bool,
 }
 
 impl AddressMap {
@@ -54,6 +56,7 @@ impl AddressMap {
             } else {
                 cfg.memory.channels_per_node as u64
             },
+            xor: cfg.memory.channel_xor,
         }
     }
 
@@ -75,9 +78,23 @@ impl AddressMap {
         // stack bits first (deleted), then the channel bits inside the stack (deleted)
         let (stack, local) = take_bits(local, self.st_shift, self.st_bits);
         let (cis, chan_addr) = take_bits(local, self.ch_shift, self.ch_bits);
+        let mut channel = (stack << self.ch_bits) | cis;
+        if self.xor {
+            // PAE: fold the address bits above both interleave units (what is left of
+            // chan_addr there: independent of the channel bits, so the map stays a
+            // bijection) into the channel index
+            let bits = self.st_bits + self.ch_bits;
+            let mut high = chan_addr >> self.ch_shift.max(self.st_shift);
+            let mut h = 0;
+            while high != 0 && bits > 0 {
+                h ^= high & ((1u64 << bits) - 1);
+                high >>= bits;
+            }
+            channel ^= h;
+        }
         Location {
             node,
-            channel: ((stack << self.ch_bits) | cis) as u32,
+            channel: channel as u32,
             chan_addr,
         }
     }
@@ -108,6 +125,38 @@ mod tests {
 
     fn map() -> AddressMap {
         AddressMap::new(&Config::default())
+    }
+
+    #[test]
+    fn pae_channel_xor_is_a_bijection_that_spreads_strides() {
+        // nuba-mem-uba's memory: 4 stacks x 8 channels, 4 KB interleave
+        let mut c = Config::default();
+        c.system.nodes = 1;
+        c.memory.channels_per_node = 32;
+        c.memory.stacks_per_node = 4;
+        c.memory.channel_interleave_bytes = 4096;
+        c.memory.stack_interleave_bytes = 4096;
+        let fixed = AddressMap::new(&c);
+        c.memory.channel_xor = true;
+        let pae = AddressMap::new(&c);
+        let mut seen = std::collections::HashSet::new();
+        for i in 0..4096u64 {
+            let l = pae.locate(i * 4096, Mode::Cgp);
+            assert!(
+                seen.insert((l.channel, l.chan_addr)),
+                "not a bijection at {i}"
+            );
+            assert_eq!(l.chan_addr, fixed.locate(i * 4096, Mode::Cgp).chan_addr);
+        }
+        // a 128 KB stride (32 pages) hits one channel under the fixed map, many under PAE
+        let chans = |m: &AddressMap| {
+            (0..64u64)
+                .map(|i| m.locate(i * 32 * 4096, Mode::Cgp).channel)
+                .collect::<std::collections::HashSet<_>>()
+                .len()
+        };
+        assert_eq!(chans(&fixed), 1);
+        assert!(chans(&pae) >= 32, "{}", chans(&pae));
     }
 
     #[test]
