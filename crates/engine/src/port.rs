@@ -236,7 +236,10 @@ mod tests {
         let far = 3 * GAP_WINDOW_PS;
         assert_eq!(p.send(far, 128), far + 4000); // forgets 0..4 ns
         let late = p.send(1000, 128);
-        assert!(late - p.ser(128) >= 4000, "overlaps the forgotten 0..4 ns: {late}");
+        assert!(
+            late - p.ser(128) >= 4000,
+            "overlaps the forgotten 0..4 ns: {late}"
+        );
         // out-of-order arrivals spread over ten windows, offered above the bandwidth
         let mut p = Port::new(16.0, 0).filling_gaps();
         let mut x = 99u64;

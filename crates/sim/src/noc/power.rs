@@ -114,7 +114,10 @@ mod tests {
         let sm64 = of(&load("nuba-sm-uba", &["noc.sm_port_gbps=89.6"])).unwrap();
         let nuba7 = of(&load(
             "nuba",
-            &["interconnect.local_gbps=22.4", "interconnect.link_gbps=11.2"],
+            &[
+                "interconnect.local_gbps=22.4",
+                "interconnect.link_gbps=11.2",
+            ],
         ))
         .unwrap();
         let near = |got: f64, want: f64| (got / want - 1.0).abs() < 0.10;
