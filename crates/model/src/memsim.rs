@@ -81,6 +81,10 @@ pub struct Events {
     pub tex_miss: u64,
     /// Constant-cache misses (lines).
     pub const_miss: u64,
+    /// Texture-cache line lookups (distinct lines per warp access).
+    pub tex_access: u64,
+    /// Constant-cache line lookups (distinct lines per warp access).
+    pub const_access: u64,
     /// L2 accesses (lines).
     pub l2_access: u64,
     /// L2 misses that went to DRAM (reads) plus dirty write-backs.
@@ -229,13 +233,15 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
                 let tl = u64::from(cfg.tex_line);
                 keys.clear();
                 for &(ad, _) in &addrs {
-                    let k = if target == Place::Tex2D && oi != usize::MAX {
-                        tile_key(&p.objects[oi], ad, tl)
+                    let ad = if target == Place::Tex2D && oi != usize::MAX {
+                        tiled_addr(&p.objects[oi], ad, tl)
                     } else {
-                        ad / tl
+                        ad
                     };
+                    let k = ad / tl;
                     if !keys.contains(&k) {
                         keys.push(k);
+                        ev.tex_access += 1;
                         if tex[a.sm as usize].access_key(k, false) != Outcome::Hit {
                             ev.tex_miss += 1;
                             l2_go(ad, false, &mut ev);
@@ -254,6 +260,7 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
                 distinct(&addrs, u64::from(cfg.const_line), &mut keys);
                 for &k in &keys {
                     let ad = k * u64::from(cfg.const_line);
+                    ev.const_access += 1;
                     if cst[a.sm as usize].access(ad, false) != Outcome::Hit {
                         ev.const_miss += 1;
                         ev.replays[1] += 1;
@@ -283,22 +290,33 @@ fn distinct(addrs: &[(u64, u32)], gran: u64, out: &mut Vec<u64>) {
     }
 }
 
-/// 2-D texture line key: the array as rows of `row_elems` elements (or a square-ish
-/// power-of-two width), cut into tiles of `tile_bytes` (4 rows x `tile_bytes/4` bytes),
-/// the block-linear layout of §7 #20.
-fn tile_key(o: &crate::profile::ObjInfo, addr: u64, tile_bytes: u64) -> u64 {
+/// Block-linear address of a 2-D texture element (spec §2.2 "2T uses tiled (block-linear)
+/// layout", §7 #20): the array as rows of `row_elems` elements (else the square-ish
+/// power-of-two width), cut into tiles of one texture line (`tile_bytes`) each, `w x h`
+/// elements with `w` the larger power of two, tiles row-major. A tile is contiguous in
+/// memory, so a texture-line miss fetches the L2 line at this address: the data a 2-D
+/// neighbourhood shares, not the first lane's linear address.
+fn tiled_addr(o: &crate::profile::ObjInfo, addr: u64, tile_bytes: u64) -> u64 {
     let e = u64::from(o.elem_bytes.max(1));
     let n = (o.bytes / e).max(1);
     let width = if o.row_elems > 0 {
         o.row_elems
     } else {
-        ((n as f64).sqrt().ceil() as u64).next_power_of_two()
+        ((n as f64).sqrt().ceil() as u64).max(1).next_power_of_two()
     };
+    let per_tile = (tile_bytes / e).max(1);
+    let tw = 1u64 << per_tile.trailing_zeros().div_ceil(2);
+    let th = (per_tile / tw).max(1);
     let i = addr.saturating_sub(o.base) / e;
     let (x, y) = (i % width, i / width);
-    let per_row = (tile_bytes / 4 / e).max(1);
-    let tiles_x = width.div_ceil(per_row);
-    (o.base / tile_bytes) + (y / 4) * tiles_x + x / per_row
+    let tile = (y / th) * width.div_ceil(tw) + x / tw;
+    let t = o.base + (tile * per_tile + (y % th) * tw + x % tw) * e;
+    // the last tile row may be padded past the object: keep the linear address there
+    if t < o.base + o.bytes {
+        t
+    } else {
+        addr
+    }
 }
 
 /// Replays of one shared access (cause (4), §3.2.4 precise rule): the most distinct
