@@ -86,6 +86,13 @@ pub fn hw_for(cfg: &Config) -> Hw {
                 locus_sim::spaces::GlobalReplay::Literal => GlobalReplay::Literal,
                 locus_sim::spaces::GlobalReplay::Segments => GlobalReplay::Segments,
             },
+            // the simulator maps a page to the next free frame at its first touch (one
+            // node: frames in first-touch order)
+            first_touch_page: if cfg.system.nodes == 1 {
+                cfg.system.page_bytes
+            } else {
+                0
+            },
         },
         ..Hw::default()
     }
@@ -837,16 +844,23 @@ pub fn rows_of_trace(trace: &[(u64, u32, u64)], map: &locus_model::dram::BitMapp
     n
 }
 
-/// Row hits, misses and conflicts of the model's own sample DRAM stream (its merged order).
-pub fn rows_of_model_order(m: &Model) -> [u64; 3] {
+/// Row hits, misses and conflicts of the model's own sample DRAM stream (its merged order),
+/// with the machine's first-touch frames or (`virtual_addrs`) on the profile's addresses.
+pub fn rows_of_model_order(m: &Model, virtual_addrs: bool) -> [u64; 3] {
     use locus_model::dram::{row_events, BankDist, RowEvent};
     let mut ev = Vec::new();
-    row_events(
-        &m.sample_events().dram,
-        &m.hw.mapping,
-        BankDist::Mapped,
-        &mut ev,
-    );
+    let virt;
+    let stream = if virtual_addrs {
+        let mem = MemCfg {
+            first_touch_page: 0,
+            ..m.hw.mem.clone()
+        };
+        virt = locus_model::memsim::run(&m.profile, &m.profile.sample_placement(), &mem);
+        &virt.dram
+    } else {
+        &m.sample_events().dram
+    };
+    row_events(stream, &m.hw.mapping, BankDist::Mapped, &mut ev);
     let mut n = [0u64; 3];
     for (_, e) in ev {
         n[match e {

@@ -50,6 +50,13 @@ pub struct MemCfg {
     pub transaction: u32,
     /// Replay rule (1).
     pub global_replay: GlobalReplay,
+    /// Physical frames allocated at first touch, in pages of this many bytes (the
+    /// simulator's allocator: a page gets the next free frame when an access first
+    /// touches it), applied to the DRAM stream's addresses before the bank and row bits
+    /// are taken. 0: DRAM sees the profile's (virtual) addresses, physically contiguous
+    /// arrays as on the paper's K80 (§2.3). Set from the preset by the CLI.
+    #[serde(default)]
+    pub first_touch_page: u64,
 }
 
 impl Default for MemCfg {
@@ -68,6 +75,7 @@ impl Default for MemCfg {
             bank_bytes: 4,
             transaction: 128,
             global_replay: GlobalReplay::Literal,
+            first_touch_page: 0,
         }
     }
 }
@@ -162,6 +170,7 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
             ev.staging_bytes += o.bytes * p.blocks * (1 + u64::from(o.written));
         }
     }
+    let mut frames = Frames::new(cfg.first_touch_page);
     let mut addrs: Vec<(u64, u32)> = Vec::with_capacity(32);
     let mut keys: Vec<u64> = Vec::with_capacity(32);
     let line = u64::from(cfg.l2_line);
@@ -191,6 +200,11 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
             };
             addrs.push((addr, u32::from(l.bytes)));
         }
+        if target.off_chip() {
+            for &(ad, _) in &addrs {
+                frames.touch(ad);
+            }
+        }
         let write = a.kind != Kind::Load;
         let t = a.dyn_id as f64;
         let mut l2_go = |addr: u64, write: bool, ev: &mut Events| {
@@ -200,7 +214,7 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
                     ev.l2_miss += 1;
                     ev.dram.push(DramReq {
                         t,
-                        addr: v,
+                        addr: frames.phys(v),
                         write: true,
                     });
                 }
@@ -208,7 +222,7 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
                     ev.l2_miss += 1;
                     ev.dram.push(DramReq {
                         t,
-                        addr: addr & !(line - 1),
+                        addr: frames.phys(addr & !(line - 1)),
                         write: false,
                     });
                 }
@@ -274,6 +288,43 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
         }
     }
     ev
+}
+
+/// First-touch frame allocation ([`MemCfg::first_touch_page`]): page -> frame in the order
+/// pages are first touched. The last page looked up is remembered (a warp's lanes mostly
+/// share one page), so the map is consulted about once per access.
+struct Frames {
+    shift: u32,
+    map: std::collections::HashMap<u64, u64>,
+    last: (u64, u64),
+}
+
+impl Frames {
+    fn new(page: u64) -> Frames {
+        Frames {
+            shift: if page > 1 { page.trailing_zeros() } else { 0 },
+            map: std::collections::HashMap::new(),
+            last: (u64::MAX, 0),
+        }
+    }
+    fn touch(&mut self, addr: u64) -> u64 {
+        if self.shift == 0 {
+            return 0;
+        }
+        let vpn = addr >> self.shift;
+        if self.last.0 != vpn {
+            let next = self.map.len() as u64;
+            self.last = (vpn, *self.map.entry(vpn).or_insert(next));
+        }
+        self.last.1
+    }
+    fn phys(&mut self, addr: u64) -> u64 {
+        if self.shift == 0 {
+            return addr;
+        }
+        let f = self.touch(addr);
+        (f << self.shift) | (addr & ((1u64 << self.shift) - 1))
+    }
 }
 
 /// Distinct `gran`-aligned units touched by the lanes (in first-touch order), as unit
