@@ -86,6 +86,13 @@ pub fn hw_for(cfg: &Config) -> Hw {
                 locus_sim::spaces::GlobalReplay::Literal => GlobalReplay::Literal,
                 locus_sim::spaces::GlobalReplay::Segments => GlobalReplay::Segments,
             },
+            // the simulator maps a page to the next free frame at its first touch (one
+            // node: frames in first-touch order)
+            first_touch_page: if cfg.system.nodes == 1 {
+                cfg.system.page_bytes
+            } else {
+                0
+            },
         },
         ..Hw::default()
     }
@@ -328,6 +335,22 @@ pub struct SimOut {
     pub l2_trans: u64,
     /// Post-L2 DRAM requests: (arrival ps, channel, channel-local address) when recorded.
     pub dram: Vec<(u64, u32, u64)>,
+    /// Replays by cause (1)-(4) (`spaces.replays_*`).
+    pub replays: [u64; 4],
+    /// Texture line lookups and hits.
+    pub tex: [u64; 2],
+    /// Constant line lookups and hits.
+    pub cst: [u64; 2],
+    /// L2 hits.
+    pub l2_hits: u64,
+    /// DRAM reads and writes issued by the kernel's L2 misses and write-backs.
+    pub dram_rw: [u64; 2],
+    /// Loads completed and their summed latency (ps): the measured mean load latency.
+    pub loads: (u64, u64),
+    /// Row hits, misses and conflicts of the whole run's DRAM, and its mean read latency
+    /// (ns, controller arrival to data); `None` when the run has other kernels than the
+    /// profiled one (then the node counters are not the kernel's).
+    pub rows: Option<([u64; 3], f64)>,
 }
 
 /// Simulates `bench` on `cfg` with the extra workload parameters and `--place` overrides.
@@ -357,6 +380,34 @@ pub fn simulate(
         o.int_insts += c.warp_insts_by_class[locus_workload::InstClass::Int as usize];
         o.ldst += c.mem_insts;
         o.l2_trans += c.l2_accesses;
+        o.l2_hits += c.l2_hits;
+        o.dram_rw[0] += c.dram_reads;
+        o.dram_rw[1] += c.dram_writes;
+        o.loads.0 += c.loads_completed;
+        o.loads.1 += c.load_latency_ps;
+        if let Some(sp) = &k.spaces {
+            o.replays[0] += sp.replays_global_divergence;
+            o.replays[1] += sp.replays_const_miss;
+            o.replays[2] += sp.replays_const_divergence;
+            o.replays[3] += sp.replays_shared_bank_conflict;
+            o.tex[0] += sp.tex_requests;
+            o.tex[1] += sp.tex_hits;
+            o.cst[0] += sp.const_requests;
+            o.cst[1] += sp.const_hits;
+        }
+    }
+    if r.sim.kernels.iter().all(|k| k.name == b.kernel) {
+        let mut rows = [0u64; 3];
+        let (mut lat, mut n) = (0.0, 0u64);
+        for nd in &r.sim.nodes {
+            let d = &nd.dram;
+            rows[0] += d.row_hits;
+            rows[1] += d.row_misses;
+            rows[2] += d.row_conflicts;
+            lat += d.mean_read_latency_ns * d.reads as f64;
+            n += d.reads;
+        }
+        o.rows = Some((rows, lat / n.max(1) as f64));
     }
     if o.cycles == 0.0 {
         bail!(
@@ -431,6 +482,8 @@ pub struct CaseResult {
     pub truth: f64,
     /// The simulation's counters (Table I events).
     pub sim: SimOut,
+    /// Integer warp instructions of the sample's simulation (the addressing delta's base).
+    pub sample_int: u64,
     /// Per variant of [`Flags::ablations`]: (the regression's features and target) for
     /// training, and the prediction once trained.
     pub rows: Vec<([f64; 11], f64)>,
@@ -513,6 +566,7 @@ pub fn evaluate(
             skipped: None,
             truth: 0.0,
             sim: SimOut::default(),
+            sample_int: 0,
             rows: Vec::new(),
             pred: Vec::new(),
         };
@@ -570,6 +624,7 @@ pub fn evaluate(
         };
         r.truth = sim.cycles;
         r.sim = sim;
+        r.sample_int = samples[case.workload].int_insts;
         for (_, f) in &variants {
             let row = m
                 .training_row(&target, r.truth, *f)
@@ -612,7 +667,10 @@ pub fn evaluate(
             .collect();
         // `ours` calibrated to the sample (spec §7 #16 [D]): the sample's simulated time
         // times the model's target / sample ratio
-        let ours = variants.len() - 1;
+        let ours = variants
+            .iter()
+            .position(|v| v.0 == "ours")
+            .expect("`ours` among the variants");
         let s = m
             .predict(
                 &p.sample_placement(),
@@ -652,6 +710,166 @@ pub fn predict_terms(m: &Model, case: &Case, v: usize, ev: &Evaluation) -> (f64,
         Ok(pr) => (pr.t_comp, pr.t_mem, pr.t_overlap),
         Err(_) => (f64::NAN, f64::NAN, f64::NAN),
     }
+}
+
+/// The placement of `case` in the model's terms (the sample with the case's moves).
+fn target_of(m: &Model, case: &Case) -> Option<Vec<Place>> {
+    let p = &m.profile;
+    let moves = realise(case, p).ok()?;
+    let mut target = p.sample_placement();
+    for mv in &moves {
+        target[mv.obj] = mv.to;
+    }
+    Some(target)
+}
+
+/// The model's terms beside the simulator's own counterparts on the same placement.
+pub const TERMS: &[(&str, &str)] = &[
+    ("cycles", "T (Eq. 1) vs the kernel's simulated cycles"),
+    ("issued_insts", "issued warp instructions (§3.2) vs `spaces.issued_insts`"),
+    ("mem_insts", "warp memory requests vs the simulator's memory instructions"),
+    ("replays_global", "replay cause (1) vs the simulator's global divergence replays"),
+    ("replays_const_miss", "replay cause (2) vs constant-miss replays"),
+    ("replays_const_div", "replay cause (3) vs constant divergence replays"),
+    ("replays_bank", "replay cause (4) vs shared bank-conflict replays"),
+    ("d_addr_insts", "addressing instructions target - sample (§3.2.3) vs the simulated integer instructions target - sample"),
+    ("tex_hit_rate", "texture cache hit rate (line lookups)"),
+    ("const_hit_rate", "constant cache hit rate (line lookups)"),
+    ("l2_hit_rate", "L2 hit rate (read misses to DRAM over L2 accesses)"),
+    ("l2_accesses", "L2 accesses (lines)"),
+    ("dram_reads", "DRAM reads"),
+    ("dram_writes", "DRAM writes (L2 write-backs)"),
+    ("row_hit_share", "row-buffer hits / DRAM accesses (run-wide when the run is this kernel only)"),
+    ("row_miss_share", "row misses (closed bank) / DRAM accesses"),
+    ("row_conflict_share", "row conflicts / DRAM accesses"),
+    ("dram_latency", "DRAM latency with queuing (Eqs. 6-10, cycles) vs the controller's mean read latency plus the crossbar round trip"),
+    ("amat", "AMAT (Eq. 5, cycles) vs the simulator's mean load latency (every space)"),
+    ("t_comp_vs_issue", "T_comp (Eq. 2) vs the issue cycles: issued / (active SMs x issue width)"),
+];
+
+/// Every term of [`TERMS`] for one case under `ours` (with the trained coefficients):
+/// (model, simulator) per term, NaN where the simulator has no counterpart.
+pub fn term_pairs(
+    m: &Model,
+    r: &CaseResult,
+    coefs: Option<&Coefs>,
+    cfg: &Config,
+) -> Option<Vec<(f64, f64)>> {
+    if r.skipped.is_some() {
+        return None;
+    }
+    let target = target_of(m, r.case)?;
+    let pr = m.predict(&target, Flags::ours(), coefs).ok()?;
+    let k = m.profile.scale();
+    let s = &r.sim;
+    let e = &pr.events;
+    let clock = cfg.system.sm_clock_ghz;
+    let rate = |h: f64, n: f64| if n > 0.0 { h / n } else { f64::NAN };
+    let rows_m: u64 = pr.dram.rows.iter().sum();
+    let (rows_s, lat_s) = match s.rows {
+        Some((rw, lat)) => {
+            let n = rw.iter().sum::<u64>() as f64;
+            let xbar = 2.0 * f64::from(cfg.noc.xbar_latency);
+            (
+                [0, 1, 2].map(|i| rate(rw[i] as f64, n)),
+                if lat > 0.0 {
+                    lat * clock + xbar
+                } else {
+                    f64::NAN
+                },
+            )
+        }
+        None => ([f64::NAN; 3], f64::NAN),
+    };
+    let issue_w = f64::from(cfg.sm.issue_width.max(1));
+    let sms = f64::from(m.profile.active_sms.max(1));
+    let dram_reads = e.dram_reads as f64;
+    Some(vec![
+        (pr.total, r.truth),
+        (e.issued, s.issued as f64),
+        (e.req.iter().sum::<u64>() as f64 * k, s.ldst as f64),
+        (pr.replays[0] as f64 * k, s.replays[0] as f64),
+        (pr.replays[1] as f64 * k, s.replays[1] as f64),
+        (pr.replays[2] as f64 * k, s.replays[2] as f64),
+        (pr.replays[3] as f64 * k, s.replays[3] as f64),
+        (
+            pr.d_addr as f64 * k,
+            s.int_insts as f64 - r.sample_int as f64,
+        ),
+        (
+            rate((e.lookups[0] - e.misses[0]) as f64, e.lookups[0] as f64),
+            rate(s.tex[1] as f64, s.tex[0] as f64),
+        ),
+        (
+            rate((e.lookups[1] - e.misses[1]) as f64, e.lookups[1] as f64),
+            rate(s.cst[1] as f64, s.cst[0] as f64),
+        ),
+        (
+            rate(e.l2_access as f64 - dram_reads, e.l2_access as f64),
+            rate(s.l2_hits as f64, s.l2_trans as f64),
+        ),
+        (e.l2_access as f64 * k, s.l2_trans as f64),
+        (dram_reads * k, s.dram_rw[0] as f64),
+        (
+            (e.dram_requests - e.dram_reads) as f64 * k,
+            s.dram_rw[1] as f64,
+        ),
+        (rate(pr.dram.rows[0] as f64, rows_m as f64), rows_s[0]),
+        (rate(pr.dram.rows[1] as f64, rows_m as f64), rows_s[1]),
+        (rate(pr.dram.rows[2] as f64, rows_m as f64), rows_s[2]),
+        (pr.dram.lat, lat_s),
+        (
+            pr.amat,
+            rate(s.loads.1 as f64 / 1e3 * clock, s.loads.0 as f64),
+        ),
+        (pr.t_comp, s.issued as f64 / (sms * issue_w)),
+    ])
+}
+
+/// Row hits, misses and conflicts of a simulator DRAM trace (arrival ps, channel,
+/// channel-local address) in its arrival order, through the model's open-page FSM with the
+/// bank and row bits of `map` applied to the channel-local address (as
+/// [`locus_model::dram::BitMapping::bank`] does after its modulo channel step).
+pub fn rows_of_trace(trace: &[(u64, u32, u64)], map: &locus_model::dram::BitMapping) -> [u64; 3] {
+    let mut open: BTreeMap<(u32, u64), u64> = BTreeMap::new();
+    let mut n = [0u64; 3];
+    for &(_, ch, local) in trace {
+        let k = match open.insert((ch, local & map.bank_mask()), local & map.row_mask) {
+            None => 1,
+            Some(r) if r == local & map.row_mask => 0,
+            Some(_) => 2,
+        };
+        n[k] += 1;
+    }
+    n
+}
+
+/// Row hits, misses and conflicts of the model's own sample DRAM stream (its merged order),
+/// with the machine's first-touch frames or (`virtual_addrs`) on the profile's addresses.
+pub fn rows_of_model_order(m: &Model, virtual_addrs: bool) -> [u64; 3] {
+    use locus_model::dram::{row_events, BankDist, RowEvent};
+    let mut ev = Vec::new();
+    let virt;
+    let stream = if virtual_addrs {
+        let mem = MemCfg {
+            first_touch_page: 0,
+            ..m.hw.mem.clone()
+        };
+        virt = locus_model::memsim::run(&m.profile, &m.profile.sample_placement(), &mem);
+        &virt.dram
+    } else {
+        &m.sample_events().dram
+    };
+    row_events(stream, &m.hw.mapping, BankDist::Mapped, &mut ev);
+    let mut n = [0u64; 3];
+    for (_, e) in ev {
+        n[match e {
+            RowEvent::Hit => 0,
+            RowEvent::Miss => 1,
+            RowEvent::Conflict => 2,
+        }] += 1;
+    }
+    n
 }
 
 /// Spearman's rank correlation of two equally long series (ties get their mean rank).

@@ -778,6 +778,8 @@ fn repro_hms_quick_writes_report_and_rank_check_works() {
         "## Fig. 4",
         "weights(G→C)",
         "mean-error",
+        "## Model terms against the simulator's own counters",
+        "ours+replay-issue",
     ] {
         assert!(report.contains(part), "report lacks {part}");
     }
@@ -794,6 +796,11 @@ fn repro_hms_quick_writes_report_and_rank_check_works() {
         cases.lines().filter(|l| l.starts_with("training,")).count(),
         8
     );
+    // the per-term comparison: every expressible case, each term of hms::TERMS
+    let terms = std::fs::read_to_string(out.join("terms.csv")).unwrap();
+    assert!(terms
+        .lines()
+        .any(|l| l.starts_with("test,neuralnet,weights(G→C),replays_const_div,")));
     for f in [
         "verdicts.csv",
         "table1.csv",

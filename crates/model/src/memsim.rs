@@ -50,6 +50,13 @@ pub struct MemCfg {
     pub transaction: u32,
     /// Replay rule (1).
     pub global_replay: GlobalReplay,
+    /// Physical frames allocated at first touch, in pages of this many bytes (the
+    /// simulator's allocator: a page gets the next free frame when an access first
+    /// touches it), applied to the DRAM stream's addresses before the bank and row bits
+    /// are taken. 0: DRAM sees the profile's (virtual) addresses, physically contiguous
+    /// arrays as on the paper's K80 (§2.3). Set from the preset by the CLI.
+    #[serde(default)]
+    pub first_touch_page: u64,
 }
 
 impl Default for MemCfg {
@@ -68,6 +75,7 @@ impl Default for MemCfg {
             bank_bytes: 4,
             transaction: 128,
             global_replay: GlobalReplay::Literal,
+            first_touch_page: 0,
         }
     }
 }
@@ -81,6 +89,10 @@ pub struct Events {
     pub tex_miss: u64,
     /// Constant-cache misses (lines).
     pub const_miss: u64,
+    /// Texture-cache line lookups (distinct lines per warp access).
+    pub tex_access: u64,
+    /// Constant-cache line lookups (distinct lines per warp access).
+    pub const_access: u64,
     /// L2 accesses (lines).
     pub l2_access: u64,
     /// L2 misses that went to DRAM (reads) plus dirty write-backs.
@@ -158,6 +170,7 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
             ev.staging_bytes += o.bytes * p.blocks * (1 + u64::from(o.written));
         }
     }
+    let mut frames = Frames::new(cfg.first_touch_page);
     let mut addrs: Vec<(u64, u32)> = Vec::with_capacity(32);
     let mut keys: Vec<u64> = Vec::with_capacity(32);
     let line = u64::from(cfg.l2_line);
@@ -187,6 +200,11 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
             };
             addrs.push((addr, u32::from(l.bytes)));
         }
+        if target.off_chip() {
+            for &(ad, _) in &addrs {
+                frames.touch(ad);
+            }
+        }
         let write = a.kind != Kind::Load;
         let t = a.dyn_id as f64;
         let mut l2_go = |addr: u64, write: bool, ev: &mut Events| {
@@ -196,7 +214,7 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
                     ev.l2_miss += 1;
                     ev.dram.push(DramReq {
                         t,
-                        addr: v,
+                        addr: frames.phys(v),
                         write: true,
                     });
                 }
@@ -204,7 +222,7 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
                     ev.l2_miss += 1;
                     ev.dram.push(DramReq {
                         t,
-                        addr: addr & !(line - 1),
+                        addr: frames.phys(addr & !(line - 1)),
                         write: false,
                     });
                 }
@@ -228,14 +246,18 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
             Place::Tex1D | Place::Tex2D => {
                 let tl = u64::from(cfg.tex_line);
                 keys.clear();
+                let mut ascending = true;
                 for &(ad, _) in &addrs {
-                    let k = if target == Place::Tex2D && oi != usize::MAX {
-                        tile_key(&p.objects[oi], ad, tl)
+                    let ad = if target == Place::Tex2D && oi != usize::MAX {
+                        tiled_addr(&p.objects[oi], ad, tl)
                     } else {
-                        ad / tl
+                        ad
                     };
-                    if !keys.contains(&k) {
-                        keys.push(k);
+                    let k = ad / tl;
+                    let n0 = keys.len();
+                    push_distinct(&mut keys, k, &mut ascending);
+                    if keys.len() > n0 {
+                        ev.tex_access += 1;
                         if tex[a.sm as usize].access_key(k, false) != Outcome::Hit {
                             ev.tex_miss += 1;
                             l2_go(ad, false, &mut ev);
@@ -245,15 +267,15 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
             }
             Place::Const => {
                 keys.clear();
+                let mut ascending = true;
                 for &(ad, _) in &addrs {
-                    if !keys.contains(&ad) {
-                        keys.push(ad);
-                    }
+                    push_distinct(&mut keys, ad, &mut ascending);
                 }
                 ev.replays[2] += (keys.len() as u64).saturating_sub(1);
                 distinct(&addrs, u64::from(cfg.const_line), &mut keys);
                 for &k in &keys {
                     let ad = k * u64::from(cfg.const_line);
+                    ev.const_access += 1;
                     if cst[a.sm as usize].access(ad, false) != Outcome::Hit {
                         ev.const_miss += 1;
                         ev.replays[1] += 1;
@@ -269,36 +291,143 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
     ev
 }
 
+/// First-touch frame allocation ([`MemCfg::first_touch_page`]): page -> frame in the order
+/// pages are first touched. The last page looked up is remembered (a warp's lanes mostly
+/// share one page), so the map is consulted about once per access.
+struct Frames {
+    shift: u32,
+    map: std::collections::HashMap<u64, u64, PageHash>,
+    last: (u64, u64),
+}
+
+impl Frames {
+    fn new(page: u64) -> Frames {
+        Frames {
+            shift: if page > 1 { page.trailing_zeros() } else { 0 },
+            map: std::collections::HashMap::default(),
+            last: (u64::MAX, 0),
+        }
+    }
+    fn touch(&mut self, addr: u64) -> u64 {
+        if self.shift == 0 {
+            return 0;
+        }
+        let vpn = addr >> self.shift;
+        if self.last.0 != vpn {
+            let next = self.map.len() as u64;
+            self.last = (vpn, *self.map.entry(vpn).or_insert(next));
+        }
+        self.last.1
+    }
+    fn phys(&mut self, addr: u64) -> u64 {
+        if self.shift == 0 {
+            return addr;
+        }
+        let f = self.touch(addr);
+        (f << self.shift) | (addr & ((1u64 << self.shift) - 1))
+    }
+}
+
+/// A multiplicative hash for page numbers (no hash-flooding concern: the keys are the
+/// profile's own pages); SipHash cost more than the frame lookup it serves.
+#[derive(Clone, Copy, Default)]
+struct PageHash;
+
+impl std::hash::BuildHasher for PageHash {
+    type Hasher = PageHasher;
+    fn build_hasher(&self) -> PageHasher {
+        PageHasher(0)
+    }
+}
+
+struct PageHasher(u64);
+
+impl std::hash::Hasher for PageHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0 ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
 /// Distinct `gran`-aligned units touched by the lanes (in first-touch order), as unit
-/// indices (address / gran).
+/// indices (address / gran). Lanes usually ascend (coalesced, or one row per thread): a
+/// unit above the last one found is new without a search, so the common cases are linear;
+/// once the order breaks, each unit is looked up in the list as before (same result, same
+/// order).
 fn distinct(addrs: &[(u64, u32)], gran: u64, out: &mut Vec<u64>) {
     out.clear();
+    let mut ascending = true;
+    if gran.is_power_of_two() {
+        // every geometry of the machine: a shift, not a division per lane
+        let sh = gran.trailing_zeros();
+        for &(a, b) in addrs {
+            let (lo, hi) = (a >> sh, (a + u64::from(b.max(1)) - 1) >> sh);
+            push_distinct(out, lo, &mut ascending);
+            for k in lo + 1..=hi {
+                push_distinct(out, k, &mut ascending);
+            }
+        }
+        return;
+    }
     for &(a, b) in addrs {
         let (lo, hi) = (a / gran, (a + u64::from(b.max(1)) - 1) / gran);
         for k in lo..=hi {
+            push_distinct(out, k, &mut ascending);
+        }
+    }
+}
+
+/// Appends `k` to `out` unless present; `ascending` says `out` is strictly increasing so
+/// far (then only its last element can equal `k` when `k` is not below it).
+#[inline]
+fn push_distinct(out: &mut Vec<u64>, k: u64, ascending: &mut bool) {
+    match out.last() {
+        None => out.push(k),
+        Some(&l) if *ascending && k > l => out.push(k),
+        Some(&l) if *ascending && k == l => {}
+        _ => {
             if !out.contains(&k) {
+                *ascending = false;
                 out.push(k);
             }
         }
     }
 }
 
-/// 2-D texture line key: the array as rows of `row_elems` elements (or a square-ish
-/// power-of-two width), cut into tiles of `tile_bytes` (4 rows x `tile_bytes/4` bytes),
-/// the block-linear layout of §7 #20.
-fn tile_key(o: &crate::profile::ObjInfo, addr: u64, tile_bytes: u64) -> u64 {
+/// Block-linear address of a 2-D texture element (spec §2.2 "2T uses tiled (block-linear)
+/// layout", §7 #20): the array as rows of `row_elems` elements (else the square-ish
+/// power-of-two width), cut into tiles of one texture line (`tile_bytes`) each, `w x h`
+/// elements with `w` the larger power of two, tiles row-major. A tile is contiguous in
+/// memory, so a texture-line miss fetches the L2 line at this address: the data a 2-D
+/// neighbourhood shares, not the first lane's linear address.
+fn tiled_addr(o: &crate::profile::ObjInfo, addr: u64, tile_bytes: u64) -> u64 {
     let e = u64::from(o.elem_bytes.max(1));
     let n = (o.bytes / e).max(1);
     let width = if o.row_elems > 0 {
         o.row_elems
     } else {
-        ((n as f64).sqrt().ceil() as u64).next_power_of_two()
+        ((n as f64).sqrt().ceil() as u64).max(1).next_power_of_two()
     };
+    let per_tile = (tile_bytes / e).max(1);
+    let tw = 1u64 << per_tile.trailing_zeros().div_ceil(2);
+    let th = (per_tile / tw).max(1);
     let i = addr.saturating_sub(o.base) / e;
     let (x, y) = (i % width, i / width);
-    let per_row = (tile_bytes / 4 / e).max(1);
-    let tiles_x = width.div_ceil(per_row);
-    (o.base / tile_bytes) + (y / 4) * tiles_x + x / per_row
+    let tile = (y / th) * width.div_ceil(tw) + x / tw;
+    let t = o.base + (tile * per_tile + (y % th) * tw + x % tw) * e;
+    // the last tile row may be padded past the object: keep the linear address there
+    if t < o.base + o.bytes {
+        t
+    } else {
+        addr
+    }
 }
 
 /// Replays of one shared access (cause (4), §3.2.4 precise rule): the most distinct
@@ -345,6 +474,53 @@ mod tests {
         assert_eq!(bank_conflicts(&lanes(|i| 132 * i), 32, 4), 0);
         // two lanes per word, stride of 16 words over 16 lanes: banks 0 and 16, 8 words each
         assert_eq!(bank_conflicts(&lanes(|i| 64 * (i / 2)), 32, 4), 7);
+    }
+
+    /// The reference: every unit searched in the list (the implementation before the
+    /// ascending fast path).
+    fn distinct_ref(addrs: &[(u64, u32)], gran: u64) -> Vec<u64> {
+        let mut out = Vec::new();
+        for &(a, b) in addrs {
+            for k in (a / gran)..=((a + u64::from(b.max(1)) - 1) / gran) {
+                if !out.contains(&k) {
+                    out.push(k);
+                }
+            }
+        }
+        out
+    }
+
+    /// The fast path gives the same units in the same first-touch order as the plain
+    /// search, on ascending, descending, repeated, straddling and scrambled lanes. Fails
+    /// if a unit were dropped or duplicated once the lanes stop ascending.
+    #[test]
+    fn distinct_matches_the_plain_search() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut k = Vec::new();
+        for case in 0..2000u64 {
+            let lanes: Vec<(u64, u32)> = (0..32u64)
+                .map(|i| {
+                    let a = match case % 5 {
+                        0 => 4 * i,
+                        1 => 4096 - 8 * i,
+                        2 => 64 * (i / 4) + rnd() % 3,
+                        3 => 120 + 8 * i, // 8-byte lanes straddling lines
+                        _ => rnd() % 4096,
+                    };
+                    (a, if case % 2 == 0 { 4 } else { 8 })
+                })
+                .collect();
+            for gran in [4u64, 32, 48, 64, 128] {
+                distinct(&lanes, gran, &mut k);
+                assert_eq!(k, distinct_ref(&lanes, gran), "case {case} gran {gran}");
+            }
+        }
     }
 
     #[test]

@@ -230,11 +230,129 @@ pub fn run(out: &Path, quick: bool, only: Option<&[String]>, quiet: bool) -> Res
         let (m, sd, banks) = c_a(&s.dram, &hw);
         fig4.push((label, m, sd, banks, s.dram.len(), paper));
     }
+    // row outcomes: the model's FSM and mapping on the simulator's own arrival order
+    // against the model's merged order (where the row shares differ, which one is off)
+    let mut order = String::new();
+    for wl in ROW_ORDER {
+        let (Some(b), Some(m)) = (hms::bench(wl), ev.models.get(wl)) else {
+            continue;
+        };
+        let s = hms::simulate(&cfg, b, &[], &[], true)?;
+        let sim = s.rows.map_or([f64::NAN; 3], |(r, _)| shares(r));
+        let on_sim = shares(hms::rows_of_trace(&s.dram, &hw.mapping));
+        let on_model = shares(hms::rows_of_model_order(m, false));
+        let on_virt = shares(hms::rows_of_model_order(m, true));
+        let f = |x: [f64; 3]| format!("{:.3} / {:.3} / {:.3}", x[0], x[1], x[2]);
+        let _ = writeln!(
+            order,
+            "| {wl} | {} | {} | {} | {} | {} |",
+            s.dram.len(),
+            f(sim),
+            f(on_sim),
+            f(on_model),
+            f(on_virt)
+        );
+    }
     let secs = t0.elapsed().as_secs_f64();
-    write(out, &figs, &ev, &fig4, &hw, quick, secs)
+    let (tcsv, mut tmd) = terms(&ev, &cfg);
+    if !order.is_empty() {
+        let _ = write!(tmd, "\nRow outcomes (hit / miss / conflict shares of the sample's DRAM requests): the simulator's controller; the model's open-page FSM and Algorithm 1's mapping replayed over the simulator's own arrival order (`System::record_dram_trace`); the same FSM over the model's merged order (§3.7 [D]: lockstep SMs, loose round-robin warps) with the machine's first-touch page frames (`MemCfg::first_touch_page`, from the preset: the simulator gives a page the next free frame at its first touch), and on the profile's virtual addresses (physically contiguous arrays, the paper's K80). Where the second column matches the first, the mapping and the FSM are right; the last column shows what taking virtual addresses for physical ones costs.\n\n| kernel | DRAM requests | simulator | model FSM, simulator's order | model, first-touch frames | model, virtual addresses |\n| --- | --- | --- | --- | --- | --- |\n{order}");
+    }
+    std::fs::write(out.join("terms.csv"), tcsv)?;
+    write(out, &figs, &ev, &fig4, &hw, quick, secs, &tmd)
 }
 
-#[allow(clippy::type_complexity)]
+/// Kernels whose sample's row outcomes are traced for the row-order diagnosis.
+const ROW_ORDER: &[&str] = &["shoc-scan", "shoc-stencil2d", "shoc-fft", "shoc-reduction"];
+
+fn shares(r: [u64; 3]) -> [f64; 3] {
+    let t = r.iter().sum::<u64>().max(1) as f64;
+    r.map(|x| x as f64 / t)
+}
+
+/// Per-term comparison of the model (`ours`, trained) with the simulator on every
+/// expressible case ([`hms::term_pairs`]): the long CSV and the report's section.
+fn terms(ev: &Evaluation, cfg: &locus_sim::Config) -> (String, String) {
+    let ours = ev.variant("ours");
+    let coefs = ev.coefs.get(ours).and_then(|c| c.as_ref());
+    let mut csv = String::from("set,benchmark,placement,term,model,simulator,model_over_sim\n");
+    // per term: (sum |log2 ratio|, n, sum |diff|, model/sim ratios) over the test cases
+    let mut agg = vec![(0.0f64, 0usize, 0.0f64, Vec::new()); hms::TERMS.len()];
+    let mut per_case = Vec::new();
+    for c in &ev.cases {
+        let Some(m) = ev.models.get(c.case.workload) else {
+            continue;
+        };
+        let Some(pairs) = hms::term_pairs(m, c, coefs, cfg) else {
+            continue;
+        };
+        for (i, ((name, _), &(a, b))) in hms::TERMS.iter().zip(&pairs).enumerate() {
+            let ratio = a / b;
+            let _ = writeln!(
+                csv,
+                "{},{},{},{name},{},{},{}",
+                if c.test { "test" } else { "training" },
+                c.case.bench,
+                c.label,
+                num(a, 4),
+                num(b, 4),
+                num(ratio, 4)
+            );
+            if c.test && a.is_finite() && b.is_finite() {
+                let g = &mut agg[i];
+                g.2 += (a - b).abs();
+                if a > 0.0 && b > 0.0 {
+                    g.0 += ratio.log2().abs();
+                    g.3.push(ratio);
+                }
+                g.1 += 1;
+            }
+        }
+        if c.test {
+            per_case.push((c.case.bench, c.label.clone(), pairs));
+        }
+    }
+    let mut md = String::from("\n## Model terms against the simulator's own counters\n\nEvery term of `ours` (trained Eq. 11) beside the simulator's counterpart on the same placement (`terms.csv`, every expressible case). Over the test cases: the median model / simulator ratio, the mean |log2 ratio| over the cases where both are positive, and the mean absolute difference (for the rates and shares).\n\n| term | what | cases | median model/sim | mean abs log2 ratio | mean abs difference |\n| --- | --- | --- | --- | --- | --- |\n");
+    for ((name, what), (l, n, d, mut rs)) in hms::TERMS.iter().zip(agg) {
+        rs.sort_by(f64::total_cmp);
+        let med = if rs.is_empty() {
+            f64::NAN
+        } else {
+            rs[rs.len() / 2]
+        };
+        let _ = writeln!(
+            md,
+            "| {name} | {what} | {n} | {} | {} | {} |",
+            num(med, 3),
+            num(l / rs.len().max(1) as f64, 3),
+            num(d / n.max(1) as f64, 3)
+        );
+    }
+    let pick = [0usize, 1, 12, 15, 16, 17, 18, 19];
+    let _ = write!(
+        md,
+        "\nPer test case, model / simulator:\n\n| benchmark | placement |"
+    );
+    for &i in &pick {
+        let _ = write!(md, " {} |", hms::TERMS[i].0);
+    }
+    let _ = write!(md, "\n| --- | --- |");
+    for _ in &pick {
+        md.push_str(" --- |");
+    }
+    md.push('\n');
+    for (b, l, pairs) in &per_case {
+        let _ = write!(md, "| {b} | {l} |");
+        for &i in &pick {
+            let (a, s) = pairs[i];
+            let _ = write!(md, " {} / {} |", num(a, 2), num(s, 2));
+        }
+        md.push('\n');
+    }
+    (csv, md)
+}
+
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn write(
     out: &Path,
     figs: &Path,
@@ -243,6 +361,7 @@ fn write(
     hw: &Hw,
     quick: bool,
     secs: f64,
+    terms_md: &str,
 ) -> Result<()> {
     let vi = |n: &str| ev.variant(n);
     let err = |n: &str| ev.mean_error(vi(n)).0 * 100.0;
@@ -481,6 +600,7 @@ fn write(
         );
     }
     // disagreements with measured reasons
+    r.push_str(terms_md);
     let _ = writeln!(r, "\n## Where ours and the paper disagree\n");
     let worst: Vec<&&hms::CaseResult> = {
         let mut t: Vec<&&hms::CaseResult> = test.iter().collect();
