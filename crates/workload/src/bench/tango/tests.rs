@@ -582,3 +582,126 @@ fn squeezenet_lanes_walk_a_column() {
         .count();
     assert_eq!(bars, 1);
 }
+
+/// Tango GRU on `units` units for `steps` steps against [`r::gru_step`] chained from a zero
+/// state; fails if the cell's indexing (`threadIdx.x * blockDim.x + threadIdx.y`), a gate,
+/// the reset-gate staging in shared memory, the race resolution (every unit must read
+/// h(t-1)) or the host's per-step input copy is wrong.
+fn gru_check(units: u64, steps: u32, seed: u64) {
+    let kv = [("units", units.to_string()), ("steps", steps.to_string())];
+    let kv: Vec<(&str, &str)> = kv.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut w = build("tango-gru", &kv, seed);
+    let g = |n: &str| get(&w, n);
+    let kernel = [
+        g("GPU_kernel_h_w"),
+        g("GPU_kernel_r_w"),
+        g("GPU_kernel_z_w"),
+    ];
+    let bias = [g("GPU_bias_h"), g("GPU_bias_r"), g("GPU_bias_z")];
+    let rec = [g("GPU_rec_h_w"), g("GPU_rec_r_w"), g("GPU_rec_z_w")];
+    let names = run(&mut w);
+    assert_eq!(names.len(), steps as usize, "one launch per time step");
+    assert!(names.iter().all(|n| n == "GPU_forward_pass_gru"));
+    let mut h = vec![0.0f32; units as usize];
+    for x in super::gru::inputs(steps, seed) {
+        h = r::gru_step(
+            x,
+            &h,
+            [&kernel[0], &kernel[1], &kernel[2]],
+            [&bias[0], &bias[1], &bias[2]],
+            [&rec[0], &rec[1], &rec[2]],
+        );
+    }
+    assert!(h.iter().any(|v| v.abs() > 1e-3), "state moved");
+    close(&get(&w, "GPU_states"), &h, "h(t)");
+    assert_eq!(
+        get(&w, "GPU_x"),
+        vec![*super::gru::inputs(steps, seed).last().unwrap()]
+    );
+}
+
+#[test]
+fn gru_matches_host_reference() {
+    gru_check(16, 3, 5);
+}
+
+/// Tango's default (100 units, 2 steps); fast, so not ignored.
+#[test]
+fn gru_default_matches_host_reference() {
+    gru_check(100, 2, 1);
+}
+
+/// The default is Tango's hard-coded size (rule 1 of scale.rs leaves it: 121 KB).
+#[test]
+fn gru_default_is_tangos_size() {
+    let spec = registry::find("tango-gru").unwrap();
+    let d = |n: &str| spec.params.iter().find(|p| p.name == n).unwrap().default;
+    assert_eq!((d("units"), d("steps")), ("100", "2"));
+    let f = super::gru::footprint(100);
+    assert!(f < crate::scale::FOOTPRINT_CAP_BYTES && f > 120_000, "{f}");
+    let w = build("tango-gru", &[], 1);
+    let bytes: u64 = w.objects().iter().map(|o| o.bytes).sum();
+    assert_eq!(bytes, f, "footprint() counts every buffer");
+    for bad in ["0", "50", "1089"] {
+        let ov: BTreeMap<String, String> = [("units".to_string(), bad.to_string())].into();
+        assert!(
+            registry::build("tango-gru", &ov, 1).is_err(),
+            "units = {bad}"
+        );
+    }
+}
+
+/// Tango's 10 x 10 block with `index = threadIdx.x * 10 + threadIdx.y`: warp 0's lanes
+/// (x fastest) own units 0, 10, .., 90, 1, 11, ..: a recurrent-weight load of loop 1
+/// touches the units of 32 scattered columns, 4-byte elements 10 apart, so it spans
+/// several 128-byte lines (a contiguous mapping would need one or two); every lane reads
+/// the same `GPU_states[i]` (one line); the reset gate goes through shared memory; one
+/// block of 4 warps (the last one 4 lanes) and 3 phases (2 barriers per warp).
+#[test]
+fn gru_lanes_take_units_ten_apart() {
+    let mut w = build("tango-gru", &[("steps", "1")], 1);
+    let states = obj(&w, "GPU_states");
+    let rec_z = obj(&w, "GPU_rec_z_w");
+    let (mut state_lines, mut rec_lines, mut shared, mut blocks) = (vec![], vec![], 0, 0);
+    let mut lanes = vec![];
+    crate::bench::testing::each_block(&mut w, |_, bp| {
+        blocks += 1;
+        lanes = bp
+            .warps
+            .iter()
+            .map(|wp| wp.insts.iter().map(|i| i.lanes).max().unwrap_or(0))
+            .collect();
+        let wp = &bp.warps[0];
+        for i in &wp.insts {
+            if i.space == crate::program::Space::Shared {
+                shared += 1;
+            }
+            if i.class != InstClass::Load || i.space != crate::program::Space::Global {
+                continue;
+            }
+            let o = wp.lines_of(i)[0].obj;
+            if o == states {
+                state_lines.push(i.nlines);
+            } else if o == rec_z {
+                rec_lines.push(i.nlines);
+            }
+        }
+    });
+    assert_eq!(blocks, 1);
+    assert_eq!(lanes, vec![32, 32, 32, 4]);
+    // loops 1 and 2: one broadcast line each; the final GPU_states[index] read is scattered
+    assert_eq!(state_lines.len(), 201);
+    assert!(
+        state_lines[..200].iter().all(|&n| n == 1),
+        "{state_lines:?}"
+    );
+    assert!(state_lines[200] >= 3, "{state_lines:?}");
+    assert!(
+        !rec_lines.is_empty() && rec_lines.iter().all(|&n| n >= 3),
+        "{rec_lines:?}"
+    );
+    assert!(
+        shared > 100,
+        "update_gate staged in shared memory: {shared}"
+    );
+}
