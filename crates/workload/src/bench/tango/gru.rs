@@ -118,7 +118,7 @@ pub fn network(units: u64, seed: u64) -> (Memory, GruObjs) {
     let mut rng = Rng::new(seed);
     let mut m = Memory::new();
     let a = (3.0 / (units + 1) as f64).sqrt();
-    let mut w = |rng: &mut Rng, n: u64| -> Vec<f32> {
+    let w = |rng: &mut Rng, n: u64| -> Vec<f32> {
         (0..n)
             .map(|_| ((rng.f64() * 2.0 - 1.0) * a) as f32)
             .collect()
