@@ -10,7 +10,7 @@ pub const SPEC: BenchSpec = BenchSpec {
     name: "vectoradd",
     suite: "CUDA samples",
     category: "-",
-    about: "C = A + B over float vectors; pure streaming, 256 threads/block",
+    about: "vectorAdd: C = A + B over float vectors; pure streaming, 256 threads/block",
     params: &[
         ParamSpec {
             name: "n",
