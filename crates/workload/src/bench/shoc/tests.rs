@@ -694,3 +694,94 @@ fn neuralnet_weight_rows_are_uncoalesced() {
     assert!(loads.iter().step_by(2).all(|i| i.nlines == 30));
     assert!(loads.iter().skip(1).step_by(2).all(|i| i.nlines == 1));
 }
+
+/// A default parameter of a SHOC model as a number.
+fn dflt(name: &str, p: &str) -> u64 {
+    crate::bench::heteromark::tests::default_u64(name, p)
+}
+
+/// Stencil2D on its default input (REC's size under rule 1) against the host stencil.
+#[test]
+#[ignore]
+fn stencil2d_default_equals_host_stencil() {
+    let name = "shoc-stencil2d";
+    let (rows, cols, iters) = (
+        dflt(name, "rows") as usize,
+        dflt(name, "cols") as usize,
+        dflt(name, "iterations") as usize,
+    );
+    let init: Vec<f32> = get(&build(name, &[], 7), "data_a");
+    let mut w = build(name, &[], 7);
+    let r = run(&mut w);
+    assert_eq!(r.kernels.len(), iters);
+    let out: Vec<f32> = get(&w, if iters % 2 == 1 { "data_b" } else { "data_a" });
+    let want = super::stencil2d::host_stencil(&init, rows, cols, iters);
+    for (i, (a, b)) in out.iter().zip(&want).enumerate() {
+        assert!(close(*a, *b, 1e-5), "cell {i}: {a} vs {b}");
+    }
+}
+
+/// Triad on its default input: the last two chunks (one per buffer set) are `A + s B`.
+#[test]
+#[ignore]
+fn triad_default_equals_host_triad() {
+    let mut w = build("shoc-triad", &[], 3);
+    let chunk = dflt("shoc-triad", "chunk") as usize;
+    let chunks = dflt("shoc-triad", "chunks") as usize;
+    let r = run(&mut w);
+    assert_eq!(r.kernels.len(), chunks);
+    for s in 0..chunks.min(2) {
+        let (a, b, c): (Vec<f32>, Vec<f32>, Vec<f32>) = (
+            get(&w, &format!("d_memA{s}")),
+            get(&w, &format!("d_memB{s}")),
+            get(&w, &format!("d_memC{s}")),
+        );
+        for i in 0..chunk {
+            assert_eq!(c[i], a[i] + 1.75 * b[i], "set {s} [{i}]");
+        }
+    }
+}
+
+/// Reduction on its default input: each block's partial is the sum of its grid-strided
+/// 512-element slices and the partials add up to the host sum.
+#[test]
+#[ignore]
+fn reduction_default_partial_sums_equal_the_host_sum() {
+    let mut w = build("shoc-reduction", &[], 1);
+    let (n, blocks) = (
+        dflt("shoc-reduction", "n") as usize,
+        dflt("shoc-reduction", "blocks") as usize,
+    );
+    run(&mut w);
+    let input: Vec<f32> = get(&w, "d_idata");
+    let part: Vec<f32> = get(&w, "d_odata");
+    assert_eq!(part.len(), blocks);
+    let mut total = 0f64;
+    for (b, p) in part.iter().enumerate() {
+        let mut s = 0f64;
+        let mut i = b * 512;
+        while i < n {
+            s += input[i..(i + 512).min(n)].iter().map(|&v| v as f64).sum::<f64>();
+            i += blocks * 512;
+        }
+        assert!(close(*p, s as f32, 1e-5), "block {b}: {p} vs {s}");
+        total += s;
+    }
+    let want: f64 = input.iter().map(|&v| v as f64).sum();
+    assert!((total - want).abs() <= 1e-9 * want.abs().max(1.0));
+}
+
+/// Scan on its default input against the host inclusive scan.
+#[test]
+#[ignore]
+fn scan_default_equals_host_inclusive_scan() {
+    let mut w = build("shoc-scan", &[], 1);
+    run(&mut w);
+    let input: Vec<f32> = get(&w, "d_idata");
+    let out: Vec<f32> = get(&w, "d_odata");
+    let want = super::scan::host_scan(&input);
+    assert_eq!(out.len(), want.len());
+    for (i, (a, b)) in out.iter().zip(&want).enumerate() {
+        assert!(close(*a, *b, 1e-6), "[{i}]: {a} vs {b}");
+    }
+}
