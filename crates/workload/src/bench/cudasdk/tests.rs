@@ -281,8 +281,14 @@ fn blackscholes_default_prices_match_the_double_precision_formula() {
             .zip([(c.0, p.0), (c.1, p.1)])
         {
             let (rc, rp) = blackscholes::reference(k.0 as f64, k.1 as f64, k.2 as f64);
-            assert!((gc as f64 - rc).abs() < 1e-3 * (1.0 + rc.abs()), "{gc} {rc}");
-            assert!((gp as f64 - rp).abs() < 1e-3 * (1.0 + rp.abs()), "{gp} {rp}");
+            assert!(
+                (gc as f64 - rc).abs() < 1e-3 * (1.0 + rc.abs()),
+                "{gc} {rc}"
+            );
+            assert!(
+                (gp as f64 - rp).abs() < 1e-3 * (1.0 + rp.abs()),
+                "{gp} {rp}"
+            );
         }
     }
 }
@@ -316,7 +322,10 @@ fn convsep_default_matches_the_host_rows_then_columns() {
     let k: Vec<f32> = get(&wl, "c_Kernel");
     run(&mut wl);
     let got: Vec<f32> = get(&wl, "d_Output");
-    let (w, h) = (d("convsep", "width") as usize, d("convsep", "height") as usize);
+    let (w, h) = (
+        d("convsep", "width") as usize,
+        d("convsep", "height") as usize,
+    );
     let want = convsep::reference(&input, &k, w, h);
     assert_eq!(got.len(), want.len());
     for (g, e) in got.iter().zip(&want) {

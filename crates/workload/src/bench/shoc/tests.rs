@@ -761,7 +761,10 @@ fn reduction_default_partial_sums_equal_the_host_sum() {
         let mut s = 0f64;
         let mut i = b * 512;
         while i < n {
-            s += input[i..(i + 512).min(n)].iter().map(|&v| v as f64).sum::<f64>();
+            s += input[i..(i + 512).min(n)]
+                .iter()
+                .map(|&v| v as f64)
+                .sum::<f64>();
             i += blocks * 512;
         }
         assert!(close(*p, s as f32, 1e-5), "block {b}: {p} vs {s}");
