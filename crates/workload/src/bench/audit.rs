@@ -162,10 +162,18 @@ pub const CHECKS: &[Check] = &[
     (
         "km",
         (DE, "km_memberships_match_host_nearest_centre", false),
-        None,
+        Some((DE, "km_default_memberships_match_host_nearest_centre", true)),
     ),
-    ("dwt", (DE, "dwt_equals_host_fdwt53", false), None),
-    ("nw", (DE, "nw_score_matrix_equals_host_dp", false), None),
+    (
+        "dwt",
+        (DE, "dwt_equals_host_fdwt53", false),
+        Some((DE, "dwt_default_equals_host_fdwt53", true)),
+    ),
+    (
+        "nw",
+        (DE, "nw_score_matrix_equals_host_dp", false),
+        Some((DE, "nw_default_score_matrix_equals_host_dp", true)),
+    ),
     ("cfd", (DE, "cfd_equals_host_euler_steps", false), None),
     // Parboil
     (
@@ -178,8 +186,16 @@ pub const CHECKS: &[Check] = &[
         (PA, "parboil_stencil_equals_host_sweeps", false),
         None,
     ),
-    ("mm", (DE, "mm_equals_host_sgemm_nt", false), None),
-    ("spmv", (DE, "spmv_jds_equals_host_spmv", false), None),
+    (
+        "mm",
+        (DE, "mm_equals_host_sgemm_nt", false),
+        Some((DE, "mm_default_equals_host_sgemm_nt", true)),
+    ),
+    (
+        "spmv",
+        (DE, "spmv_jds_equals_host_spmv", false),
+        Some((DE, "spmv_jds_default_equals_host_spmv", true)),
+    ),
     // CUDA SDK
     (
         "blackscholes",
@@ -212,7 +228,11 @@ pub const CHECKS: &[Check] = &[
             true,
         )),
     ),
-    ("matmul", (DE, "matmul_equals_host_matmul", false), None),
+    (
+        "matmul",
+        (DE, "matmul_equals_host_matmul", false),
+        Some((DE, "matmul_default_equals_host_matmul", true)),
+    ),
     (
         "transpose",
         (
@@ -390,15 +410,9 @@ pub const DEFAULT_MISSING: &[&str] = &[
     "rodinia-bfs",
     "lavamd",
     "streamcluster",
-    "km",
-    "dwt",
-    "nw",
     "cfd",
     "lbm",
     "parboil-stencil",
-    "mm",
-    "spmv",
-    "matmul",
     "alexnet",
     "resnet",
     "shoc-bfs",

@@ -788,3 +788,101 @@ fn scan_default_equals_host_inclusive_scan() {
         assert!(close(*a, *b, 1e-6), "[{i}]: {a} vs {b}");
     }
 }
+
+/// SpMV (CSR vector kernel) on its default matrix against the host product.
+#[test]
+#[ignore]
+fn spmv_default_equals_host_csr_product() {
+    let mut w = build("shoc-spmv", &[], 4);
+    run(&mut w);
+    let (val, cols, rowd, x): (Vec<f32>, Vec<i32>, Vec<i32>, Vec<f32>) = (
+        get(&w, "d_val"),
+        get(&w, "d_cols"),
+        get(&w, "d_rowDelimiters"),
+        get(&w, "d_vec"),
+    );
+    let out: Vec<f32> = get(&w, "d_out");
+    let rows = dflt("shoc-spmv", "dim") as usize;
+    for i in 0..rows {
+        let e: f32 = (rowd[i]..rowd[i + 1])
+            .map(|j| val[j as usize] * x[cols[j as usize] as usize])
+            .sum();
+        assert!(close(out[i], e, 1e-5), "row {i}: {} vs {e}", out[i]);
+    }
+}
+
+/// BFS (warp kernel) on its default graph against the host levels.
+#[test]
+#[ignore]
+fn bfs_default_levels_equal_host_bfs() {
+    let mut w = build("shoc-bfs", &[], 1);
+    let r = run(&mut w);
+    let (off, list): (Vec<u32>, Vec<u32>) = (get(&w, "d_edgeArray"), get(&w, "d_edgeArrayAux"));
+    let want = super::bfs::host_levels(&off, &list);
+    assert_eq!(get::<u32>(&w, "d_costArray"), want);
+    assert_eq!(r.kernels.len(), *want.iter().max().unwrap() as usize + 1);
+}
+
+/// FFT512 on its default batch against the host DFT of every transform.
+#[test]
+#[ignore]
+fn fft512_default_equals_host_dft() {
+    use super::fft::F2;
+    let input: Vec<F2> = get(&build("shoc-fft", &[], 5), "work");
+    let mut w = build("shoc-fft", &[], 5);
+    run(&mut w);
+    let out: Vec<F2> = get(&w, "work");
+    for f in 0..input.len() / 512 {
+        let want = super::fft::dft512(&input[f * 512..(f + 1) * 512]);
+        for k in 0..512 {
+            let (g, e) = (out[f * 512 + k].0, want[k]);
+            let err = ((g[0] as f64 - e[0]).powi(2) + (g[1] as f64 - e[1]).powi(2)).sqrt();
+            assert!(err < 1e-3 * 23.0, "fft {f} bin {k}: {g:?} vs {e:?}");
+        }
+    }
+}
+
+/// Radix sort (reorderData passes) on its default keys: sorted, stable, values follow.
+#[test]
+#[ignore]
+fn sort_default_sorts_keys_with_their_values() {
+    let orig: Vec<u32> = get(&build("shoc-sort", &[], 3), "d_keys");
+    let mut w = build("shoc-sort", &[], 3);
+    run(&mut w);
+    let keys: Vec<u32> = get(&w, "d_keys");
+    let vals: Vec<u32> = get(&w, "d_vals");
+    let mut want = orig.clone();
+    want.sort();
+    assert_eq!(keys, want);
+    for (k, v) in keys.iter().zip(&vals) {
+        assert_eq!(*k, orig[*v as usize], "value follows its key");
+    }
+    for j in 1..keys.len() {
+        if keys[j] == keys[j - 1] {
+            assert!(vals[j] > vals[j - 1]);
+        }
+    }
+}
+
+/// MD5Hash on its default key space: the reported key hashes to the reported digest.
+#[test]
+#[ignore]
+fn md5hash_default_finds_the_searched_key() {
+    use super::md5hash::{index_to_key, md5_2words};
+    let (len, vals) = (
+        dflt("shoc-md5hash", "byte_length"),
+        dflt("shoc-md5hash", "vals_per_byte"),
+    );
+    let space = dflt("shoc-md5hash", "keyspace") as i64;
+    let mut w = build("shoc-md5hash", &[], 1);
+    run(&mut w);
+    let idx: Vec<i32> = get(&w, "d_foundIndex");
+    assert!(idx[0] >= 0 && (idx[0] as i64) < space);
+    let key: Vec<u8> = get(&w, "d_foundKey");
+    assert_eq!(key, index_to_key(idx[0] as u64, vals));
+    let dg: Vec<u32> = get(&w, "d_foundDigest");
+    assert_eq!(
+        dg,
+        md5_2words(&index_to_key(idx[0] as u64, vals), len as u32)
+    );
+}
