@@ -886,3 +886,53 @@ fn md5hash_default_finds_the_searched_key() {
         md5_2words(&index_to_key(idx[0] as u64, vals), len as u32)
     );
 }
+
+/// S3D gr_base on its default grid: every point's 22 concentrations equal the host's.
+#[test]
+#[ignore]
+fn s3d_default_equals_host_concentrations() {
+    let mut w = build("shoc-s3d", &[], 1);
+    run(&mut w);
+    let (p, t, y): (Vec<f32>, Vec<f32>, Vec<f32>) =
+        (get(&w, "gpu_p"), get(&w, "gpu_t"), get(&w, "gpu_y"));
+    let c: Vec<f32> = get(&w, "gpu_c");
+    let n = p.len();
+    assert_eq!(n as u64, dflt("shoc-s3d", "side").pow(3));
+    for i in 0..n {
+        let yy: Vec<f32> = (0..22).map(|k| y[k * n + i]).collect();
+        let want = super::s3d::gr_point(p[i], t[i], &yy);
+        for k in 0..22 {
+            assert_eq!(c[k * n + i], want[k], "point {i} species {k}");
+        }
+    }
+}
+
+/// NeuralNet on its default network and images against the host forward pass.
+#[test]
+#[ignore]
+fn neuralnet_default_feed_forward_equals_host_network() {
+    let d = |p| dflt("shoc-neuralnet", p) as usize;
+    let (ni, nh, no, images) = (d("inputs"), d("hidden"), d("outputs"), d("images"));
+    let mut w = build("shoc-neuralnet", &[], 2);
+    run(&mut w);
+    let (wt, b, x): (Vec<f32>, Vec<f32>, Vec<f32>) = (
+        get(&w, "D__WEIGHTS"),
+        get(&w, "D__BIASES"),
+        get(&w, "training_data_x"),
+    );
+    let out: Vec<f32> = get(&w, "activations2");
+    for img in 0..images {
+        let want = super::neuralnet::host_forward(
+            &[ni as u64, nh as u64, no as u64],
+            &wt,
+            &b,
+            &x[img * ni..][..ni],
+        );
+        for j in 0..no {
+            assert!(
+                close(out[img * no + j], want[j], 1e-5),
+                "image {img} out {j}"
+            );
+        }
+    }
+}
