@@ -19,6 +19,10 @@
 //! as is (NUBA's 2 MB is not what these buffers add up to; it is kept beside ours in
 //! docs/workloads.md, not matched). `units` must be a square (the block is `side` x `side`)
 //! of at most 1024.
+//!
+//! Sharing: one block means one SM touches every page, so `locus analyze classify --paper
+//! nuba` measures low sharing where NUBA (Fig. 3) reports most GRU pages shared by 26-64
+//! SMs; Tango's launch shape cannot produce that, and the model keeps Tango's shape.
 
 use super::layers::{GruCell, GruObjs};
 use crate::gen::rng::Rng;
