@@ -326,13 +326,21 @@ pub const CHECKS: &[Check] = &[
             "bfs_levels_equal_host_bfs_and_launches_follow_the_flag",
             false,
         ),
-        None,
+        Some((SH, "bfs_default_levels_equal_host_bfs", true)),
     ),
-    ("shoc-fft", (SH, "fft512_equals_host_dft", false), None),
+    (
+        "shoc-fft",
+        (SH, "fft512_equals_host_dft", false),
+        Some((SH, "fft512_default_equals_host_dft", true)),
+    ),
     (
         "shoc-neuralnet",
         (SH, "neuralnet_feed_forward_equals_host_network", false),
-        None,
+        Some((
+            SH,
+            "neuralnet_default_feed_forward_equals_host_network",
+            true,
+        )),
     ),
     (
         "shoc-reduction",
@@ -351,17 +359,17 @@ pub const CHECKS: &[Check] = &[
     (
         "shoc-sort",
         (SH, "sort_reorder_passes_sort_keys_with_their_values", false),
-        None,
+        Some((SH, "sort_default_sorts_keys_with_their_values", true)),
     ),
     (
         "shoc-md5hash",
         (SH, "md5hash_finds_the_searched_key", false),
-        None,
+        Some((SH, "md5hash_default_finds_the_searched_key", true)),
     ),
     (
         "shoc-s3d",
         (SH, "s3d_gr_base_equals_host_concentrations", false),
-        None,
+        Some((SH, "s3d_default_equals_host_concentrations", true)),
     ),
     (
         "shoc-md",
@@ -389,7 +397,7 @@ pub const CHECKS: &[Check] = &[
     (
         "shoc-spmv",
         (SH, "spmv_equals_host_csr_product", false),
-        None,
+        Some((SH, "spmv_default_equals_host_csr_product", true)),
     ),
     // Mantevo
     (
@@ -410,15 +418,8 @@ pub const DEFAULT_MISSING: &[&str] = &[
     "lbm",
     "alexnet",
     "resnet",
-    "shoc-bfs",
-    "shoc-fft",
-    "shoc-neuralnet",
-    "shoc-sort",
-    "shoc-md5hash",
-    "shoc-s3d",
     "shoc-md",
     "shoc-qtc",
-    "shoc-spmv",
 ];
 
 /// Suites whose every registered model comes from issue 8's list: a new model there needs

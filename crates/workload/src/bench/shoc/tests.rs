@@ -936,3 +936,21 @@ fn neuralnet_default_feed_forward_equals_host_network() {
         }
     }
 }
+
+/// MD (compute_lj_force) on its default atoms: the forces equal the host's over the
+/// model's neighbour list.
+#[test]
+#[ignore]
+fn md_default_forces_equal_host_forces() {
+    use crate::bench::dense::hs::F4;
+    let k = dflt("shoc-md", "neighbors") as usize;
+    let mut w = build("shoc-md", &[], 9);
+    run(&mut w);
+    let pos: Vec<F4> = get(&w, "d_position");
+    let list: Vec<i32> = get(&w, "d_neighborList");
+    let f: Vec<f32> = get(&w, "d_force");
+    let want = super::md::host_forces(&pos, &list, k);
+    for (i, (a, b)) in f.iter().zip(&want).enumerate() {
+        assert!(close(*a, *b, 1e-5), "force {i}: {a} vs {b}");
+    }
+}
