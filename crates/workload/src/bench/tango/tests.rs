@@ -88,7 +88,22 @@ const TINY: &[(&str, &str)] = &[
 /// grouping, padding or launch order is wrong.
 #[test]
 fn alexnet_matches_host_reference() {
-    let mut w = build("alexnet", TINY, 3);
+    alexnet_check(TINY);
+}
+
+/// The default network (rule 1's widths on Tango's 227 x 227 image).
+#[test]
+#[ignore]
+fn alexnet_default_matches_host_reference() {
+    alexnet_check(&[]);
+}
+
+fn alexnet_check(kv: &[(&str, &str)]) {
+    let p = crate::bench::heteromark::tests::params("alexnet", kv, 3);
+    let d = |k| p.u64(k, 0).unwrap() as usize;
+    let (img, fc, classes) = (d("image"), d("fc"), d("classes"));
+    let c = [d("c1"), d("c2"), d("c3"), d("c4"), d("c5")];
+    let mut w = build("alexnet", kv, 3);
     let x = get(&w, "Layer1_Neurons");
     let ws: Vec<Vec<f32>> = (1..=8)
         .map(|l| get(&w, &format!("Layer{l}_Weights")))
@@ -97,9 +112,8 @@ fn alexnet_matches_host_reference() {
         .map(|l| get(&w, &format!("Layer{l}_bias")))
         .collect();
     run(&mut w);
-    let (img, c) = (139usize, [4usize, 6, 8, 6, 4]);
     let a1 = conv_rgb(&x, img, &ws[0], &bs[0], c[0], 11, 4);
-    let o1 = 33;
+    let o1 = (img - 11) / 4 + 1;
     close(&get(&w, "Layer1_Norm"), &a1, "conv1");
     let l1 = r::lrn(&a1, c[0], o1, o1, 0.0001, 0.75, 5);
     let (q1, p1, _) = r::pool(&l1, c[0], o1, o1, 3, 2, false);
@@ -112,9 +126,9 @@ fn alexnet_matches_host_reference() {
     let (a5, _, _) = r::conv(&a4, c[3], p2, p2, &ws[4], &bs[4], c[4], 3, 1, 1, 2, true);
     close(&get(&w, "Layer5_pool"), &a5, "conv5");
     let (q5, _, _) = r::pool(&a5, c[4], p2, p2, 3, 2, false);
-    let f6 = r::fc(&q5, &ws[5], &bs[5], 24, true);
-    let f7 = r::fc(&f6, &ws[6], &bs[6], 24, true);
-    let f8 = r::fc(&f7, &ws[7], &bs[7], 10, false);
+    let f6 = r::fc(&q5, &ws[5], &bs[5], fc, true);
+    let f7 = r::fc(&f6, &ws[6], &bs[6], fc, true);
+    let f8 = r::fc(&f7, &ws[7], &bs[7], classes, false);
     let out = get(&w, "Layer9_Neurons");
     close(&out, &f8, "fc8");
     assert!(
