@@ -260,12 +260,22 @@ fn maxpool_pad(
 /// stride, a projection, a `_split` thread mapping or a launch is wrong.
 #[test]
 fn resnet_matches_host_reference() {
+    resnet_check(&[("image", "96"), ("w", "2"), ("classes", "5")]);
+}
+
+/// The default network (rule 1 then rule 2's widths on Tango's 224 x 224 image).
+#[test]
+#[ignore]
+fn resnet_default_matches_host_reference() {
+    resnet_check(&[]);
+}
+
+fn resnet_check(kv: &[(&str, &str)]) {
     use super::resnet::BLOCKS;
-    let mut w = build(
-        "resnet",
-        &[("image", "96"), ("w", "2"), ("classes", "5")],
-        4,
-    );
+    let p = crate::bench::heteromark::tests::params("resnet", kv, 4);
+    let d = |k| p.u64(k, 0).unwrap() as usize;
+    let (image, wd, classes) = (d("image"), d("w"), d("classes"));
+    let mut w = build("resnet", kv, 4);
     let names = run(&mut w);
     assert!(names.iter().any(|n| n == "execute3DconvolutionCuda_split"));
     let g = |n: &str| get(&w, n);
@@ -309,12 +319,12 @@ fn resnet_matches_host_reference() {
         (y, oh)
     };
     let x = g("Layer1_Neurons");
-    let (a, o1) = conv_bn("conv1", &x, 3, 96, 2, 7, 2, 3, true);
+    let (a, o1) = conv_bn("conv1", &x, 3, image, wd, 7, 2, 3, true);
     close(&g("conv1"), &a, "conv1");
-    let (mut cur, mut f) = maxpool_pad(&a, 2, o1, 3, 2, 1);
-    let mut cin = 2;
+    let (mut cur, mut f) = maxpool_pad(&a, wd, o1, 3, 2, 1);
+    let mut cin = wd;
     for (s, &n) in BLOCKS.iter().enumerate() {
-        let (mid, out) = (2 << s, 8 << s);
+        let (mid, out) = (wd << s, (4 * wd) << s);
         for b in 0..n {
             let stride = if b == 0 && s > 0 { 2 } else { 1 };
             let tag = format!("res{}{}", s + 2, (b'a' + b as u8) as char);
@@ -358,7 +368,8 @@ fn resnet_matches_host_reference() {
         }
     }
     let (p5, _, _) = r::pool(&cur, cin, f, f, f, 1, true);
-    let out = r::fc(&p5, &g("fc1000_weights"), &[0.0; 5], 5, false);
+    let zero = vec![0.0f32; classes];
+    let out = r::fc(&p5, &g("fc1000_weights"), &zero, classes, false);
     close(&g("fc1000"), &out, "fc1000");
 }
 
