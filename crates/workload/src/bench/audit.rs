@@ -272,7 +272,7 @@ pub const CHECKS: &[Check] = &[
     (
         "alexnet",
         (TA, "alexnet_matches_host_reference", false),
-        None,
+        Some((TA, "alexnet_default_matches_host_reference", true)),
     ),
     (
         "tango-squeezenet",
@@ -378,7 +378,7 @@ pub const CHECKS: &[Check] = &[
             "md_forces_equal_host_forces_and_list_is_the_nearest",
             false,
         ),
-        None,
+        Some((SH, "md_default_forces_equal_host_forces", true)),
     ),
     (
         "shoc-triad",
@@ -392,7 +392,7 @@ pub const CHECKS: &[Check] = &[
     (
         "shoc-qtc",
         (SQ, "qtc_finds_the_host_clusters_and_launches_as_qtc", false),
-        None,
+        Some((SQ, "qtc_default_finds_the_host_clusters", true)),
     ),
     (
         "shoc-spmv",
@@ -412,15 +412,10 @@ pub const CHECKS: &[Check] = &[
 ];
 
 /// Models of the list whose default input has no host check yet (the audit's open items).
-pub const DEFAULT_MISSING: &[&str] = &[
-    "streamcluster",
-    "cfd",
-    "lbm",
-    "alexnet",
-    "resnet",
-    "shoc-md",
-    "shoc-qtc",
-];
+/// `lbm` has one (`parboil/tests.rs::lbm_default_steps_equal_host_stream_collide`) that
+/// has not yet been seen to finish (stopped after 25 minutes on a loaded 2-core machine), so
+/// it is not counted.
+pub const DEFAULT_MISSING: &[&str] = &["streamcluster", "cfd", "lbm", "resnet"];
 
 /// Suites whose every registered model comes from issue 8's list: a new model there needs
 /// a row.
