@@ -234,13 +234,7 @@ pub fn write(
             );
             if b == "2mm" {
                 format!(
-                    "{base}: a partition reads each remote read-only line about once in the run (the chunked CTA scheduler gives a partition consecutive CTAs of one block row, all resident at once, which between them read each line of B once; the next read of it is a block row later, a whole matrix away), so a replica has no later read to serve. Not capacity, flushes or tags: with slices {} times larger the hit count stays about the same (measured once for this report with n = {} at {} warp instructions: {} vs {} hits of {} lookups), and the synthetic kernels of crates/sim/tests/nuba.rs hit their replicas",
-                    led.int(16, "capacity factor of the one-off 2mm replica measurement"),
-                    led.int(320, "2mm side of the one-off replica measurement"),
-                    led.int(3_000_000, "warp instructions of the one-off replica measurement"),
-                    led.int(3040, "one-off measurement: replica hits, 16x slices"),
-                    led.int(2850, "one-off measurement: replica hits, preset slices"),
-                    led.int(62887, "one-off measurement: replica lookups, preset slices"),
+                    "{base}: a partition reads each remote read-only line about once in the run (the chunked CTA scheduler gives a partition consecutive CTAs of one block row, all resident at once, which between them read each line of B once; the next read of it is a block row later, a whole matrix away), so a replica has no later read to serve. To tell this from capacity, flushes or tags, compare the replica hits of `locus run -p nuba -w 2mm --set replication.kind=full` with and without larger slices (`--set l2.bytes_per_node=...`): this report does not run that check; the synthetic kernels of crates/sim/tests/nuba.rs hit their replicas",
                 )
             } else {
                 base
@@ -264,7 +258,7 @@ pub fn write(
             )
         } else if name.contains("L1 misses served locally") {
             format!(
-                "measured: LAB places the pages of {} of L1 misses in the requester's partition under No-Rep and replicas add {} (means over benchmarks). The scaled inputs launch few CTAs: CTAs ran on {} of the {} partitions (mean over benchmarks, No-Rep), and a partition without CTAs first-touches no page, so NPB stays at or below the threshold (nuba.md §4.2) and LAB places pages least-first, the requester's partition only when it is among the emptiest. Measured once for this report (nuba, No-Rep, {} warp instructions): ATAX at its default input (nx = ny = {}, {} CTAs per kernel, {} partitions busy) keeps {} of L1 misses local under LAB and {} under first touch; at nx = ny = {} ({} CTAs, every partition busy) LAB keeps {} and first touch {}. LAB's rules were checked against §4.2-§4.4 (requester = the touching SM's partition, NPB over the pages per partition before each allocation, strict threshold, least-first with free locality)",
+                "measured: LAB places the pages of {} of L1 misses in the requester's partition under No-Rep and replicas add {} (means over benchmarks). The scaled inputs launch few CTAs: CTAs ran on {} of the {} partitions (mean over benchmarks, No-Rep), and a partition without CTAs first-touches no page, so NPB stays at or below the threshold (nuba.md §4.2) and LAB places pages least-first, the requester's partition only when it is among the emptiest. A larger input that keeps every partition busy (e.g. `locus run -p nuba -w atax --param nx=8192 --param ny=8192`) is the check of this reading; this report does not run it. LAB's rules were checked against §4.2-§4.4 (requester = the touching SM's partition, NPB over the pages per partition before each allocation, strict threshold, least-first with free locality)",
                 led.pct(over(&|b| local(&key(b, "norep"))), "mean local share norep"),
                 led.pct(
                     over(&|b| local(&key(b, "nuba")) - local(&key(b, "norep"))),
@@ -272,16 +266,6 @@ pub fn write(
                 ),
                 led.f(over(&|b| busy(&key(b, "norep"))), 1, "mean partitions running CTAs norep"),
                 led.int(32, "NUBA partitions (preset nuba)"),
-                led.int(244_140, "warp instructions of the one-off atax LAB measurement"),
-                led.int(2816, "atax default side"),
-                led.int(11, "atax default CTAs of kernel 1 (2816 / 256)"),
-                led.int(11, "one-off measurement: partitions busy, atax default"),
-                led.pct(0.229, "one-off measurement: atax default LAB local share"),
-                led.pct(0.993, "one-off measurement: atax default FT local share"),
-                led.int(8192, "atax side of the one-off LAB measurement"),
-                led.int(32, "atax CTAs of kernel 1 at side 8192"),
-                led.pct(0.509, "one-off measurement: atax 8192 LAB local share"),
-                led.pct(0.986, "one-off measurement: atax 8192 FT local share"),
             )
         } else if name.contains("NUBA") || name.contains("UBA") {
             format!(
@@ -701,7 +685,7 @@ pub fn write(
     let (mu, mn, mp) = nuba::MCM;
     writeln!(
         f14,
-        "\n## Figs. 15-16: MCM-GPU (sweep benchmarks)\n\nNUBA on {} modules (`nuba-mcm`: {} partitions, {} GB/s inter-module links) vs the memory-side UBA split into the same modules (`{mu}` in `SWEEPS`): {} (paper {}); on the monolithic GPU of the same resources (the 2x GPU-size point above) {} (paper {}). Model caveat, measured once for this report on 2MM (n = {}, {} warp instructions): Locus's UBA-MCM forwards a remote read from the requester module's slice to the home module and returns the reply straight to the SM, so the home slice's data port carries only local replies: the slice data ports carried {} bytes against the monolithic UBA's {}, which makes this UBA-MCM optimistic wherever one home slice is hot.",
+        "\n## Figs. 15-16: MCM-GPU (sweep benchmarks)\n\nNUBA on {} modules (`nuba-mcm`: {} partitions, {} GB/s inter-module links) vs the memory-side UBA split into the same modules (`{mu}` in `SWEEPS`): {} (paper {}); on the monolithic GPU of the same resources (the 2x GPU-size point above) {} (paper {}). Model caveat (a property of the model, not a measurement of these runs): Locus's UBA-MCM forwards a remote read from the requester module's slice to the home module and returns the reply straight to the SM, so the home slice's data port carries only local replies, which makes this UBA-MCM optimistic wherever one home slice is hot.",
         led.int(4, "MCM modules (nuba.md §7.8)"),
         led.int(64, "nuba-mcm partitions"),
         led.int(720, "MCM inter-module link GB/s (nuba.md §7.8)"),
@@ -709,10 +693,6 @@ pub fn write(
         led.gain(mp, "paper fig16"),
         led.gain(hm_sp(sweep, "uba-g2", "nuba-g2"), "fig14 gpu size 2x"),
         led.gain(1.301, "paper fig14 gpu size 2x"),
-        led.int(320, "one-off MCM measurement 2mm side"),
-        led.int(244_140, "one-off MCM measurement warp instructions"),
-        led.int(341_376, "one-off: uba-mcm slice data port bytes"),
-        led.int(1_330_944, "one-off: uba slice data port bytes"),
     )?;
 
     // ---- not run, run time

@@ -6,6 +6,8 @@ use crate::registry::BenchSpec;
 use std::sync::OnceLock;
 
 pub mod amdapp;
+#[cfg(test)]
+mod audit;
 pub mod cudasdk;
 pub mod dense;
 pub mod graph;

@@ -10,7 +10,7 @@ pub const SPEC: BenchSpec = BenchSpec {
     name: "vectoradd",
     suite: "CUDA samples",
     category: "-",
-    about: "C = A + B over float vectors; pure streaming, 256 threads/block",
+    about: "vectorAdd: C = A + B over float vectors; pure streaming, 256 threads/block",
     params: &[
         ParamSpec {
             name: "n",
@@ -160,5 +160,31 @@ mod tests {
             .flat_map(|w| w.offload.iter().map(|m: &OffloadMark| m.lanes))
             .collect();
         assert_eq!(lanes, [32, 32, 32, 32, 32, 32, 32, 8]);
+    }
+
+    /// `C = A + B` on `n` elements (a partial last block when `n` is not a multiple of
+    /// 256) against the host sum; fails if a thread's index or the bounds test is wrong.
+    fn check(n: &str) {
+        let o = BTreeMap::from([("n".to_string(), n.to_string())]);
+        let mut w = crate::registry::build("vectoradd", &o, 2).unwrap();
+        let ids = |w: &crate::model::ModelWorkload, s: &str| crate::bench::testing::obj(w, s);
+        let a: Vec<f32> = w.memory().to_vec(ids(&w, "A"));
+        let b: Vec<f32> = w.memory().to_vec(ids(&w, "B"));
+        assert_eq!(crate::bench::testing::launches(&mut w), ["vectorAdd"]);
+        let c: Vec<f32> = w.memory().to_vec(ids(&w, "C"));
+        let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+        assert_eq!(c, want);
+    }
+
+    #[test]
+    fn sum_equals_host_sum() {
+        check("1000");
+    }
+
+    /// The default input (4M elements; about 10 s in a debug build).
+    #[test]
+    #[ignore]
+    fn default_sum_equals_host_sum() {
+        check("4M");
     }
 }

@@ -78,3 +78,19 @@ fn simpleconv_default_input_follows_the_scale_rule() {
     let w = build("simpleconv", &[], 1);
     assert!(w.memory().footprint() <= crate::scale::FOOTPRINT_CAP_BYTES);
 }
+
+/// simpleConvolution on its default input against the clamped host convolution.
+#[test]
+#[ignore]
+fn simpleconv_default_matches_the_host_reference() {
+    let d = |p| crate::bench::heteromark::tests::default_u64("simpleconv", p);
+    let mut wl = build("simpleconv", &[], 2);
+    let input: Vec<u32> = get(&wl, "inputBuffer");
+    let mask: Vec<f32> = get(&wl, "maskBuffer");
+    run(&mut wl);
+    let got: Vec<u32> = get(&wl, "outputBuffer");
+    assert_eq!(
+        got,
+        simpleconv::reference(&input, &mask, d("width"), d("height"), d("mask"))
+    );
+}

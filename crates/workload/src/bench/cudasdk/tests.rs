@@ -248,3 +248,119 @@ fn defaults_follow_the_scale_rule() {
     assert_eq!(listed_default("scalarprod", "vectors"), v.to_string());
     assert_eq!(listed_default("scalarprod", "elements"), e.to_string());
 }
+
+fn d(name: &str, p: &str) -> u64 {
+    crate::bench::heteromark::tests::default_u64(name, p)
+}
+
+/// Black-Scholes on its default input: every option's call and put against the double
+/// precision formula.
+#[test]
+#[ignore]
+fn blackscholes_default_prices_match_the_double_precision_formula() {
+    let mut w = build("blackscholes", &[], 4);
+    let price: Vec<u64> = get(&w, "d_StockPrice");
+    let strike: Vec<u64> = get(&w, "d_OptionStrike");
+    let years: Vec<u64> = get(&w, "d_OptionYears");
+    run(&mut w);
+    let call: Vec<u64> = get(&w, "d_CallResult");
+    let put: Vec<u64> = get(&w, "d_PutResult");
+    assert_eq!(call.len() as u64 * 2, d("blackscholes", "options"));
+    for i in 0..price.len() {
+        let (s, x, t) = (
+            blackscholes::split_pair(price[i]),
+            blackscholes::split_pair(strike[i]),
+            blackscholes::split_pair(years[i]),
+        );
+        let (c, p) = (
+            blackscholes::split_pair(call[i]),
+            blackscholes::split_pair(put[i]),
+        );
+        for (k, (gc, gp)) in [(s.0, x.0, t.0), (s.1, x.1, t.1)]
+            .iter()
+            .zip([(c.0, p.0), (c.1, p.1)])
+        {
+            let (rc, rp) = blackscholes::reference(k.0 as f64, k.1 as f64, k.2 as f64);
+            assert!(
+                (gc as f64 - rc).abs() < 1e-3 * (1.0 + rc.abs()),
+                "{gc} {rc}"
+            );
+            assert!(
+                (gp as f64 - rp).abs() < 1e-3 * (1.0 + rp.abs()),
+                "{gp} {rp}"
+            );
+        }
+    }
+}
+
+/// The fast Walsh transform convolution on its default input against the host dyadic
+/// convolution.
+#[test]
+#[ignore]
+fn fwt_default_is_the_dyadic_convolution() {
+    let mut w = build("fwt", &[], 2);
+    let data: Vec<f32> = get(&w, "d_Data");
+    let kernel: Vec<f32> = get(&w, "d_Kernel");
+    run(&mut w);
+    let got: Vec<f32> = get(&w, "d_Data");
+    let k = 1usize << d("fwt", "log2kernel");
+    let reference = fwt::dyadic_convolution(&data, &kernel[..k]);
+    let (mut d2, mut r2) = (0.0f64, 0.0f64);
+    for (g, r) in got.iter().zip(&reference) {
+        d2 += (*g as f64 - r) * (*g as f64 - r);
+        r2 += r * r;
+    }
+    assert!((d2 / r2).sqrt() < 1e-6, "L2 error {}", (d2 / r2).sqrt());
+}
+
+/// convolutionSeparable on its default input against the host rows-then-columns filter.
+#[test]
+#[ignore]
+fn convsep_default_matches_the_host_rows_then_columns() {
+    let mut wl = build("convsep", &[], 5);
+    let input: Vec<f32> = get(&wl, "d_Input");
+    let k: Vec<f32> = get(&wl, "c_Kernel");
+    run(&mut wl);
+    let got: Vec<f32> = get(&wl, "d_Output");
+    let (w, h) = (
+        d("convsep", "width") as usize,
+        d("convsep", "height") as usize,
+    );
+    let want = convsep::reference(&input, &k, w, h);
+    assert_eq!(got.len(), want.len());
+    for (g, e) in got.iter().zip(&want) {
+        assert!(close(*g, *e, 1e-5), "{g} {e}");
+    }
+}
+
+/// The default transpose (its default variant and repetitions) against the host transpose.
+#[test]
+#[ignore]
+fn transpose_default_is_the_host_transpose() {
+    let mut w = build("transpose", &[], 1);
+    let n = d("transpose", "n") as usize;
+    run(&mut w);
+    let got: Vec<f32> = get(&w, "d_odata");
+    for y in 0..n {
+        for x in 0..n {
+            assert_eq!(got[x * n + y], (y * n + x) as f32);
+        }
+    }
+}
+
+/// scalarProd on its default input against the host dot products.
+#[test]
+#[ignore]
+fn scalarprod_default_matches_the_host_dot_products() {
+    let mut w = build("scalarprod", &[], 6);
+    let a: Vec<f32> = get(&w, "d_A");
+    let b: Vec<f32> = get(&w, "d_B");
+    run(&mut w);
+    let got: Vec<f32> = get(&w, "d_C");
+    let (v, e) = (d("scalarprod", "vectors"), d("scalarprod", "elements"));
+    let want = scalarprod::reference(&a, &b, v as usize, e as usize);
+    assert_eq!(got.len(), want.len());
+    for (g, r) in got.iter().zip(&want) {
+        assert!((*g as f64 - r).abs() < 1e-4 * r.abs(), "{g} {r}");
+    }
+}

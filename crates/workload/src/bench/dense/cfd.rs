@@ -26,7 +26,8 @@ pub const SPEC: BenchSpec = BenchSpec {
     name: "cfd",
     suite: "Rodinia",
     category: "core-exclusive",
-    about: "euler3d: step factor, compute_flux with SoA neighbour reads, time_step; 192 thr/block",
+    about: "euler3d: cuda_compute_step_factor, cuda_compute_flux with SoA neighbour reads, \
+            cuda_time_step; 192 thr/block",
     params: &[
         ParamSpec {
             name: "elements",

@@ -31,7 +31,8 @@ pub const SPEC: BenchSpec = BenchSpec {
     name: "dwt",
     suite: "Rodinia",
     category: "core-majority",
-    about: "dwt2d: RGB -> 3 planes, then fdwt53 tiles with halo rows/columns per level",
+    about: "dwt2d: RGB -> 3 planes (c_CopySrcToComponents), then fdwt53Kernel tiles with halo \
+            rows/columns per level",
     params: &[
         ParamSpec {
             name: "width",

@@ -18,7 +18,8 @@ pub const SPEC: BenchSpec = BenchSpec {
     name: "nw",
     suite: "Rodinia",
     category: "block-exclusive",
-    about: "Needleman-Wunsch: per anti-diagonal launches of 16-thread blocks, 17x17 smem tiles",
+    about: "Needleman-Wunsch: per anti-diagonal launches of 16-thread blocks, 17x17 smem tiles \
+            (needle_cuda_shared_1, needle_cuda_shared_2)",
     params: &[
         ParamSpec {
             name: "n",

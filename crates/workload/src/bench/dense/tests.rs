@@ -905,3 +905,127 @@ fn warps_issue_their_compiled_instruction_counts() {
     let (n, m, k) = first_launch_warp("cfd", &[("elements", "1920")], 0, 0);
     assert_eq!((k.as_str(), n, m), ("cuda_compute_step_factor", 63, 7));
 }
+
+/// The registry defaults of `name`, resolved as the CLI does.
+fn defaults(name: &str) -> crate::registry::Params {
+    crate::registry::Params::resolve(registry::find(name).unwrap(), &BTreeMap::new(), 1).unwrap()
+}
+
+/// matrixMul on its default input against the host product.
+#[test]
+#[ignore]
+fn matmul_default_equals_host_matmul() {
+    let p = defaults("matmul");
+    let d = |k| p.u64(k, 0).unwrap() as usize;
+    let (m, k, n) = (d("m"), d("k"), d("n"));
+    let mut w = build("matmul", &[], 2);
+    run(&mut w);
+    let (a, b, c): (Vec<f32>, Vec<f32>, Vec<f32>) = (get(&w, "A"), get(&w, "B"), get(&w, "C"));
+    for i in 0..m {
+        for j in 0..n {
+            let e: f32 = (0..k).map(|q| a[i * k + q] * b[q * n + j]).sum();
+            assert!(close(c[i * n + j], e, 1e-4), "C[{i}][{j}]");
+        }
+    }
+}
+
+/// Parboil sgemm (NT) on its default input against the host product.
+#[test]
+#[ignore]
+fn mm_default_equals_host_sgemm_nt() {
+    let p = defaults("mm");
+    let d = |k| p.u64(k, 0).unwrap() as usize;
+    let (m, n, k) = (d("m"), d("n"), d("k"));
+    let mut w = build("mm", &[], 2);
+    run(&mut w);
+    let (a, b, c): (Vec<f32>, Vec<f32>, Vec<f32>) = (get(&w, "A"), get(&w, "B"), get(&w, "C"));
+    for i in 0..m {
+        for j in 0..n {
+            let e: f32 = (0..k).map(|q| a[i + q * m] * b[j + q * n]).sum();
+            assert!(close(c[i + j * m], e, 1e-4), "C[{i}][{j}]");
+        }
+    }
+}
+
+/// Parboil spmv (JDS) on its default matrix against the host CSR product.
+#[test]
+#[ignore]
+fn spmv_jds_default_equals_host_spmv() {
+    let p = defaults("spmv");
+    let s = super::spmv_csr::matrix_spec(&p, 147456, 24, 2, 64, 0.1).unwrap();
+    let a = crate::gen::matrix::banded_random(s, 7);
+    let mut w = build("spmv", &[], 7);
+    let x: Vec<f32> = get(&w, "x_vec");
+    run(&mut w);
+    let y: Vec<f32> = get(&w, "dst_vector");
+    for (i, e) in a.spmv(&x).iter().enumerate() {
+        assert!(close(y[i], *e, 1e-4), "row {i}: {} vs {e}", y[i]);
+    }
+}
+
+/// Needleman-Wunsch on its default input against the host dynamic program.
+#[test]
+#[ignore]
+fn nw_default_score_matrix_equals_host_dp() {
+    let p = defaults("nw");
+    let (n, pen) = (
+        p.u64("n", 0).unwrap() as usize,
+        p.u64("penalty", 0).unwrap() as i32,
+    );
+    let mut w = build("nw", &[], 4);
+    let reference: Vec<i32> = get(&w, "referrence_cuda");
+    let mut dp: Vec<i32> = get(&w, "matrix_cuda");
+    run(&mut w);
+    let c = n + 1;
+    for i in 1..c {
+        for j in 1..c {
+            dp[i * c + j] = (dp[(i - 1) * c + j - 1] + reference[i * c + j])
+                .max(dp[i * c + j - 1] - pen)
+                .max(dp[(i - 1) * c + j] - pen);
+        }
+    }
+    assert_eq!(get::<i32>(&w, "matrix_cuda"), dp);
+}
+
+/// K-means on its default input: every point's membership is a nearest centre.
+#[test]
+#[ignore]
+fn km_default_memberships_match_host_nearest_centre() {
+    let p = defaults("km");
+    let d = |k| p.u64(k, 0).unwrap() as usize;
+    let (np, nf, nc) = (d("npoints"), d("nfeatures"), d("nclusters"));
+    let mut w = build("km", &[], 4);
+    run(&mut w);
+    let aos: Vec<f32> = get(&w, "feature_flipped_d");
+    let cl: Vec<f32> = get(&w, "c_clusters");
+    let memb: Vec<i32> = get(&w, "membership_d");
+    for q in 0..np {
+        let dist = |c: usize| -> f32 {
+            (0..nf)
+                .map(|f| (aos[q * nf + f] - cl[c * nf + f]).powi(2))
+                .sum()
+        };
+        let best = (0..nc)
+            .min_by(|&a, &b| dist(a).partial_cmp(&dist(b)).unwrap())
+            .unwrap();
+        assert!(close(dist(memb[q] as usize), dist(best), 1e-5), "point {q}");
+    }
+}
+
+/// dwt2d on its default image against the host 5/3 transform of each plane.
+#[test]
+#[ignore]
+fn dwt_default_equals_host_fdwt53() {
+    let p = defaults("dwt");
+    let d = |k| p.u64(k, 0).unwrap() as usize;
+    let (sx, sy, levels) = (d("width"), d("height"), d("levels"));
+    let mut w = build("dwt", &[], 4);
+    let src: Vec<u8> = get(&w, "d_src");
+    run(&mut w);
+    for (k, name) in ["c_r_out", "c_g_out", "c_b_out"].iter().enumerate() {
+        let plane: Vec<i32> = (0..sx * sy).map(|i| src[3 * i + k] as i32 - 128).collect();
+        let e = super::dwt::fdwt53_ref(&plane, sx, sy, levels as u32);
+        let got: Vec<i32> = get(&w, name);
+        assert_eq!(got, e, "{name}");
+    }
+}

@@ -222,3 +222,43 @@ fn hm_pagerank_default_input_follows_the_scale_rule() {
     assert!(pagerank::footprint(rule1, 0.001) <= crate::scale::FOOTPRINT_CAP_BYTES);
     assert!(pagerank::footprint(rule1 + 64, 0.001) > crate::scale::FOOTPRINT_CAP_BYTES);
 }
+
+/// A default parameter of `name` as a number (suffixes as the CLI reads them).
+pub(crate) fn default_u64(name: &str, p: &str) -> u64 {
+    params(name, &[], 1).u64(p, 0).unwrap()
+}
+
+/// FIR on its default input against the host filter of the whole signal.
+#[test]
+#[ignore]
+fn fir_default_equals_the_whole_signal_filter() {
+    let (mut w, out) = fir::build_with_output(&params("fir", &[], 1)).unwrap();
+    let total = default_u64("fir", "npb") * default_u64("fir", "nblocks");
+    let taps = default_u64("fir", "taps");
+    run(&mut w);
+    let signal: Vec<f32> = (0..total).map(|i| i as f32).collect();
+    let coeff: Vec<f32> = (0..taps).map(|i| i as f32).collect();
+    assert_eq!(*out.lock().unwrap(), fir::reference(&signal, &coeff));
+}
+
+/// Hetero-Mark PageRank on its default input against the host power iteration (the last
+/// iteration writes `device_mtx_2` when the count is odd, `device_mtx_1` when even).
+#[test]
+#[ignore]
+fn hm_pagerank_default_matches_the_host_power_iteration() {
+    let mut w = build("hm-pagerank", &[], 7);
+    let m = pagerank::Csr {
+        offsets: get(&w, "device_row_offsets"),
+        cols: get(&w, "device_column_numbers"),
+        vals: get(&w, "device_values"),
+    };
+    let iters = default_u64("hm-pagerank", "iters");
+    run(&mut w);
+    let last = if iters % 2 == 1 {
+        "device_mtx_2"
+    } else {
+        "device_mtx_1"
+    };
+    let got: Vec<f32> = get(&w, last);
+    assert_eq!(got, pagerank::reference(&m, iters));
+}

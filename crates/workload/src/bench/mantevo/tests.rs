@@ -261,3 +261,21 @@ fn minife_bad_input_names_the_parameters() {
     assert!(big("2000").contains("overflow"));
     assert!(big("400").contains("limit"));
 }
+
+/// The default input (rule 1's grid and miniFE's iteration count): the CG iterate equals
+/// the host CG's.
+#[test]
+#[ignore]
+fn minife_default_cg_matches_the_host_solve() {
+    let d = |p| crate::bench::heteromark::tests::default_u64("minife", p);
+    let (nx, ny, nz, iters) = (d("nx"), d("ny"), d("nz"), d("max_iter"));
+    let mut w = build("minife", &[]);
+    each_block(&mut w, |_, _| {});
+    let (want, _) = host_cg(nx, ny, nz, iters);
+    let got: Vec<f64> = get(&w, "x");
+    let scale = want.iter().fold(0f64, |m, v| m.max(v.abs()));
+    assert!(scale > 0.0);
+    for (i, (g, h)) in got.iter().zip(&want).enumerate() {
+        assert!((g - h).abs() <= 1e-9 * scale, "x[{i}]: {g} vs {h}");
+    }
+}

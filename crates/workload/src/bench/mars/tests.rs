@@ -39,9 +39,21 @@ fn ranges(w: &ModelWorkload, name: &str) -> Vec<(usize, usize)> {
 /// gathers or the boundary detection are wrong.
 #[test]
 fn wordcount_matches_hashmap() {
-    let (f, _) = wordcount::text(40_000, 300, 9);
+    wordcount_check(40_000, 300, 9);
+}
+
+/// The default input (registry defaults, seed 1).
+#[test]
+#[ignore]
+fn wordcount_default_matches_hashmap() {
+    let d = |p| crate::bench::heteromark::tests::default_u64("mars-wordcount", p) as usize;
+    wordcount_check(d("text"), d("vocab"), 1);
+}
+
+fn wordcount_check(text_bytes: usize, vocab: usize, seed: u64) {
+    let (f, _) = wordcount::text(text_bytes, vocab, seed);
     let expect = wordcount::reference(&f);
-    let mut w = wordcount::workload(40_000, 300, 9);
+    let mut w = wordcount::workload(text_bytes, vocab, seed);
     let names = run(&mut w);
     let keys = bytes(&w, "outputKeys");
     let offs = ints(&w, "outputOffsetSizes");
@@ -71,10 +83,22 @@ fn wordcount_matches_hashmap() {
 /// Every line equal to the keyword is reported once with its offset and size.
 #[test]
 fn stringmatch_matches_reference() {
-    let (f, kw, _) = stringmatch::text(50_000, 200, 3, 4);
+    stringmatch_check(50_000, 200, 3, 4);
+}
+
+/// The default input (registry defaults, seed 1).
+#[test]
+#[ignore]
+fn stringmatch_default_matches_reference() {
+    let d = |p| crate::bench::heteromark::tests::default_u64("mars-stringmatch", p) as usize;
+    stringmatch_check(d("text"), d("vocab"), d("rank"), 1);
+}
+
+fn stringmatch_check(text_bytes: usize, vocab: usize, rank: usize, seed: u64) {
+    let (f, kw, _) = stringmatch::text(text_bytes, vocab, rank, seed);
     let mut expect = stringmatch::reference(&f, &kw);
     assert!(!expect.is_empty());
-    let mut w = stringmatch::workload(50_000, 200, 3, 4);
+    let mut w = stringmatch::workload(text_bytes, vocab, rank, seed);
     let names = run(&mut w);
     assert_eq!(names.iter().filter(|n| *n == "bitonicKernel").count(), 0);
     let keys = ints(&w, "interKeys");
@@ -89,9 +113,25 @@ fn stringmatch_matches_reference() {
 /// Distinct views per URL after both jobs equal a HashMap over the distinct log lines.
 #[test]
 fn pageviewcount_matches_hashmap() {
-    let (f, recs) = pageviewcount::log(3000, 50, 0.3, 2);
+    pageviewcount_check(3000, 50, 0.3, 2);
+}
+
+/// The default input (registry defaults, seed 1).
+#[test]
+#[ignore]
+fn pageviewcount_default_matches_hashmap() {
+    let name = "mars-pageviewcount";
+    let d = |p| crate::bench::heteromark::tests::default_u64(name, p) as usize;
+    let dup = crate::bench::heteromark::tests::params(name, &[], 1)
+        .f64("dup", 0.0)
+        .unwrap();
+    pageviewcount_check(d("lines"), d("urls"), dup, 1);
+}
+
+fn pageviewcount_check(lines: usize, urls: usize, dup: f64, seed: u64) {
+    let (f, recs) = pageviewcount::log(lines, urls, dup, seed);
     let expect = pageviewcount::reference(&f, &recs);
-    let mut w = pageviewcount::workload(3000, 50, 0.3, 2);
+    let mut w = pageviewcount::workload(lines, urls, dup, seed);
     let names = run(&mut w);
     assert_eq!(names.iter().filter(|n| *n == "Reducer").count(), 1);
     assert_eq!(names.iter().filter(|n| *n == "Mapper").count(), 2);

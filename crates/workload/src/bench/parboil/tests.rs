@@ -56,16 +56,29 @@ fn parboil_collide(t: [f32; 19], flags: u32) -> [f32; 19] {
 
 #[test]
 fn lbm_steps_equal_host_stream_collide() {
+    lbm_check(8, 6, 7, 3);
+}
+
+/// The default grid and step count (rule 1 and 2 of scale.rs).
+#[test]
+#[ignore]
+fn lbm_default_steps_equal_host_stream_collide() {
+    let d = |p| crate::bench::heteromark::tests::default_u64("lbm", p);
+    lbm_check(d("sx"), d("sy"), d("sz"), d("steps") as usize);
+}
+
+fn lbm_check(sx: u64, sy: u64, sz: u64, steps: usize) {
     use super::lbm::{initial_grid, Layout, DIRS};
-    let l = Layout {
-        sx: 8,
-        sy: 6,
-        sz: 7,
-    };
-    let steps = 3;
+    let l = Layout { sx, sy, sz };
+    let s = [sx, sy, sz, steps as u64].map(|v| v.to_string());
     let mut w = build(
         "lbm",
-        &[("sx", "8"), ("sy", "6"), ("sz", "7"), ("steps", "3")],
+        &[
+            ("sx", &s[0]),
+            ("sy", &s[1]),
+            ("sz", &s[2]),
+            ("steps", &s[3]),
+        ],
         1,
     );
     let r = run(&mut w);
@@ -92,7 +105,7 @@ fn lbm_steps_equal_host_stream_collide() {
         std::mem::swap(&mut src, &mut dst);
     }
     // after an odd number of steps the latest grid is dstGrid
-    let dev: Vec<f32> = get(&w, "dstGrid");
+    let dev: Vec<f32> = get(&w, if steps % 2 == 1 { "dstGrid" } else { "srcGrid" });
     let mut fluid_changed = false;
     for z in 0..l.sz as i64 {
         for y in 0..l.sy as i64 {
@@ -143,11 +156,28 @@ fn lbm_soa_rows_coalesce() {
 
 #[test]
 fn parboil_stencil_equals_host_sweeps() {
+    stencil_check(70, 9, 6, 3);
+}
+
+/// The default grid and iteration count.
+#[test]
+#[ignore]
+fn parboil_stencil_default_equals_host_sweeps() {
+    let d = |p| crate::bench::heteromark::tests::default_u64("parboil-stencil", p) as usize;
+    stencil_check(d("nx"), d("ny"), d("nz"), d("iterations"));
+}
+
+fn stencil_check(nx: usize, ny: usize, nz: usize, it: usize) {
     use super::stencil::host_sweep;
-    let (nx, ny, nz, it) = (70usize, 9usize, 6usize, 3usize);
+    let s = [nx, ny, nz, it].map(|v| v.to_string());
     let mut w = build(
         "parboil-stencil",
-        &[("nx", "70"), ("ny", "9"), ("nz", "6"), ("iterations", "3")],
+        &[
+            ("nx", &s[0]),
+            ("ny", &s[1]),
+            ("nz", &s[2]),
+            ("iterations", &s[3]),
+        ],
         4,
     );
     let a0: Vec<f32> = get(&w, "d_A0");
@@ -160,8 +190,8 @@ fn parboil_stencil_equals_host_sweeps() {
         host_sweep(&a, &mut next, nx, ny, nz);
         std::mem::swap(&mut a, &mut next);
     }
-    // three launches: the last wrote d_Anext
-    let dev: Vec<f32> = get(&w, "d_Anext");
+    // an odd number of launches: the last wrote d_Anext
+    let dev: Vec<f32> = get(&w, if it % 2 == 1 { "d_Anext" } else { "d_A0" });
     for i in 0..dev.len() {
         assert!(close(dev[i], a[i], 1e-5), "[{i}] {} vs {}", dev[i], a[i]);
     }

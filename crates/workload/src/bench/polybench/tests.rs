@@ -59,6 +59,20 @@ fn load_lines(w: &mut ModelWorkload) -> Vec<u32> {
         .collect()
 }
 
+/// A default parameter of `name` as a size.
+fn spec_default(name: &str, p: &str) -> usize {
+    let s = registry::find(name).unwrap();
+    let v = s.params.iter().find(|q| q.name == p).unwrap().default;
+    v.parse().unwrap()
+}
+
+/// Build `name` with the `(param, size)` pairs.
+fn build_sizes(name: &str, kv: &[(&str, usize)]) -> ModelWorkload {
+    let s: Vec<(&str, String)> = kv.iter().map(|(k, v)| (*k, v.to_string())).collect();
+    let kv: Vec<(&str, &str)> = s.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    build(name, &kv)
+}
+
 #[test]
 fn default_sizes_follow_the_scale_rule() {
     use super::*;
@@ -142,21 +156,10 @@ fn default_sizes_follow_the_scale_rule() {
     assert_eq!(spec_default("3mm", "n"), m3);
 }
 
-#[test]
-fn atax_equals_host_and_kernel1_is_uncoalesced() {
-    let (nx, ny) = (512usize, 256usize);
-    let kv = [("nx", "512"), ("ny", "256")];
-    let mut w = build("atax", &kv);
-    // kernel1: per column j, LDG tmp once, then A (one row per lane: 32 lines), x (one line)
-    let lines = load_lines(&mut w);
-    assert_eq!(lines[0], 1, "tmp[i]");
-    assert!(
-        lines[1..].chunks(2).all(|c| c == [32, 1]),
-        "{:?}",
-        &lines[..9]
-    );
-    assert_eq!(lines.len(), 1 + 2 * ny);
-    let mut w = build("atax", &kv);
+/// ATAX's outputs against the host's two matrix-vector products (and, at three columns,
+/// the plain definition `y = A^T (A x)` in double precision).
+fn atax_check(nx: usize, ny: usize) {
+    let mut w = build_sizes("atax", &[("nx", nx), ("ny", ny)]);
     let a: Vec<f32> = get(&w, "A");
     let x: Vec<f32> = get(&w, "x");
     assert_eq!(run(&mut w), ["atax_kernel1", "atax_kernel2"]);
@@ -192,7 +195,6 @@ fn atax_equals_host_and_kernel1_is_uncoalesced() {
     );
     assert_close(&get::<f32>(&w, "tmp"), &tmp, "tmp");
     assert_close(&get::<f32>(&w, "y"), &y, "y");
-    // and the plain definition y = A^T (A x), to f32 accuracy
     for j in [0, 7, ny - 1] {
         let e: f64 = (0..nx)
             .map(|i| {
@@ -205,6 +207,28 @@ fn atax_equals_host_and_kernel1_is_uncoalesced() {
             "y[{j}]"
         );
     }
+}
+
+#[test]
+fn atax_equals_host_and_kernel1_is_uncoalesced() {
+    let ny = 256usize;
+    let mut w = build("atax", &[("nx", "512"), ("ny", "256")]);
+    // kernel1: per column j, LDG tmp once, then A (one row per lane: 32 lines), x (one line)
+    let lines = load_lines(&mut w);
+    assert_eq!(lines[0], 1, "tmp[i]");
+    assert!(
+        lines[1..].chunks(2).all(|c| c == [32, 1]),
+        "{:?}",
+        &lines[..9]
+    );
+    assert_eq!(lines.len(), 1 + 2 * ny);
+    atax_check(512, 256);
+}
+
+#[test]
+#[ignore]
+fn atax_default_equals_host() {
+    atax_check(spec_default("atax", "nx"), spec_default("atax", "ny"));
 }
 
 #[test]
@@ -222,10 +246,8 @@ fn atax_kernel2_is_coalesced() {
     );
 }
 
-#[test]
-fn conv2d_equals_host() {
-    let (ni, nj) = (40usize, 64usize);
-    let mut w = build("2dconv", &[("ni", "40"), ("nj", "64")]);
+fn conv2d_check(ni: usize, nj: usize) {
+    let mut w = build_sizes("2dconv", &[("ni", ni), ("nj", nj)]);
     let a: Vec<f32> = get(&w, "A");
     assert_eq!(run(&mut w), ["Convolution2D_kernel"]);
     assert_close(
@@ -233,6 +255,17 @@ fn conv2d_equals_host() {
         &super::conv2d::reference(&a, ni, nj),
         "B",
     );
+}
+
+#[test]
+fn conv2d_equals_host() {
+    conv2d_check(40, 64);
+}
+
+#[test]
+#[ignore]
+fn conv2d_default_equals_host() {
+    conv2d_check(spec_default("2dconv", "ni"), spec_default("2dconv", "nj"));
 }
 
 #[test]
@@ -252,24 +285,10 @@ fn conv2d_taps_touch_three_rows() {
     assert_eq!(lines, [2, 1, 2, 2, 1, 2, 2, 1, 2]);
 }
 
-#[test]
-fn gemm_equals_host_and_stores_every_k() {
-    let (ni, nj, nk) = (24usize, 64usize, 20usize);
-    let mut w = build("gemm", &[("ni", "24"), ("nj", "64"), ("nk", "20")]);
+fn gemm_check(ni: usize, nj: usize, nk: usize) {
+    let mut w = build_sizes("gemm", &[("ni", ni), ("nj", nj), ("nk", nk)]);
     let (a, b, mut c): (Vec<f32>, Vec<f32>, Vec<f32>) = (get(&w, "A"), get(&w, "B"), get(&w, "C"));
-    let mut bp = BlockProgram::default();
-    {
-        let mut l = w.next_launch().unwrap().unwrap();
-        l.block(0, false, 128, &mut bp).unwrap();
-        let st = bp.warps[0]
-            .insts
-            .iter()
-            .filter(|i| i.class == InstClass::Store)
-            .count();
-        assert_eq!(st, 1 + nk, "BETA store + one store per k (no __restrict__)");
-    }
-    let mut w = build("gemm", &[("ni", "24"), ("nj", "64"), ("nk", "20")]);
-    run(&mut w);
+    assert_eq!(run(&mut w), ["gemm_kernel"]);
     super::gemm::gemm_ref(
         ni,
         nj,
@@ -284,10 +303,33 @@ fn gemm_equals_host_and_stores_every_k() {
 }
 
 #[test]
-fn mm2_and_mm3_equal_host() {
+fn gemm_equals_host_and_stores_every_k() {
+    let nk = 20usize;
+    let mut w = build("gemm", &[("ni", "24"), ("nj", "64"), ("nk", "20")]);
+    let mut bp = BlockProgram::default();
+    {
+        let mut l = w.next_launch().unwrap().unwrap();
+        l.block(0, false, 128, &mut bp).unwrap();
+        let st = bp.warps[0]
+            .insts
+            .iter()
+            .filter(|i| i.class == InstClass::Store)
+            .count();
+        assert_eq!(st, 1 + nk, "BETA store + one store per k (no __restrict__)");
+    }
+    gemm_check(24, 64, 20);
+}
+
+#[test]
+#[ignore]
+fn gemm_default_equals_host() {
+    let d = |p| spec_default("gemm", p);
+    gemm_check(d("ni"), d("nj"), d("nk"));
+}
+
+fn mm2_check(n: usize) {
     use super::gemm::gemm_ref;
-    let n = 32usize;
-    let mut w = build("2mm", &[("n", "32")]);
+    let mut w = build_sizes("2mm", &[("n", n)]);
     let (a, b, mut c, d): (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) =
         (get(&w, "A"), get(&w, "B"), get(&w, "C"), get(&w, "D"));
     assert_eq!(run(&mut w), ["mm2_kernel1", "mm2_kernel2"]);
@@ -296,9 +338,11 @@ fn mm2_and_mm3_equal_host() {
     gemm_ref(n, n, n, &c, &d, &mut e, None, None);
     assert_close(&get::<f32>(&w, "C"), &c, "C");
     assert_close(&get::<f32>(&w, "E"), &e, "E");
+}
 
-    let mut w = build("3mm", &[("n", "64")]);
-    let n = 64usize;
+fn mm3_check(n: usize) {
+    use super::gemm::gemm_ref;
+    let mut w = build_sizes("3mm", &[("n", n)]);
     let (a, b, c, d): (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) =
         (get(&w, "A"), get(&w, "B"), get(&w, "C"), get(&w, "D"));
     assert_eq!(run(&mut w), ["mm3_kernel1", "mm3_kernel2", "mm3_kernel3"]);
@@ -310,9 +354,25 @@ fn mm2_and_mm3_equal_host() {
 }
 
 #[test]
-fn gemver_equals_host() {
-    let n = 256usize;
-    let mut w = build("gemver", &[("n", "256")]);
+fn mm2_and_mm3_equal_host() {
+    mm2_check(32);
+    mm3_check(64);
+}
+
+#[test]
+#[ignore]
+fn mm2_default_equals_host() {
+    mm2_check(spec_default("2mm", "n"));
+}
+
+#[test]
+#[ignore]
+fn mm3_default_equals_host() {
+    mm3_check(spec_default("3mm", "n"));
+}
+
+fn gemver_check(n: usize) {
+    let mut w = build_sizes("gemver", &[("n", n)]);
     let mut a: Vec<f32> = get(&w, "A");
     let f = |name| get::<f32>(&w, name);
     let (u1, u2, v1, v2, y, z) = (f("u1"), f("u2"), f("v1"), f("v2"), f("y"), f("z"));
@@ -356,16 +416,25 @@ fn gemver_equals_host() {
 }
 
 #[test]
-fn jacobi2d_equals_host_with_two_launches_per_step() {
-    let n = 64usize;
-    let mut w = build("jacobi2d", &[("n", "64"), ("tsteps", "3")]);
+fn gemver_equals_host() {
+    gemver_check(256);
+}
+
+#[test]
+#[ignore]
+fn gemver_default_equals_host() {
+    gemver_check(spec_default("gemver", "n"));
+}
+
+fn jacobi2d_check(n: usize, tsteps: usize) {
+    let mut w = build_sizes("jacobi2d", &[("n", n), ("tsteps", tsteps)]);
     let (mut a, mut b): (Vec<f32>, Vec<f32>) = (get(&w, "A"), get(&w, "B"));
     let names = run(&mut w);
-    assert_eq!(names.len(), 6);
+    assert_eq!(names.len(), 2 * tsteps);
     assert!(names
         .chunks(2)
         .all(|c| c == ["runJacobiCUDA_kernel1", "runJacobiCUDA_kernel2"]));
-    for _ in 0..3 {
+    for _ in 0..tsteps {
         super::jacobi2d::step_ref(&mut a, &mut b, n);
     }
     assert_close(&get::<f32>(&w, "A"), &a, "A");
@@ -373,9 +442,20 @@ fn jacobi2d_equals_host_with_two_launches_per_step() {
 }
 
 #[test]
-fn lu_equals_what_the_suite_launches() {
-    let n = 96usize;
-    let mut w = build("lu", &[("n", "96")]);
+fn jacobi2d_equals_host_with_two_launches_per_step() {
+    jacobi2d_check(64, 3);
+}
+
+#[test]
+#[ignore]
+fn jacobi2d_default_equals_host() {
+    let d = |p| spec_default("jacobi2d", p);
+    jacobi2d_check(d("n"), d("tsteps"));
+}
+
+/// LU as the suite launches it against the host reference of the same launches.
+fn lu_check(n: usize) {
+    let mut w = build_sizes("lu", &[("n", n)]);
     let mut a: Vec<f32> = get(&w, "A");
     let a0 = a.clone();
     let names = run(&mut w);
@@ -386,6 +466,18 @@ fn lu_equals_what_the_suite_launches() {
     assert_close(&got, &a, "A");
     // the first steps are a true LU: row 0 scaled, the trailing matrix updated once
     assert!(close(got[1], a0[1] / a0[0]));
+}
+
+#[test]
+#[ignore]
+fn lu_default_equals_host() {
+    lu_check(spec_default("lu", "n"));
+}
+
+#[test]
+fn lu_equals_what_the_suite_launches() {
+    let n = 96usize;
+    lu_check(n);
     // the suite's grids stop covering the trailing matrix past k ~ N/2: the stores of each
     // launch are exactly the covered updates, none in the late launches
     let mut w = build("lu", &[("n", "96")]);
@@ -485,11 +577,8 @@ fn default_sizes_follow_the_scale_rule_second_five() {
     assert_eq!(spec_default("fdtd2d", "tmax"), fdtd2d::PAPER_TMAX);
 }
 
-#[test]
-fn bicg_equals_host_and_kernel2_is_uncoalesced() {
-    let (nx, ny) = (256usize, 512usize);
-    let kv = [("nx", "256"), ("ny", "512")];
-    let mut w = build("bicg", &kv);
+fn bicg_check(nx: usize, ny: usize) {
+    let mut w = build_sizes("bicg", &[("nx", nx), ("ny", ny)]);
     let (a, r, p): (Vec<f32>, Vec<f32>, Vec<f32>) = (get(&w, "A"), get(&w, "r"), get(&w, "p"));
     assert_eq!(run(&mut w), ["bicg_kernel1", "bicg_kernel2"]);
     let mut s = vec![7f32; ny];
@@ -509,6 +598,18 @@ fn bicg_equals_host_and_kernel2_is_uncoalesced() {
     matvec_ref(&mk(nx, ny, false, &p), &mut q);
     assert_close(&get::<f32>(&w, "s"), &s, "s");
     assert_close(&get::<f32>(&w, "q"), &q, "q");
+}
+
+#[test]
+#[ignore]
+fn bicg_default_equals_host() {
+    bicg_check(spec_default("bicg", "nx"), spec_default("bicg", "ny"));
+}
+
+#[test]
+fn bicg_equals_host_and_kernel2_is_uncoalesced() {
+    let kv = [("nx", "256"), ("ny", "512")];
+    bicg_check(256, 512);
     // kernel1 walks columns (one line per warp load of A), kernel2 rows (32 lines)
     let mut w = build("bicg", &kv);
     let l1 = load_lines(&mut w);
@@ -517,10 +618,8 @@ fn bicg_equals_host_and_kernel2_is_uncoalesced() {
     assert!(l2.chunks(2).all(|c| c == [32, 1]), "{:?}", &l2[..4]);
 }
 
-#[test]
-fn mvt_equals_host() {
-    let n = 256usize;
-    let mut w = build("mvt", &[("n", "256")]);
+fn mvt_check(n: usize) {
+    let mut w = build_sizes("mvt", &[("n", n)]);
     let f = |name| get::<f32>(&w, name);
     let (a, y1, y2, mut x1, mut x2) = (f("a"), f("y_1"), f("y_2"), f("x1"), f("x2"));
     assert_eq!(run(&mut w), ["mvt_kernel1", "mvt_kernel2"]);
@@ -542,29 +641,59 @@ fn mvt_equals_host() {
 }
 
 #[test]
+fn mvt_equals_host() {
+    mvt_check(256);
+}
+
+#[test]
+#[ignore]
+fn mvt_default_equals_host() {
+    mvt_check(spec_default("mvt", "n"));
+}
+
+#[test]
 fn gesummv_equals_host_and_reloads_after_each_store() {
     let n = 256usize;
     let mut w = build("gesummv", &[("n", "256")]);
-    let (a, b, x): (Vec<f32>, Vec<f32>, Vec<f32>) = (get(&w, "A"), get(&w, "B"), get(&w, "x"));
-    let (tmp, y) = super::gesummv::reference(&a, &b, &x, n);
     let lines = load_lines(&mut w);
     // per j: tmp[i], a row, x[j], y[i], b row, x[j] (no __restrict__), then tmp[i] once
     assert_eq!(lines.len(), 6 * n + 1);
     assert_eq!(&lines[..6], [1, 32, 1, 1, 32, 1]);
-    let mut w = build("gesummv", &[("n", "256")]);
+    gesummv_check(n);
+}
+
+fn gesummv_check(n: usize) {
+    let mut w = build_sizes("gesummv", &[("n", n)]);
+    let (a, b, x): (Vec<f32>, Vec<f32>, Vec<f32>) = (get(&w, "A"), get(&w, "B"), get(&w, "x"));
+    let (tmp, y) = super::gesummv::reference(&a, &b, &x, n);
     assert_eq!(run(&mut w), ["gesummv_kernel"]);
     assert_close(&get::<f32>(&w, "tmp"), &tmp, "tmp");
     assert_close(&get::<f32>(&w, "y"), &y, "y");
 }
 
 #[test]
-fn conv3d_equals_host_with_one_launch_per_plane() {
-    let n = 32usize;
-    let mut w = build("3dconv", &[("n", "32")]);
+#[ignore]
+fn gesummv_default_equals_host() {
+    gesummv_check(spec_default("gesummv", "n"));
+}
+
+fn conv3d_check(n: usize) {
+    let mut w = build_sizes("3dconv", &[("n", n)]);
     let a: Vec<f32> = get(&w, "A");
     let names = run(&mut w);
     assert_eq!(names.len(), n - 2, "planes 1 .. NI-2");
     assert_close(&get::<f32>(&w, "B"), &super::conv3d::reference(&a, n), "B");
+}
+
+#[test]
+#[ignore]
+fn conv3d_default_equals_host() {
+    conv3d_check(spec_default("3dconv", "n"));
+}
+
+#[test]
+fn conv3d_equals_host_with_one_launch_per_plane() {
+    conv3d_check(32);
     // 11 distinct loads per interior thread
     let mut w = build("3dconv", &[("n", "64")]);
     let mut bp = BlockProgram::default();
@@ -579,11 +708,8 @@ fn conv3d_equals_host_with_one_launch_per_plane() {
     assert_eq!(loads, 11);
 }
 
-#[test]
-fn fdtd2d_equals_host_with_three_launches_per_step() {
-    let (nx, ny, tmax) = (24usize, 64usize, 4usize);
-    let kv = [("nx", "24"), ("ny", "64"), ("tmax", "4")];
-    let mut w = build("fdtd2d", &kv);
+fn fdtd2d_check(nx: usize, ny: usize, tmax: usize) {
+    let mut w = build_sizes("fdtd2d", &[("nx", nx), ("ny", ny), ("tmax", tmax)]);
     let (f, mut ex, mut ey, mut hz): (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) = (
         get(&w, "_fict_"),
         get(&w, "ex"),
@@ -604,6 +730,18 @@ fn fdtd2d_equals_host_with_three_launches_per_step() {
     assert_close(&get::<f32>(&w, "ex"), &ex, "ex");
     assert_close(&get::<f32>(&w, "ey"), &ey, "ey");
     assert_close(&get::<f32>(&w, "hz"), &hz, "hz");
+}
+
+#[test]
+fn fdtd2d_equals_host_with_three_launches_per_step() {
+    fdtd2d_check(24, 64, 4);
+}
+
+#[test]
+#[ignore]
+fn fdtd2d_default_equals_host() {
+    let d = |p| spec_default("fdtd2d", p);
+    fdtd2d_check(d("nx"), d("ny"), d("tmax"));
 }
 
 /// Each `about` ends with the default input's footprint (`locus workloads` shows it), equal

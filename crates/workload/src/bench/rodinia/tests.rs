@@ -609,3 +609,113 @@ fn leukocyte_defaults_follow_the_scale_rules() {
     );
     assert_eq!(def("iterations") as u32, d.iterations);
 }
+
+/// A registry default of a Rodinia model as a number.
+fn dflt(name: &str, p: &str) -> u64 {
+    crate::bench::heteromark::tests::default_u64(name, p)
+}
+
+/// backprop on its default input: the forward partial sums and the weight update equal
+/// the host training step.
+#[test]
+#[ignore]
+fn backprop_default_equals_host_training_step() {
+    use super::backprop::reference;
+    let mut w = build("backprop", &[], 7);
+    let input: Vec<f32> = get(&w, "input_cuda");
+    let weights: Vec<f32> = get(&w, "input_hidden_cuda");
+    run(&mut w);
+    let partial: Vec<f32> = get(&w, "hidden_partial_sum");
+    let hd: Vec<f32> = get(&w, "hidden_delta_cuda");
+    let (p_ref, w_ref, o_ref) = reference(&input, &weights, &hd);
+    assert_eq!(partial.len(), p_ref.len());
+    for (a, b) in partial.iter().zip(&p_ref) {
+        assert!(close(*a, *b, 1e-6), "{a} vs {b}");
+    }
+    let wd: Vec<f32> = get(&w, "input_hidden_cuda");
+    let od: Vec<f32> = get(&w, "input_prev_weights_cuda");
+    for i in 0..wd.len() {
+        assert!(close(wd[i], w_ref[i], 1e-6), "w[{i}]");
+        assert!(close(od[i], o_ref[i], 1e-6), "oldw[{i}]");
+    }
+}
+
+/// Rodinia bfs on its default graph: the costs are the host BFS levels from node 0.
+#[test]
+#[ignore]
+fn rodinia_bfs_default_costs_are_host_bfs_levels() {
+    use std::collections::VecDeque;
+    let d = |p| dflt("rodinia-bfs", p);
+    let n = d("nodes");
+    let (nodes, edges) = super::bfs::graphgen(n, d("min_edges"), d("max_edges"), 11);
+    let mut dist = vec![-1i32; n as usize];
+    dist[0] = 0;
+    let mut q = VecDeque::from([0usize]);
+    while let Some(u) = q.pop_front() {
+        let (s, c) = (nodes[2 * u] as usize, nodes[2 * u + 1] as usize);
+        for &v in &edges[s..s + c] {
+            if dist[v as usize] < 0 {
+                dist[v as usize] = dist[u] + 1;
+                q.push_back(v as usize);
+            }
+        }
+    }
+    let mut w = build("rodinia-bfs", &[], 11);
+    run(&mut w);
+    assert_eq!(get::<i32>(&w, "d_cost"), dist);
+}
+
+/// b+tree on its default input: every findK query finds its record and every
+/// findRangeK query its record range.
+#[test]
+#[ignore]
+fn btree_default_queries_find_their_records() {
+    let mut w = build("btree", &[], 3);
+    let r = run(&mut w);
+    assert_eq!(r.kernels, ["findK", "findRangeK"]);
+    let q: Vec<i32> = get(&w, "keysD");
+    let ans: Vec<i32> = get(&w, "ansD");
+    assert_eq!(ans, q, "record value = key, every key present");
+    let s: Vec<i32> = get(&w, "startD");
+    let e: Vec<i32> = get(&w, "endD");
+    let rs: Vec<i32> = get(&w, "RecstartD");
+    let rl: Vec<i32> = get(&w, "ReclenD");
+    for i in 0..s.len() {
+        assert_eq!(rs[i], s[i], "record index of key k is k");
+        assert_eq!(rl[i], e[i] - s[i] + 1);
+    }
+}
+
+/// lavaMD on its default box grid: every particle's force is the host sum over its home
+/// and neighbour boxes in the kernel's order.
+#[test]
+#[ignore]
+fn lavamd_default_forces_equal_host_pair_sums() {
+    use super::lavamd::{boxes, interact, PAR};
+    let b1d = dflt("lavamd", "boxes1d");
+    let mut w = build("lavamd", &[], 2);
+    let rv: Vec<f32> = get(&w, "d_rv_gpu");
+    let qv: Vec<f32> = get(&w, "d_qv_gpu");
+    run(&mut w);
+    let fv: Vec<f32> = get(&w, "d_fv_gpu");
+    let p4 = |i: u64| -> [f32; 4] {
+        let b = 4 * i as usize;
+        [rv[b], rv[b + 1], rv[b + 2], rv[b + 3]]
+    };
+    for (h, nei) in boxes(b1d).iter().enumerate() {
+        let order: Vec<u64> = std::iter::once(h as u64)
+            .chain(nei.iter().copied())
+            .collect();
+        for i in 0..PAR {
+            let mut f = [0f32; 4];
+            for &nb in &order {
+                for j in 0..PAR {
+                    let pj = nb * PAR + j;
+                    interact(&mut f, p4(h as u64 * PAR + i), p4(pj), qv[pj as usize]);
+                }
+            }
+            let b = 4 * (h as u64 * PAR + i) as usize;
+            assert_eq!(&fv[b..b + 4], &f, "box {h} particle {i}");
+        }
+    }
+}

@@ -189,3 +189,34 @@ fn qtc_bad_input_names_the_parameter() {
     let e = registry::build("shoc-qtc", &ov, 1).err().unwrap();
     assert!(e.to_string().contains("dist_space"));
 }
+
+/// QTC on its default point set: the clustered mask is the host QT clustering's, the last
+/// trim holds the last cluster's members.
+#[test]
+#[ignore]
+fn qtc_default_finds_the_host_clusters() {
+    let p = crate::bench::heteromark::tests::params("shoc-qtc", &[], 1);
+    let (n, thr) = (
+        p.u64("points", 0).unwrap(),
+        p.f64("threshold", 0.0).unwrap() as f32,
+    );
+    let want = host_qtc(n, thr, 1);
+    let mut w = build(&[], 1);
+    let names = each_block(&mut w, |_, _| {});
+    assert_eq!(
+        names.iter().filter(|k| *k == "QTC_device").count(),
+        want.len()
+    );
+    let m = w.memory();
+    let clustered: Vec<u8> = m.to_vec(obj(&w, "clustered_pnts_mask"));
+    let mut expect = vec![0u8; n as usize];
+    for c in &want {
+        for &q in c {
+            expect[q as usize] = 1;
+        }
+    }
+    assert_eq!(clustered, expect);
+    let last = want.last().unwrap();
+    let result: Vec<i32> = m.to_vec(obj(&w, "result"));
+    assert_eq!(&result[..last.len()], &last[..]);
+}

@@ -694,3 +694,263 @@ fn neuralnet_weight_rows_are_uncoalesced() {
     assert!(loads.iter().step_by(2).all(|i| i.nlines == 30));
     assert!(loads.iter().skip(1).step_by(2).all(|i| i.nlines == 1));
 }
+
+/// A default parameter of a SHOC model as a number.
+fn dflt(name: &str, p: &str) -> u64 {
+    crate::bench::heteromark::tests::default_u64(name, p)
+}
+
+/// Stencil2D on its default input (REC's size under rule 1) against the host stencil.
+#[test]
+#[ignore]
+fn stencil2d_default_equals_host_stencil() {
+    let name = "shoc-stencil2d";
+    let (rows, cols, iters) = (
+        dflt(name, "rows") as usize,
+        dflt(name, "cols") as usize,
+        dflt(name, "iterations") as usize,
+    );
+    let init: Vec<f32> = get(&build(name, &[], 7), "data_a");
+    let mut w = build(name, &[], 7);
+    let r = run(&mut w);
+    assert_eq!(r.kernels.len(), iters);
+    let out: Vec<f32> = get(&w, if iters % 2 == 1 { "data_b" } else { "data_a" });
+    let want = super::stencil2d::host_stencil(&init, rows, cols, iters);
+    for (i, (a, b)) in out.iter().zip(&want).enumerate() {
+        assert!(close(*a, *b, 1e-5), "cell {i}: {a} vs {b}");
+    }
+}
+
+/// Triad on its default input: the last two chunks (one per buffer set) are `A + s B`.
+#[test]
+#[ignore]
+fn triad_default_equals_host_triad() {
+    let mut w = build("shoc-triad", &[], 3);
+    let chunk = dflt("shoc-triad", "chunk") as usize;
+    let chunks = dflt("shoc-triad", "chunks") as usize;
+    let r = run(&mut w);
+    assert_eq!(r.kernels.len(), chunks);
+    for s in 0..chunks.min(2) {
+        let (a, b, c): (Vec<f32>, Vec<f32>, Vec<f32>) = (
+            get(&w, &format!("d_memA{s}")),
+            get(&w, &format!("d_memB{s}")),
+            get(&w, &format!("d_memC{s}")),
+        );
+        for i in 0..chunk {
+            assert_eq!(c[i], a[i] + 1.75 * b[i], "set {s} [{i}]");
+        }
+    }
+}
+
+/// Reduction on its default input: each block's partial is the sum of its grid-strided
+/// 512-element slices and the partials add up to the host sum.
+#[test]
+#[ignore]
+fn reduction_default_partial_sums_equal_the_host_sum() {
+    let mut w = build("shoc-reduction", &[], 1);
+    let (n, blocks) = (
+        dflt("shoc-reduction", "n") as usize,
+        dflt("shoc-reduction", "blocks") as usize,
+    );
+    run(&mut w);
+    let input: Vec<f32> = get(&w, "d_idata");
+    let part: Vec<f32> = get(&w, "d_odata");
+    assert_eq!(part.len(), blocks);
+    let mut total = 0f64;
+    for (b, p) in part.iter().enumerate() {
+        let mut s = 0f64;
+        let mut i = b * 512;
+        while i < n {
+            s += input[i..(i + 512).min(n)]
+                .iter()
+                .map(|&v| v as f64)
+                .sum::<f64>();
+            i += blocks * 512;
+        }
+        assert!(close(*p, s as f32, 1e-5), "block {b}: {p} vs {s}");
+        total += s;
+    }
+    let want: f64 = input.iter().map(|&v| v as f64).sum();
+    assert!((total - want).abs() <= 1e-9 * want.abs().max(1.0));
+}
+
+/// Scan on its default input against the host inclusive scan.
+#[test]
+#[ignore]
+fn scan_default_equals_host_inclusive_scan() {
+    let mut w = build("shoc-scan", &[], 1);
+    run(&mut w);
+    let input: Vec<f32> = get(&w, "d_idata");
+    let out: Vec<f32> = get(&w, "d_odata");
+    let want = super::scan::host_scan(&input);
+    assert_eq!(out.len(), want.len());
+    for (i, (a, b)) in out.iter().zip(&want).enumerate() {
+        assert!(close(*a, *b, 1e-6), "[{i}]: {a} vs {b}");
+    }
+}
+
+/// SpMV (CSR vector kernel) on its default matrix against the host product.
+#[test]
+#[ignore]
+fn spmv_default_equals_host_csr_product() {
+    let mut w = build("shoc-spmv", &[], 4);
+    run(&mut w);
+    let (val, cols, rowd, x): (Vec<f32>, Vec<i32>, Vec<i32>, Vec<f32>) = (
+        get(&w, "d_val"),
+        get(&w, "d_cols"),
+        get(&w, "d_rowDelimiters"),
+        get(&w, "d_vec"),
+    );
+    let out: Vec<f32> = get(&w, "d_out");
+    let rows = dflt("shoc-spmv", "dim") as usize;
+    for i in 0..rows {
+        let e: f32 = (rowd[i]..rowd[i + 1])
+            .map(|j| val[j as usize] * x[cols[j as usize] as usize])
+            .sum();
+        assert!(close(out[i], e, 1e-5), "row {i}: {} vs {e}", out[i]);
+    }
+}
+
+/// BFS (warp kernel) on its default graph against the host levels.
+#[test]
+#[ignore]
+fn bfs_default_levels_equal_host_bfs() {
+    let mut w = build("shoc-bfs", &[], 1);
+    let r = run(&mut w);
+    let (off, list): (Vec<u32>, Vec<u32>) = (get(&w, "d_edgeArray"), get(&w, "d_edgeArrayAux"));
+    let want = super::bfs::host_levels(&off, &list);
+    assert_eq!(get::<u32>(&w, "d_costArray"), want);
+    assert_eq!(r.kernels.len(), *want.iter().max().unwrap() as usize + 1);
+}
+
+/// FFT512 on its default batch against the host DFT of every transform.
+#[test]
+#[ignore]
+fn fft512_default_equals_host_dft() {
+    use super::fft::F2;
+    let input: Vec<F2> = get(&build("shoc-fft", &[], 5), "work");
+    let mut w = build("shoc-fft", &[], 5);
+    run(&mut w);
+    let out: Vec<F2> = get(&w, "work");
+    for f in 0..input.len() / 512 {
+        let want = super::fft::dft512(&input[f * 512..(f + 1) * 512]);
+        for k in 0..512 {
+            let (g, e) = (out[f * 512 + k].0, want[k]);
+            let err = ((g[0] as f64 - e[0]).powi(2) + (g[1] as f64 - e[1]).powi(2)).sqrt();
+            assert!(err < 1e-3 * 23.0, "fft {f} bin {k}: {g:?} vs {e:?}");
+        }
+    }
+}
+
+/// Radix sort (reorderData passes) on its default keys: sorted, stable, values follow.
+#[test]
+#[ignore]
+fn sort_default_sorts_keys_with_their_values() {
+    let orig: Vec<u32> = get(&build("shoc-sort", &[], 3), "d_keys");
+    let mut w = build("shoc-sort", &[], 3);
+    run(&mut w);
+    let keys: Vec<u32> = get(&w, "d_keys");
+    let vals: Vec<u32> = get(&w, "d_vals");
+    let mut want = orig.clone();
+    want.sort();
+    assert_eq!(keys, want);
+    for (k, v) in keys.iter().zip(&vals) {
+        assert_eq!(*k, orig[*v as usize], "value follows its key");
+    }
+    for j in 1..keys.len() {
+        if keys[j] == keys[j - 1] {
+            assert!(vals[j] > vals[j - 1]);
+        }
+    }
+}
+
+/// MD5Hash on its default key space: the reported key hashes to the reported digest.
+#[test]
+#[ignore]
+fn md5hash_default_finds_the_searched_key() {
+    use super::md5hash::{index_to_key, md5_2words};
+    let (len, vals) = (
+        dflt("shoc-md5hash", "byte_length"),
+        dflt("shoc-md5hash", "vals_per_byte"),
+    );
+    let space = dflt("shoc-md5hash", "keyspace") as i64;
+    let mut w = build("shoc-md5hash", &[], 1);
+    run(&mut w);
+    let idx: Vec<i32> = get(&w, "d_foundIndex");
+    assert!(idx[0] >= 0 && (idx[0] as i64) < space);
+    let key: Vec<u8> = get(&w, "d_foundKey");
+    assert_eq!(key, index_to_key(idx[0] as u64, vals));
+    let dg: Vec<u32> = get(&w, "d_foundDigest");
+    assert_eq!(
+        dg,
+        md5_2words(&index_to_key(idx[0] as u64, vals), len as u32)
+    );
+}
+
+/// S3D gr_base on its default grid: every point's 22 concentrations equal the host's.
+#[test]
+#[ignore]
+fn s3d_default_equals_host_concentrations() {
+    let mut w = build("shoc-s3d", &[], 1);
+    run(&mut w);
+    let (p, t, y): (Vec<f32>, Vec<f32>, Vec<f32>) =
+        (get(&w, "gpu_p"), get(&w, "gpu_t"), get(&w, "gpu_y"));
+    let c: Vec<f32> = get(&w, "gpu_c");
+    let n = p.len();
+    assert_eq!(n as u64, dflt("shoc-s3d", "side").pow(3));
+    for i in 0..n {
+        let yy: Vec<f32> = (0..22).map(|k| y[k * n + i]).collect();
+        let want = super::s3d::gr_point(p[i], t[i], &yy);
+        for k in 0..22 {
+            assert_eq!(c[k * n + i], want[k], "point {i} species {k}");
+        }
+    }
+}
+
+/// NeuralNet on its default network and images against the host forward pass.
+#[test]
+#[ignore]
+fn neuralnet_default_feed_forward_equals_host_network() {
+    let d = |p| dflt("shoc-neuralnet", p) as usize;
+    let (ni, nh, no, images) = (d("inputs"), d("hidden"), d("outputs"), d("images"));
+    let mut w = build("shoc-neuralnet", &[], 2);
+    run(&mut w);
+    let (wt, b, x): (Vec<f32>, Vec<f32>, Vec<f32>) = (
+        get(&w, "D__WEIGHTS"),
+        get(&w, "D__BIASES"),
+        get(&w, "training_data_x"),
+    );
+    let out: Vec<f32> = get(&w, "activations2");
+    for img in 0..images {
+        let want = super::neuralnet::host_forward(
+            &[ni as u64, nh as u64, no as u64],
+            &wt,
+            &b,
+            &x[img * ni..][..ni],
+        );
+        for j in 0..no {
+            assert!(
+                close(out[img * no + j], want[j], 1e-5),
+                "image {img} out {j}"
+            );
+        }
+    }
+}
+
+/// MD (compute_lj_force) on its default atoms: the forces equal the host's over the
+/// model's neighbour list.
+#[test]
+#[ignore]
+fn md_default_forces_equal_host_forces() {
+    use crate::bench::dense::hs::F4;
+    let k = dflt("shoc-md", "neighbors") as usize;
+    let mut w = build("shoc-md", &[], 9);
+    run(&mut w);
+    let pos: Vec<F4> = get(&w, "d_position");
+    let list: Vec<i32> = get(&w, "d_neighborList");
+    let f: Vec<f32> = get(&w, "d_force");
+    let want = super::md::host_forces(&pos, &list, k);
+    for (i, (a, b)) in f.iter().zip(&want).enumerate() {
+        assert!(close(*a, *b, 1e-5), "force {i}: {a} vs {b}");
+    }
+}

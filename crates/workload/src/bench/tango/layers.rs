@@ -25,6 +25,7 @@
 use crate::memory::Memory;
 use crate::model::{Host, Kernel, Thread};
 use crate::program::{Dim3, KernelInfo, ObjId};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A [`KernelInfo`] from its parts.
 pub(crate) fn kinfo(name: &str, grid: Dim3, block: Dim3, regs: u32, smem: u32) -> KernelInfo {
@@ -594,6 +595,200 @@ impl Kernel for Fc {
     }
 }
 
+/// The data objects of one GRU cell (Tango GRU, `GPU/GRU/gru_kernel.cu`): the input
+/// `x_t` (one float, `input_dim` = 1), the hidden state `GPU_states` (read as h(t-1),
+/// overwritten with h(t)), and per gate (h = candidate, r, z) the input weight vector
+/// `GPU_kernel_*_w[units]`, the bias `GPU_bias_*[units]` and the recurrent weights
+/// `GPU_rec_*_w[units][units]` (row `i` = h(t-1) element, column = unit).
+#[derive(Clone, Copy, Debug)]
+pub struct GruObjs {
+    pub x: ObjId,
+    pub states: ObjId,
+    pub kernel_h: ObjId,
+    pub kernel_r: ObjId,
+    pub kernel_z: ObjId,
+    pub bias_h: ObjId,
+    pub bias_r: ObjId,
+    pub bias_z: ObjId,
+    pub rec_h: ObjId,
+    pub rec_r: ObjId,
+    pub rec_z: ObjId,
+}
+
+/// Keras' `hard_sigmoid` as Tango's `__device__ float hard_sigmoid` computes it: 0 below
+/// -2.5, 1 above 2.5, else `0.2 * x + 0.5` with the double literals (so the product and sum
+/// are double, rounded back to float on return).
+#[inline]
+pub fn hard_sigmoid(x: f32) -> f32 {
+    if x < -2.5 {
+        0.0
+    } else if x > 2.5 {
+        1.0
+    } else {
+        (0.2f64 * x as f64 + 0.5) as f32
+    }
+}
+
+/// Tango GRU's `GPU_forward_pass_gru<<<1, (s, s)>>>`: one recurrent cell step of
+/// `units = s * s` hidden units in ONE block, thread `index = threadIdx.x * blockDim.x +
+/// threadIdx.y` owning unit `index` (so the lanes of a warp, x fastest, take units 10 apart
+/// for Tango's 10 x 10 block: the weight columns a warp reads are not contiguous).
+///
+/// Source order: loop 1 over the `units` previous states accumulates `h(t-1) . Uz` and
+/// `h(t-1) . Ur` (`GPU_states[i]` once, `GPU_rec_z_w[index + units i]`,
+/// `GPU_rec_r_w[index + units i]` per iteration); `z = hard_sigmoid(x Wz + rec_z + bz)`;
+/// the reset gate `r` goes to `__shared__ update_gate[index]`; `__syncthreads()`; loop 2
+/// accumulates `update_gate[i] * GPU_states[i] * GPU_rec_h_w[index + units i]`; `h~ =
+/// tanh(x Wh + rec_h + bh)`; `GPU_states[index] = (1 - z) GPU_states[index] + z h~`.
+///
+/// One deliberate difference: Tango's kernel has no barrier between loop 2, which reads
+/// every `GPU_states[i]`, and the final store of `GPU_states[index]`, so on a GPU a warp that
+/// finishes first may overwrite states another warp has not read yet (a race whose result
+/// depends on warp timing). The model resolves it the way the GRU's equations (and Tango's
+/// own comment) intend, every unit reading h(t-1): the store runs in a third phase after a
+/// model-only barrier (one `BAR` per warp and step, 3 of about 1,000 instructions per
+/// warp). `z` and `h~` live in per-thread registers between phases ([`GruCell::regs`]).
+///
+/// Instructions per thread (issue 7 §1 rules): the index and shared base (4 int); per
+/// iteration of loop 1 two addresses (2 int), `LDG` states, two `LDG` weights, two `FFMA`;
+/// per iteration of loop 2 one address (1 int), `LDS`, two `LDG`, `FMUL` + `FFMA`; both
+/// loops have the constant trip count 100 in Tango and are taken as unrolled by 4 (`IADD3;
+/// ISETP; BRA` per 4 iterations); each gate: its `LDG`s, `FFMA` + `FADD`, and
+/// `hard_sigmoid`'s `F2F.F64.F32`, `DFMA`, `F2F.F32.F64` (2 sfu, 1 fp) and two compares
+/// and selects (2 fp); `tanhf` 2 sfu + 4 fp; the update `FADD; FMUL; FFMA` (3 fp), its
+/// address (1 int) and `STG`.
+pub struct GruCell {
+    pub o: GruObjs,
+    /// Block side: the block is `side` x `side` threads, one per unit.
+    pub side: u32,
+    /// Per-thread registers across phases: `z` of unit `u` at `u`, `h~` at `units + u`
+    /// (f32 bits). Allocated once per launch.
+    regs: Vec<AtomicU32>,
+}
+
+impl GruCell {
+    /// A cell of `side * side` units over the objects `o`.
+    pub fn new(o: GruObjs, side: u32) -> Self {
+        let units = (side * side) as usize;
+        GruCell {
+            o,
+            side,
+            regs: (0..2 * units).map(|_| AtomicU32::new(0)).collect(),
+        }
+    }
+
+    fn units(&self) -> u64 {
+        self.side as u64 * self.side as u64
+    }
+
+    fn reg(&self, i: u64) -> f32 {
+        f32::from_bits(self.regs[i as usize].load(Ordering::Relaxed))
+    }
+
+    fn set_reg(&self, i: u64, v: f32) {
+        self.regs[i as usize].store(v.to_bits(), Ordering::Relaxed);
+    }
+}
+
+/// Loop control of a loop unrolled by 4: `IADD3; ISETP; BRA` once per 4 iterations and at
+/// the end.
+#[track_caller]
+fn unrolled4(t: &mut Thread<'_>, n: u64, trips: u64) {
+    if n % 4 == 3 || n + 1 == trips {
+        t.alu(2);
+        t.branch(1);
+    }
+}
+
+/// `hard_sigmoid` as recorded: two conversions (sfu), `DFMA`, two compares and selects.
+#[track_caller]
+fn hard_sigmoid_insts(t: &mut Thread<'_>) {
+    t.sfu(1);
+    t.fp(1);
+    t.sfu(1);
+    t.fp(2);
+}
+
+impl Kernel for GruCell {
+    fn info(&self) -> KernelInfo {
+        kinfo(
+            "GPU_forward_pass_gru",
+            Dim3::x(1),
+            Dim3::new(self.side, self.side, 1),
+            32,
+            self.units() as u32 * 4,
+        )
+    }
+    fn phases(&self) -> u32 {
+        3
+    }
+    fn writes(&self) -> Option<Vec<ObjId>> {
+        Some(vec![self.o.states])
+    }
+    fn thread(&self, t: &mut Thread<'_>, phase: u32) {
+        let o = self.o;
+        let u = self.units();
+        let index = t.tid.x as u64 * t.block_dim.x as u64 + t.tid.y as u64;
+        match phase {
+            0 => {
+                t.alu(4);
+                let (mut rz, mut rr) = (0f32, 0f32);
+                for i in 0..u {
+                    t.alu(2);
+                    let s: f32 = t.ld(o.states, i);
+                    let wz: f32 = t.ld(o.rec_z, index + u * i);
+                    let wr: f32 = t.ld(o.rec_r, index + u * i);
+                    t.fp(2);
+                    rz += s * wz;
+                    rr += s * wr;
+                    unrolled4(t, i, u);
+                }
+                let x: f32 = t.ld(o.x, 0);
+                let kz: f32 = t.ld(o.kernel_z, index);
+                let bz: f32 = t.ld(o.bias_z, index);
+                t.fp(2);
+                hard_sigmoid_insts(t);
+                let z = hard_sigmoid(x * kz + rz + bz);
+                let kr: f32 = t.ld(o.kernel_r, index);
+                let br: f32 = t.ld(o.bias_r, index);
+                t.fp(2);
+                hard_sigmoid_insts(t);
+                let r = hard_sigmoid(x * kr + rr + br);
+                t.alu(1);
+                t.sh_st_f32(index as u32, r);
+                self.set_reg(index, z);
+            }
+            1 => {
+                let mut rh = 0f32;
+                for i in 0..u {
+                    t.alu(1);
+                    let g = t.sh_ld_f32(i as u32);
+                    let s: f32 = t.ld(o.states, i);
+                    let w: f32 = t.ld(o.rec_h, index + u * i);
+                    t.fp(2);
+                    rh += g * s * w;
+                    unrolled4(t, i, u);
+                }
+                // __syncthreads() is a compiler memory barrier: x_t[0] is loaded again
+                let x: f32 = t.ld(o.x, 0);
+                let kh: f32 = t.ld(o.kernel_h, index);
+                let bh: f32 = t.ld(o.bias_h, index);
+                t.fp(2);
+                t.sfu(2);
+                t.fp(4);
+                self.set_reg(u + index, (x * kh + rh + bh).tanh());
+            }
+            _ => {
+                let (z, h) = (self.reg(index), self.reg(u + index));
+                t.alu(1);
+                let s: f32 = t.ld(o.states, index);
+                t.fp(3);
+                t.st(o.states, index, (1.0 - z) * s + z * h);
+            }
+        }
+    }
+}
+
 /// Host references of the layers (plain loops over the same layouts), for the tests.
 pub mod reference {
     /// Zero-padded convolution, CHW input `[ci][ih][iw]`, weights `[co][ci_per_group][k][k]`,
@@ -730,6 +925,43 @@ pub mod reference {
                 } else {
                     p
                 }
+            })
+            .collect()
+    }
+    /// One GRU step as Tango's `GPU_forward_pass_gru` computes it (every unit reads
+    /// h(t-1)): `rec_*` are `[units][units]` with row = h(t-1) element; returns h(t).
+    #[allow(clippy::too_many_arguments)]
+    pub fn gru_step(
+        x: f32,
+        h: &[f32],
+        kernel: [&[f32]; 3],
+        bias: [&[f32]; 3],
+        rec: [&[f32]; 3],
+    ) -> Vec<f32> {
+        use super::hard_sigmoid;
+        let u = h.len();
+        let [kh, kr, kz] = kernel;
+        let [bh, br, bz] = bias;
+        let [uh, ur, uz] = rec;
+        let mut r = vec![0.0f32; u];
+        let mut z = vec![0.0f32; u];
+        for j in 0..u {
+            let (mut az, mut ar) = (0.0f32, 0.0f32);
+            for i in 0..u {
+                az += h[i] * uz[j + u * i];
+                ar += h[i] * ur[j + u * i];
+            }
+            z[j] = hard_sigmoid(x * kz[j] + az + bz[j]);
+            r[j] = hard_sigmoid(x * kr[j] + ar + br[j]);
+        }
+        (0..u)
+            .map(|j| {
+                let mut a = 0.0f32;
+                for i in 0..u {
+                    a += r[i] * h[i] * uh[j + u * i];
+                }
+                let c = (x * kh[j] + a + bh[j]).tanh();
+                (1.0 - z[j]) * h[j] + z[j] * c
             })
             .collect()
     }

@@ -7,6 +7,7 @@
 use crate::registry::BenchSpec;
 
 pub mod alexnet;
+pub mod gru;
 pub mod layers;
 pub mod pixel;
 pub mod resnet;
@@ -16,4 +17,4 @@ pub mod squeezenet;
 mod tests;
 
 /// The Tango networks.
-pub const SPECS: &[BenchSpec] = &[alexnet::SPEC, resnet::SPEC, squeezenet::SPEC];
+pub const SPECS: &[BenchSpec] = &[alexnet::SPEC, resnet::SPEC, squeezenet::SPEC, gru::SPEC];

@@ -88,7 +88,22 @@ const TINY: &[(&str, &str)] = &[
 /// grouping, padding or launch order is wrong.
 #[test]
 fn alexnet_matches_host_reference() {
-    let mut w = build("alexnet", TINY, 3);
+    alexnet_check(TINY);
+}
+
+/// The default network (rule 1's widths on Tango's 227 x 227 image).
+#[test]
+#[ignore]
+fn alexnet_default_matches_host_reference() {
+    alexnet_check(&[]);
+}
+
+fn alexnet_check(kv: &[(&str, &str)]) {
+    let p = crate::bench::heteromark::tests::params("alexnet", kv, 3);
+    let d = |k| p.u64(k, 0).unwrap() as usize;
+    let (img, fc, classes) = (d("image"), d("fc"), d("classes"));
+    let c = [d("c1"), d("c2"), d("c3"), d("c4"), d("c5")];
+    let mut w = build("alexnet", kv, 3);
     let x = get(&w, "Layer1_Neurons");
     let ws: Vec<Vec<f32>> = (1..=8)
         .map(|l| get(&w, &format!("Layer{l}_Weights")))
@@ -97,9 +112,8 @@ fn alexnet_matches_host_reference() {
         .map(|l| get(&w, &format!("Layer{l}_bias")))
         .collect();
     run(&mut w);
-    let (img, c) = (139usize, [4usize, 6, 8, 6, 4]);
     let a1 = conv_rgb(&x, img, &ws[0], &bs[0], c[0], 11, 4);
-    let o1 = 33;
+    let o1 = (img - 11) / 4 + 1;
     close(&get(&w, "Layer1_Norm"), &a1, "conv1");
     let l1 = r::lrn(&a1, c[0], o1, o1, 0.0001, 0.75, 5);
     let (q1, p1, _) = r::pool(&l1, c[0], o1, o1, 3, 2, false);
@@ -112,9 +126,9 @@ fn alexnet_matches_host_reference() {
     let (a5, _, _) = r::conv(&a4, c[3], p2, p2, &ws[4], &bs[4], c[4], 3, 1, 1, 2, true);
     close(&get(&w, "Layer5_pool"), &a5, "conv5");
     let (q5, _, _) = r::pool(&a5, c[4], p2, p2, 3, 2, false);
-    let f6 = r::fc(&q5, &ws[5], &bs[5], 24, true);
-    let f7 = r::fc(&f6, &ws[6], &bs[6], 24, true);
-    let f8 = r::fc(&f7, &ws[7], &bs[7], 10, false);
+    let f6 = r::fc(&q5, &ws[5], &bs[5], fc, true);
+    let f7 = r::fc(&f6, &ws[6], &bs[6], fc, true);
+    let f8 = r::fc(&f7, &ws[7], &bs[7], classes, false);
     let out = get(&w, "Layer9_Neurons");
     close(&out, &f8, "fc8");
     assert!(
@@ -246,12 +260,22 @@ fn maxpool_pad(
 /// stride, a projection, a `_split` thread mapping or a launch is wrong.
 #[test]
 fn resnet_matches_host_reference() {
+    resnet_check(&[("image", "96"), ("w", "2"), ("classes", "5")]);
+}
+
+/// The default network (rule 1 then rule 2's widths on Tango's 224 x 224 image).
+#[test]
+#[ignore]
+fn resnet_default_matches_host_reference() {
+    resnet_check(&[]);
+}
+
+fn resnet_check(kv: &[(&str, &str)]) {
     use super::resnet::BLOCKS;
-    let mut w = build(
-        "resnet",
-        &[("image", "96"), ("w", "2"), ("classes", "5")],
-        4,
-    );
+    let p = crate::bench::heteromark::tests::params("resnet", kv, 4);
+    let d = |k| p.u64(k, 0).unwrap() as usize;
+    let (image, wd, classes) = (d("image"), d("w"), d("classes"));
+    let mut w = build("resnet", kv, 4);
     let names = run(&mut w);
     assert!(names.iter().any(|n| n == "execute3DconvolutionCuda_split"));
     let g = |n: &str| get(&w, n);
@@ -295,12 +319,12 @@ fn resnet_matches_host_reference() {
         (y, oh)
     };
     let x = g("Layer1_Neurons");
-    let (a, o1) = conv_bn("conv1", &x, 3, 96, 2, 7, 2, 3, true);
+    let (a, o1) = conv_bn("conv1", &x, 3, image, wd, 7, 2, 3, true);
     close(&g("conv1"), &a, "conv1");
-    let (mut cur, mut f) = maxpool_pad(&a, 2, o1, 3, 2, 1);
-    let mut cin = 2;
+    let (mut cur, mut f) = maxpool_pad(&a, wd, o1, 3, 2, 1);
+    let mut cin = wd;
     for (s, &n) in BLOCKS.iter().enumerate() {
-        let (mid, out) = (2 << s, 8 << s);
+        let (mid, out) = (wd << s, (4 * wd) << s);
         for b in 0..n {
             let stride = if b == 0 && s > 0 { 2 } else { 1 };
             let tag = format!("res{}{}", s + 2, (b'a' + b as u8) as char);
@@ -344,7 +368,8 @@ fn resnet_matches_host_reference() {
         }
     }
     let (p5, _, _) = r::pool(&cur, cin, f, f, f, 1, true);
-    let out = r::fc(&p5, &g("fc1000_weights"), &[0.0; 5], 5, false);
+    let zero = vec![0.0f32; classes];
+    let out = r::fc(&p5, &g("fc1000_weights"), &zero, classes, false);
     close(&g("fc1000"), &out, "fc1000");
 }
 
@@ -581,4 +606,127 @@ fn squeezenet_lanes_walk_a_column() {
         .filter(|i| i.class == InstClass::Barrier)
         .count();
     assert_eq!(bars, 1);
+}
+
+/// Tango GRU on `units` units for `steps` steps against [`r::gru_step`] chained from a zero
+/// state; fails if the cell's indexing (`threadIdx.x * blockDim.x + threadIdx.y`), a gate,
+/// the reset-gate staging in shared memory, the race resolution (every unit must read
+/// h(t-1)) or the host's per-step input copy is wrong.
+fn gru_check(units: u64, steps: u32, seed: u64) {
+    let kv = [("units", units.to_string()), ("steps", steps.to_string())];
+    let kv: Vec<(&str, &str)> = kv.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut w = build("tango-gru", &kv, seed);
+    let g = |n: &str| get(&w, n);
+    let kernel = [
+        g("GPU_kernel_h_w"),
+        g("GPU_kernel_r_w"),
+        g("GPU_kernel_z_w"),
+    ];
+    let bias = [g("GPU_bias_h"), g("GPU_bias_r"), g("GPU_bias_z")];
+    let rec = [g("GPU_rec_h_w"), g("GPU_rec_r_w"), g("GPU_rec_z_w")];
+    let names = run(&mut w);
+    assert_eq!(names.len(), steps as usize, "one launch per time step");
+    assert!(names.iter().all(|n| n == "GPU_forward_pass_gru"));
+    let mut h = vec![0.0f32; units as usize];
+    for x in super::gru::inputs(steps, seed) {
+        h = r::gru_step(
+            x,
+            &h,
+            [&kernel[0], &kernel[1], &kernel[2]],
+            [&bias[0], &bias[1], &bias[2]],
+            [&rec[0], &rec[1], &rec[2]],
+        );
+    }
+    assert!(h.iter().any(|v| v.abs() > 1e-3), "state moved");
+    close(&get(&w, "GPU_states"), &h, "h(t)");
+    assert_eq!(
+        get(&w, "GPU_x"),
+        vec![*super::gru::inputs(steps, seed).last().unwrap()]
+    );
+}
+
+#[test]
+fn gru_matches_host_reference() {
+    gru_check(16, 3, 5);
+}
+
+/// Tango's default (100 units, 2 steps); fast, so not ignored.
+#[test]
+fn gru_default_matches_host_reference() {
+    gru_check(100, 2, 1);
+}
+
+/// The default is Tango's hard-coded size (rule 1 of scale.rs leaves it: 121 KB).
+#[test]
+fn gru_default_is_tangos_size() {
+    let spec = registry::find("tango-gru").unwrap();
+    let d = |n: &str| spec.params.iter().find(|p| p.name == n).unwrap().default;
+    assert_eq!((d("units"), d("steps")), ("100", "2"));
+    let f = super::gru::footprint(100);
+    assert!(f < crate::scale::FOOTPRINT_CAP_BYTES && f > 120_000, "{f}");
+    let w = build("tango-gru", &[], 1);
+    let bytes: u64 = w.objects().iter().map(|o| o.bytes).sum();
+    assert_eq!(bytes, f, "footprint() counts every buffer");
+    for bad in ["0", "50", "1089"] {
+        let ov: BTreeMap<String, String> = [("units".to_string(), bad.to_string())].into();
+        assert!(
+            registry::build("tango-gru", &ov, 1).is_err(),
+            "units = {bad}"
+        );
+    }
+}
+
+/// Tango's 10 x 10 block with `index = threadIdx.x * 10 + threadIdx.y`: warp 0's lanes
+/// (x fastest) own units 0, 10, .., 90, 1, 11, ..: a recurrent-weight load of loop 1
+/// touches the units of 32 scattered columns, 4-byte elements 10 apart, so it spans
+/// several 128-byte lines (a contiguous mapping would need one or two); every lane reads
+/// the same `GPU_states[i]` (one line); the reset gate goes through shared memory; one
+/// block of 4 warps (the last one 4 lanes) and 3 phases (2 barriers per warp).
+#[test]
+fn gru_lanes_take_units_ten_apart() {
+    let mut w = build("tango-gru", &[("steps", "1")], 1);
+    let states = obj(&w, "GPU_states");
+    let rec_z = obj(&w, "GPU_rec_z_w");
+    let (mut state_lines, mut rec_lines, mut shared, mut blocks) = (vec![], vec![], 0, 0);
+    let mut lanes = vec![];
+    crate::bench::testing::each_block(&mut w, |_, bp| {
+        blocks += 1;
+        lanes = bp
+            .warps
+            .iter()
+            .map(|wp| wp.insts.iter().map(|i| i.lanes).max().unwrap_or(0))
+            .collect();
+        let wp = &bp.warps[0];
+        for i in &wp.insts {
+            if i.space == crate::program::Space::Shared {
+                shared += 1;
+            }
+            if i.class != InstClass::Load || i.space != crate::program::Space::Global {
+                continue;
+            }
+            let o = wp.lines_of(i)[0].obj;
+            if o == states {
+                state_lines.push(i.nlines);
+            } else if o == rec_z {
+                rec_lines.push(i.nlines);
+            }
+        }
+    });
+    assert_eq!(blocks, 1);
+    assert_eq!(lanes, vec![32, 32, 32, 4]);
+    // loops 1 and 2: one broadcast line each; the final GPU_states[index] read is scattered
+    assert_eq!(state_lines.len(), 201);
+    assert!(
+        state_lines[..200].iter().all(|&n| n == 1),
+        "{state_lines:?}"
+    );
+    assert!(state_lines[200] >= 3, "{state_lines:?}");
+    assert!(
+        !rec_lines.is_empty() && rec_lines.iter().all(|&n| n >= 3),
+        "{rec_lines:?}"
+    );
+    assert!(
+        shared > 100,
+        "update_gate staged in shared memory: {shared}"
+    );
 }
