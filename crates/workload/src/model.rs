@@ -144,14 +144,42 @@ impl<'a> Thread<'a> {
     #[track_caller]
     #[inline]
     pub fn ofld_begin(&mut self, block: u8, live_ins: u8, nsu_insts: u8) {
+        self.mark_begin(Location::caller(), block, live_ins, nsu_insts, 1);
+    }
+
+    /// `OFLD.BEG` of a block that spans a loop: the GPU keeps the loop control and the
+    /// address arithmetic, the NSU runs the loop body's `body_insts` static instructions
+    /// `iters` times (Rodinia kmeans' feature loop, spec ndp.md Table 1 KMN: 3). Ends at
+    /// [`Thread::ofld_end`] like any block.
+    #[track_caller]
+    #[inline]
+    pub fn ofld_begin_loop(&mut self, block: u8, live_ins: u8, body_insts: u8, iters: u16) {
+        self.mark_begin(
+            Location::caller(),
+            block,
+            live_ins,
+            body_insts,
+            iters.max(1),
+        );
+    }
+
+    #[inline]
+    fn mark_begin(
+        &mut self,
+        at: &'static Location<'static>,
+        block: u8,
+        live_ins: u8,
+        nsu_insts: u8,
+        iters: u16,
+    ) {
         if self.marks {
             self.ops.push(Op {
-                site: site_of(Location::caller()),
+                site: site_of(at),
                 class: InstClass::Branch,
                 space: Space::Global,
                 obj: block as ObjId,
                 bytes: live_ins as u16 | (nsu_insts as u16) << 8,
-                addr: 0,
+                addr: iters as u64,
                 mark: MARK_BEGIN,
             });
         }
@@ -729,6 +757,7 @@ fn merge_warp(
                         live_ins: lead.bytes as u8,
                         live_outs: 0,
                         nsu_insts: (lead.bytes >> 8) as u8,
+                        iters: (lead.addr as u16).max(1),
                         lanes: n,
                     });
                 } else if let Some(m) = wp.offload.iter_mut().rev().find(|m| m.end == u32::MAX) {

@@ -77,11 +77,15 @@ fn bicg_blocks_are_ld_ld_ffma_st_with_the_accumulator() {
     }
 }
 
+/// km's block is the whole feature loop of `kmeansPoint` (Table 1 KMN: a body of 3 NSU
+/// instructions), strip-mined at 32 loads (the sequence-number field): 40 features give
+/// two instances of 20 iterations per cluster, each span holding exactly its 20 texture
+/// loads, the first without a live-in, the second with the running sum; one live-out.
 #[test]
-fn kmeans_point_block_is_the_feature_load_and_the_distance() {
+fn kmeans_point_block_is_the_feature_loop() {
     let p = [
         ("npoints", "512"),
-        ("nfeatures", "4"),
+        ("nfeatures", "40"),
         ("nclusters", "3"),
         ("iterations", "1"),
     ];
@@ -90,20 +94,25 @@ fn kmeans_point_block_is_the_feature_load_and_the_distance() {
     for (a, b) in on.warps.iter().zip(&off.warps) {
         assert_eq!(a.insts, b.insts);
     }
-    let s = spans(&on);
-    assert_eq!(s.len(), on.warps.len() * 3 * 4, "per cluster and feature");
-    use InstClass::*;
-    for (cl, li, lo, n) in s {
-        assert_eq!(
-            cl,
-            [
-                (Load, Space::Texture),
-                (Load, Space::Constant),
-                (Fp, Space::Global),
-                (Fp, Space::Global)
-            ]
-        );
-        assert_eq!((li, lo, n), (0, 1, 3), "Table 1: KMN block of 3");
+    for w in &on.warps {
+        assert_eq!(w.offload.len(), 3 * 2, "two chunks per cluster");
+        for (k, m) in w.offload.iter().enumerate() {
+            let span = &w.insts[m.begin as usize..m.end as usize];
+            let tex = span
+                .iter()
+                .filter(|i| (i.class, i.space) == (InstClass::Load, Space::Texture))
+                .count();
+            assert_eq!(tex, 20);
+            assert_eq!(m.iters, 20);
+            assert_eq!(
+                (m.nsu_insts, m.live_outs),
+                (3, 1),
+                "Table 1: KMN block of 3"
+            );
+            assert_eq!(m.live_ins, (k % 2) as u8, "the sum enters the second chunk");
+        }
+        // the chunks tile the feature loop: the second begins where the first ended
+        assert_eq!(w.offload[0].end, w.offload[1].begin);
     }
 }
 

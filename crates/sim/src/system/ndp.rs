@@ -70,6 +70,29 @@ fn block_mem(i: &WarpInst) -> Option<bool> {
     }
 }
 
+/// The NSU code of one block instance from its memory instructions `ops` (loads and
+/// stores in program order): the loop body's `body` static instructions run `iters` times
+/// (1 for straight-line code), each iteration's `@NSU` compute after its loads and before
+/// its stores (it consumes the loaded values and produces the stored one, §3.4 Fig. 3(b)).
+fn nsu_code(ops: &mut Vec<NsuOp>, tmp: &mut Vec<NsuOp>, body: u32, iters: u32) {
+    let per = ops.len().div_ceil(iters.max(1) as usize);
+    let alu = (body as usize).saturating_sub(per);
+    if alu == 0 {
+        return;
+    }
+    tmp.clear();
+    if ops.is_empty() {
+        tmp.extend(std::iter::repeat_n(NsuOp::Alu, alu));
+    }
+    for g in ops.chunks(per.max(1)) {
+        let st = g.iter().position(|o| *o == NsuOp::St).unwrap_or(g.len());
+        tmp.extend_from_slice(&g[..st]);
+        tmp.extend(std::iter::repeat_n(NsuOp::Alu, alu));
+        tmp.extend_from_slice(&g[st..]);
+    }
+    std::mem::swap(ops, tmp);
+}
+
 #[inline]
 fn token(inst: u32, seq: u8, p: Packet) -> u64 {
     inst as u64 | (seq as u64) << 32 | (p as u64) << 40
@@ -212,6 +235,7 @@ pub(crate) struct NdpState {
     free_pkts: Vec<u32>,
     progs: rustc_hash::FxHashMap<Vec<NsuOp>, u16>,
     ops: Vec<NsuOp>,
+    ops_tmp: Vec<NsuOp>,
     kernels: Vec<String>,
     kernel: u32,
     out: Vec<NsuOut>,
@@ -308,6 +332,7 @@ impl NdpState {
             free_pkts: Vec::new(),
             progs: Default::default(),
             ops: Vec::new(),
+            ops_tmp: Vec::new(),
             kernels: Vec::new(),
             kernel: 0,
             out: Vec::new(),
@@ -467,14 +492,12 @@ impl System {
                         None => {}
                     }
                 }
-                // the `@NSU` compute: before the first store (it produces the stored value)
-                let alu = (m.nsu_insts as u32).saturating_sub(loads + stores) as usize;
-                let at = n
-                    .ops
-                    .iter()
-                    .position(|o| *o == NsuOp::St)
-                    .unwrap_or(n.ops.len());
-                n.ops.splice(at..at, std::iter::repeat_n(NsuOp::Alu, alu));
+                nsu_code(
+                    &mut n.ops,
+                    &mut n.ops_tmp,
+                    m.nsu_insts as u32,
+                    m.iters.max(1) as u32,
+                );
                 let key = n.kernel * BLOCKS_PER_KERNEL + m.block as u32;
                 let d = BlockDesc {
                     loads,
