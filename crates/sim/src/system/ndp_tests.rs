@@ -335,3 +335,83 @@ fn determinism() {
         );
     }
 }
+
+fn build(name: &str, params: &[(&str, &str)]) -> ModelWorkload {
+    let o: BTreeMap<String, String> = params
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    locus_workload::registry::build(name, &o, 1).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Every marked kernel model (spec ndp.md Table 1's workloads) runs with every instance
+/// offloaded: instances are offloaded (the divergent ones of BFS, MiniFE, STN and BPROP's
+/// bias row included), all complete (no stall, no request left, no credit broken) and the
+/// functional outputs, every data object byte for byte, equal the run without offload.
+#[test]
+fn every_marked_workload_offloads_and_keeps_its_results() {
+    let cases: [(&str, &[(&str, &str)]); 10] = [
+        ("vectoradd", &[("n", "4096")]),
+        ("bicg", &[("nx", "256"), ("ny", "256")]),
+        (
+            "km",
+            &[
+                ("npoints", "2048"),
+                ("nfeatures", "40"),
+                ("iterations", "1"),
+            ],
+        ),
+        ("scalarprod", &[("vectors", "4"), ("elements", "4096")]),
+        ("fwt", &[("log2data", "12"), ("log2kernel", "6")]),
+        (
+            "streamcluster",
+            &[("n", "1024"), ("dim", "8"), ("kmin", "2"), ("kmax", "3")],
+        ),
+        ("backprop", &[("in", "4096")]),
+        ("rodinia-bfs", &[("nodes", "4096")]),
+        (
+            "minife",
+            &[("nx", "8"), ("ny", "8"), ("nz", "8"), ("max_iter", "2")],
+        ),
+        (
+            "parboil-stencil",
+            &[
+                ("nx", "64"),
+                ("ny", "8"),
+                ("nz", "6"),
+                ("iterations", "2"),
+                ("kernel", "naive"),
+            ],
+        ),
+    ];
+    for (name, params) in cases {
+        let mut base = build(name, params);
+        let (sb, _) = run(&[], &mut base);
+        let mut off = build(name, params);
+        let (sys, ro) = run(&["ndp.offload=naive"], &mut off);
+        let s = ndp(&ro);
+        assert!(s.instances_offloaded > 0, "{name}: nothing offloaded");
+        assert_eq!(s.not_offloadable, 0, "{name}: a marked span is not a block");
+        assert_eq!(s.credit_violations, 0, "{name}");
+        assert_eq!(
+            kind(s, Packet::OffloadAck).0,
+            s.instances_offloaded,
+            "{name}: every instance acknowledged"
+        );
+        assert_eq!(sys.live_requests(), 0, "{name}");
+        assert_eq!(
+            sys.counters().warp_insts,
+            sb.counters().warp_insts,
+            "{name}: the same warp instructions issue"
+        );
+        for (k, o) in base.objects().iter().enumerate() {
+            let k = k as ObjId;
+            assert_eq!(
+                base.memory().to_vec::<u8>(k),
+                off.memory().to_vec::<u8>(k),
+                "{name}: {}",
+                o.name
+            );
+        }
+    }
+}

@@ -145,25 +145,39 @@ fn lbm_soa_rows_coalesce() {
 fn parboil_stencil_equals_host_sweeps() {
     use super::stencil::host_sweep;
     let (nx, ny, nz, it) = (70usize, 9usize, 6usize, 3usize);
-    let mut w = build(
-        "parboil-stencil",
-        &[("nx", "70"), ("ny", "9"), ("nz", "6"), ("iterations", "3")],
-        4,
-    );
-    let a0: Vec<f32> = get(&w, "d_A0");
-    let r = run(&mut w);
-    assert_eq!(r.kernels.len(), it);
-    assert!(r.shared_insts > 0);
-    let mut a = a0.clone();
-    let mut next = vec![0f32; a.len()];
-    for _ in 0..it {
-        host_sweep(&a, &mut next, nx, ny, nz);
-        std::mem::swap(&mut a, &mut next);
-    }
-    // three launches: the last wrote d_Anext
-    let dev: Vec<f32> = get(&w, "d_Anext");
-    for i in 0..dev.len() {
-        assert!(close(dev[i], a[i], 1e-5), "[{i}] {} vs {}", dev[i], a[i]);
+    // the hybrid kernel (shared-memory tile) and cuda_base's naive kernel (global loads)
+    for kernel in ["hybrid", "naive"] {
+        let mut w = build(
+            "parboil-stencil",
+            &[
+                ("nx", "70"),
+                ("ny", "9"),
+                ("nz", "6"),
+                ("iterations", "3"),
+                ("kernel", kernel),
+            ],
+            4,
+        );
+        let a0: Vec<f32> = get(&w, "d_A0");
+        let r = run(&mut w);
+        assert_eq!(r.kernels.len(), it);
+        assert_eq!(r.shared_insts > 0, kernel == "hybrid");
+        let mut a = a0.clone();
+        let mut next = vec![0f32; a.len()];
+        for _ in 0..it {
+            host_sweep(&a, &mut next, nx, ny, nz);
+            std::mem::swap(&mut a, &mut next);
+        }
+        // three launches: the last wrote d_Anext
+        let dev: Vec<f32> = get(&w, "d_Anext");
+        for i in 0..dev.len() {
+            assert!(
+                close(dev[i], a[i], 1e-5),
+                "{kernel} [{i}] {} vs {}",
+                dev[i],
+                a[i]
+            );
+        }
     }
 }
 
