@@ -282,6 +282,28 @@ pub struct NdpStats {
     pub nsus: Vec<NsuStats>,
     /// The offload ratio in force after each hill-climbing epoch (`dyn`, `dyn-cache`).
     pub ratio_per_epoch: Vec<f64>,
+    /// Fig. 8's breakdown of the GPU's no-issue cycles (§6.3).
+    pub no_issue: NoIssueStats,
+}
+
+/// SM cycles in which no warp instruction issued, by cause (spec ndp.md §6.3, Fig. 8, as
+/// GPGPU-sim classifies them: a busy unit before a dependency before an idle warp), summed
+/// over every SM (the GPU node's in the NDP presets); `issue` counts the cycles that issued, so the four add
+/// up to SMs x cycles. Fig. 8 normalises to the baseline's no-issue total: run the
+/// baseline as `ndp.offload = "static"` with `ndp.static_ratio = 0` (markers recorded,
+/// nothing offloaded) to get these keys for it.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct NoIssueStats {
+    /// ExecUnitBusy: a warp was ready but its unit busy (issue slot held by replays, L1
+    /// MSHRs or the write buffer full).
+    pub exec_busy: u64,
+    /// Dependency stall: warps waiting on the scoreboard (ALU results, loads in flight).
+    pub dependency: u64,
+    /// Warp idle: no warp with a valid instruction (none resident, at a barrier, or waiting
+    /// at `OFLD.END` for an offload ack).
+    pub idle: u64,
+    /// Cycles that issued at least one instruction.
+    pub issue: u64,
 }
 
 /// Packets of one kind ([`packets::Packet`]).

@@ -43,7 +43,7 @@ use crate::ndp::nsu::{Credits, Nsu, NsuOp, NsuOut};
 use crate::ndp::packets::{bytes as pkt_bytes, Packet, MAX_MEM_INSTS, WORD_BYTES};
 use crate::ndp::select::{BlockDesc, Selector};
 use crate::ndp::target::first_access_target;
-use crate::ndp::{NdpStats, NsuStats, OffloadMode, PacketStats};
+use crate::ndp::{NdpStats, NoIssueStats, NsuStats, OffloadMode, PacketStats};
 use crate::noc::{Msg, Receipts};
 use locus_engine::{Clock, Ps};
 use locus_workload::{InstClass, Space, WarpInst};
@@ -117,6 +117,21 @@ impl Req {
             _ => false,
         }
     }
+}
+
+/// Why an SM issued nothing in a cycle (spec ndp.md §6.3, Fig. 8, GPGPU-sim's
+/// classification): checked in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NoIssue {
+    /// A warp had its next instruction ready but its unit was busy (an issue slot held by
+    /// replays, full L1 MSHRs, a full write buffer).
+    ExecBusy = 0,
+    /// A warp had an instruction whose operands were not ready (an ALU result or a load
+    /// still in flight: the scoreboard).
+    Dependency = 1,
+    /// No warp had a valid instruction: none resident, all done, at a barrier, or (NDP)
+    /// waiting at `OFLD.END` for an offload ack.
+    Idle = 2,
 }
 
 /// Per warp slot: the offload block instance it is in.
@@ -262,6 +277,13 @@ pub(crate) struct NdpState {
     epoch_insts: u64,
     epoch_cycles: u64,
     ratios: Vec<f64>,
+    /// Fig. 8, per SM: since when it has issued nothing (`Ps::MAX`: it issued in its last
+    /// tick) and that stretch's class ([`NoIssue`] as `usize`).
+    quiet_since: Vec<Ps>,
+    quiet_class: Vec<u8>,
+    /// SM cycles with no instruction issued by class, and cycles with one, summed over SMs.
+    no_issue: [u64; 3],
+    issue_cycles: u64,
     /// Every packet sent, kind and bytes, in the order sent (tests: Fig. 2's order).
     #[cfg(test)]
     pub(crate) log: Vec<(Packet, u32)>,
@@ -356,6 +378,10 @@ impl NdpState {
             epoch_insts: 0,
             epoch_cycles: n.epoch_cycles,
             ratios: Vec::new(),
+            quiet_since: vec![0; nsm],
+            quiet_class: vec![NoIssue::Idle as u8; nsm],
+            no_issue: [0; 3],
+            issue_cycles: 0,
             #[cfg(test)]
             log: Vec::new(),
         }))
@@ -1135,6 +1161,59 @@ impl System {
         }
     }
 
+    /// Fig. 8: SM `sm` ticks at `now`: the cycles since its last tick that issued nothing
+    /// count for that tick's class (nothing that changes the class happens without waking
+    /// the SM, so the class holds for the whole stretch).
+    pub(crate) fn ndp_cycle_begin(&mut self, sm: usize, now: Ps) {
+        let cyc = self.sms[sm].clk.period;
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        let since = std::mem::replace(&mut n.quiet_since[sm], Ps::MAX);
+        if since != Ps::MAX && now > since {
+            n.no_issue[n.quiet_class[sm] as usize] += (now - since) / cyc;
+        }
+    }
+
+    /// Fig. 8: SM `sm`'s tick at `now` ends, having issued (`issued`) or not; `unit_busy`:
+    /// a ready warp found its unit busy in this tick.
+    pub(crate) fn ndp_cycle_end(&mut self, sm: usize, now: Ps, issued: bool, unit_busy: bool) {
+        let cls = if issued {
+            None
+        } else if unit_busy || self.sms[sm].mshr_waiters != 0 || self.sms[sm].write_waiters != 0
+        {
+            Some(NoIssue::ExecBusy)
+        } else {
+            let base = sm * self.max_warps;
+            let waiting = self.warps[base..base + self.max_warps]
+                .iter()
+                .any(|w| w.live && !w.at_barrier && !w.ofld_wait);
+            Some(if waiting {
+                NoIssue::Dependency
+            } else {
+                NoIssue::Idle
+            })
+        };
+        let cyc = self.sms[sm].clk.period;
+        let replay_busy = self.replay_busy_until(sm);
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        match cls {
+            None => {
+                n.issue_cycles += 1;
+                // the next cycle starts a stretch of its own (the SM ticks again then,
+                // or when replays free its issue slot)
+                n.quiet_since[sm] = now + cyc;
+                n.quiet_class[sm] = if replay_busy > now + cyc {
+                    NoIssue::ExecBusy as u8
+                } else {
+                    NoIssue::Idle as u8
+                };
+            }
+            Some(c) => {
+                n.quiet_since[sm] = now;
+                n.quiet_class[sm] = c as u8;
+            }
+        }
+    }
+
     /// Algorithm 1's epoch (§4.3): the offload-block IPC of the epoch moves the ratio.
     pub(crate) fn ndp_epoch(&mut self) {
         let Some(n) = self.ndp.as_deref_mut() else {
@@ -1176,6 +1255,13 @@ impl System {
             })
             .collect();
         let inval_bytes = n.gpu_link[Packet::Inval as usize];
+        // Fig. 8: the stretch each SM is in at the end counts up to the end
+        let mut no_issue = n.no_issue;
+        for (sm, &since) in n.quiet_since.iter().enumerate() {
+            if since != Ps::MAX && end > since {
+                no_issue[n.quiet_class[sm] as usize] += (end - since) / self.sms[sm].clk.period;
+            }
+        }
         let threads = n.threads.max(1) as f64;
         Some(NdpStats {
             offload: n.mode.name().to_string(),
@@ -1205,6 +1291,12 @@ impl System {
             nsu_occupancy: nsus.iter().map(|u| u.occupancy).sum::<f64>() / nsus.len().max(1) as f64,
             nsus,
             ratio_per_epoch: n.ratios.clone(),
+            no_issue: NoIssueStats {
+                exec_busy: no_issue[NoIssue::ExecBusy as usize],
+                dependency: no_issue[NoIssue::Dependency as usize],
+                idle: no_issue[NoIssue::Idle as usize],
+                issue: n.issue_cycles,
+            },
         })
     }
 }

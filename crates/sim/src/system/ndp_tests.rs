@@ -415,3 +415,76 @@ fn every_marked_workload_offloads_and_keeps_its_results() {
         }
     }
 }
+
+/// `chain` dependent FP instructions per thread, `blocks` blocks of `threads` threads.
+struct AluChain {
+    blocks: u32,
+    threads: u32,
+    chain: u32,
+    out: ObjId,
+}
+
+impl Kernel for AluChain {
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: "alu_chain".into(),
+            grid: Dim3::x(self.blocks),
+            block: Dim3::x(self.threads),
+            regs_per_thread: 16,
+            smem_per_block: 0,
+        }
+    }
+    fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
+        // every compute instruction reads the previous one's result (model.rs)
+        t.fp(self.chain);
+        let i = t.gid();
+        t.st(self.out, i, i as f32);
+    }
+}
+
+fn alu_chain(blocks: u32, threads: u32, chain: u32) -> ModelWorkload {
+    let mut m = Memory::new();
+    let out = m.alloc::<f32>("out", (blocks * threads) as u64, false);
+    let k = AluChain {
+        blocks,
+        threads,
+        chain,
+        out,
+    };
+    ModelWorkload::new("alu_chain", m, Box::new(Once(Some(Box::new(k)))))
+}
+
+/// Fig. 8's no-issue split (§6.3) with NDP on and nothing offloaded: the four classes add
+/// up to SMs x cycles; one warp per SM running a dependent FP chain spends most cycles in
+/// dependency stalls (each instruction waits for the previous one's latency) and none in a
+/// busy unit; one warp on the whole GPU leaves 63 of the 64 SMs idle all the time.
+#[test]
+fn no_issue_split_dependency_and_idle() {
+    let sets = ["ndp.offload=static", "ndp.static_ratio=0"];
+    let (sys, r) = run(&sets, &mut alu_chain(64, 32, 400));
+    let z = ndp(&r).no_issue;
+    let sms = sys.sms.len() as u64;
+    let cycles = r.sim.total.cycles;
+    let sum = z.exec_busy + z.dependency + z.idle + z.issue;
+    assert!(sum.abs_diff(sms * cycles) <= sms, "{z:?} vs {sms} x {cycles}");
+    assert_eq!(z.exec_busy, 0, "{z:?}");
+    assert!(z.dependency > 2 * z.issue, "FP latency > 2 cycles: {z:?}");
+    assert!(z.dependency > z.idle, "{z:?}");
+    let (_, r) = run(&sets, &mut alu_chain(1, 32, 400));
+    let z = ndp(&r).no_issue;
+    assert!(z.idle >= 63 * r.sim.total.cycles, "{z:?}");
+    assert!(z.dependency > 0);
+}
+
+/// Under NaiveNDP warps wait at `OFLD.END` for the NSUs' acks: warp-idle cycles rise
+/// sharply against the same run with nothing offloaded (§6.3: "warp idle rises").
+#[test]
+fn naive_offload_raises_warp_idle() {
+    let n = 16384;
+    let (_, base) = run(&["ndp.offload=static", "ndp.static_ratio=0"], &mut vadd(n));
+    let (_, naive) = run(&["ndp.offload=naive"], &mut vadd(n));
+    let (b, v) = (ndp(&base).no_issue, ndp(&naive).no_issue);
+    assert_eq!(ndp(&base).instances_offloaded, 0);
+    assert!(v.idle > 2 * b.idle, "{b:?} -> {v:?}");
+    assert!(v.idle > v.dependency, "{v:?}");
+}
