@@ -276,6 +276,9 @@ pub struct NdpStats {
     pub credit_violations: u64,
     /// Most packets one SM held in its pending buffer (waiting for a reservation).
     pub peak_pending_packets: u32,
+    /// `OFLD.BEG` issue attempts held back because the SM's pending buffer was full
+    /// (`ndp.pending_entries`; one per warp and cycle).
+    pub pending_full_stalls: u64,
     /// Mean NSU warp-slot occupancy over the run (Fig. 11).
     pub nsu_occupancy: f64,
     /// Per NSU.

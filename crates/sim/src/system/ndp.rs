@@ -39,7 +39,7 @@
 
 use super::{Ev, Kind, Req, System};
 use crate::mapping::{Location, Mode};
-use crate::ndp::nsu::{Credits, Nsu, NsuOp, NsuOut};
+use crate::ndp::nsu::{Buf, Credits, Nsu, NsuOp, NsuOut};
 use crate::ndp::packets::{bytes as pkt_bytes, Packet, MAX_MEM_INSTS, WORD_BYTES};
 use crate::ndp::select::{BlockDesc, Selector};
 use crate::ndp::target::first_access_target;
@@ -56,6 +56,9 @@ const NO_LOC: Location = Location {
     channel: 0,
     chan_addr: 0,
 };
+/// NSU cycles a freed credit waits for a packet to the GPU to ride on before it is sent
+/// alone (spec ndp.md §3.8 [DEFAULT]: 100).
+const CREDIT_WAIT: u64 = 100;
 /// Static blocks per kernel (the `block` operand of `Thread::ofld_begin` is a `u8`).
 const BLOCKS_PER_KERNEL: u32 = 256;
 
@@ -240,6 +243,11 @@ pub(crate) struct NdpState {
     /// Time of each NSU's last cycle (`Ps::MAX`: none yet).
     nsu_last: Vec<Ps>,
     credits: Credits,
+    /// Credits freed at each NSU not yet sent (command, read, write entries) and since when
+    /// (`Ps::MAX`: none), and the batches on their way to the GPU, oldest first (§3.8).
+    credit_pend: Vec<[u32; 3]>,
+    credit_since: Vec<Ps>,
+    credit_flight: Vec<VecDeque<[u32; 3]>>,
     waiting: Vec<VecDeque<u32>>,
     read_entries: u32,
     write_entries: u32,
@@ -258,6 +266,11 @@ pub(crate) struct NdpState {
     line_bytes: u32,
     flit: u32,
     pending: Vec<u32>,
+    /// Pending packet buffer entries per SM (`ndp.pending_entries`, Table 2: 300).
+    pending_cap: u32,
+    /// Issue attempts of an `OFLD.BEG` held back by a full pending buffer (one per warp
+    /// and cycle).
+    pending_stalls: u64,
     // statistics
     offloaded: u64,
     on_gpu: u64,
@@ -343,6 +356,9 @@ impl NdpState {
                 n.read_entries,
                 n.write_entries,
             ),
+            credit_pend: vec![[0; 3]; stacks],
+            credit_since: vec![Ps::MAX; stacks],
+            credit_flight: (0..stacks).map(|_| VecDeque::new()).collect(),
             waiting: (0..stacks).map(|_| VecDeque::new()).collect(),
             read_entries: n.read_entries,
             write_entries: n.write_entries,
@@ -362,6 +378,8 @@ impl NdpState {
             line_bytes: cfg.system.line_bytes,
             flit: n.flit_bytes,
             pending: vec![0; nsm],
+            pending_cap: n.pending_entries,
+            pending_stalls: 0,
             offloaded: 0,
             on_gpu: 0,
             not_offloadable: 0,
@@ -474,6 +492,27 @@ impl NdpState {
 }
 
 impl System {
+    /// Does warp `wg` of SM `sm` stand at an `OFLD.BEG` while the SM's pending packet
+    /// buffer is full (§3.8 [DEFAULT]: a full buffer stalls new offloads)? Only new
+    /// instances wait: an instance already begun sends its packets on (bounded by the
+    /// warps), so an instance never waits for room its own packets hold.
+    pub(crate) fn ndp_begin_blocked(&mut self, sm: usize, wg: usize) -> bool {
+        let Some(n) = self.ndp.as_deref_mut() else {
+            return false;
+        };
+        if n.pending[sm] < n.pending_cap || n.warps[wg].mode != 0 {
+            return false;
+        }
+        let w = &self.warps[wg];
+        let prog = &self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize];
+        let begins = prog.offload[(n.warps[wg].next_mark as usize).min(prog.offload.len())..]
+            .iter()
+            .find(|m| m.begin >= w.pc && m.begin < m.end)
+            .is_some_and(|m| m.begin == w.pc);
+        n.pending_stalls += begins as u64;
+        begins
+    }
+
     /// Warp `wg` of SM `sm` issues `inst`, the instruction at index `pc` of its program:
     /// begin, follow and end offload block instances. Returns true when `inst` was an
     /// offloaded memory instruction (its packets are sent; the SM does nothing else).
@@ -947,6 +986,15 @@ impl System {
         self.net.arrive(&mut r.rx);
         self.reqs[id as usize].rx = r.rx;
         let (i, seq, p) = untoken(r.token);
+        if p == Packet::Credit {
+            self.retire(id);
+            self.ndp_credits_arrive(i as usize);
+            return;
+        }
+        if p == Packet::OffloadAck && seq == 1 {
+            let s = self.ndp.as_deref().expect("ndp on").insts[i as usize].target;
+            self.ndp_credits_arrive(s as usize);
+        }
         let n = self.ndp.as_deref_mut().expect("ndp on");
         let x = n.insts[i as usize];
         let s = x.target as usize;
@@ -1048,20 +1096,11 @@ impl System {
         for &o in &out {
             match o {
                 NsuOut::Credit(b) => {
+                    // freed here; the GPU learns of it when a packet carries it (§3.8)
                     let n = self.ndp.as_deref_mut().expect("ndp on");
-                    n.credits.give_back(s as u32, b);
-                    // credits returned: grant the instances waiting here, in order
-                    loop {
-                        let n = self.ndp.as_deref_mut().expect("ndp on");
-                        let Some(&w) = n.waiting[s].front() else {
-                            break;
-                        };
-                        let x = n.insts[w as usize];
-                        if !n.credits.reserve(s as u32, x.loads as u32, x.stores as u32) {
-                            break;
-                        }
-                        n.waiting[s].pop_front();
-                        self.ndp_grant(w);
+                    n.credit_pend[s][b as usize] += 1;
+                    if n.credit_since[s] == Ps::MAX {
+                        n.credit_since[s] = now;
                     }
                 }
                 NsuOut::Write(i, seq) => self.nsu_write(s, i, seq),
@@ -1077,10 +1116,11 @@ impl System {
                         n.flit,
                     );
                     let (gpu, tnode) = (n.gpu, n.stack_node[s]);
+                    let carries = self.ndp_credits_leave(s);
                     let p = Pkt {
                         next: NONE,
                         packet: Packet::OffloadAck,
-                        seq: 0,
+                        seq: carries as u8,
                         active: x.lanes,
                         aligned: true,
                         of: 0,
@@ -1109,6 +1149,96 @@ impl System {
                 n.nsu_tick_at[s] = t;
                 self.q.push(t, Ev::NsuTick(s as u32));
             }
+        }
+        // credits no packet carried for `CREDIT_WAIT` cycles leave on their own (§3.8)
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        let since = n.credit_since[s];
+        if since != Ps::MAX {
+            let due = since + CREDIT_WAIT * period;
+            if now >= due {
+                self.ndp_credit_packet(s);
+            } else if n.nsu_tick_at[s] > due {
+                n.nsu_tick_at[s] = due;
+                self.q.push(due, Ev::NsuTick(s as u32));
+            }
+        }
+    }
+
+    /// The credits pending at NSU `s` leave in a packet now (an ack or a credit packet):
+    /// true when there were any.
+    fn ndp_credits_leave(&mut self, s: usize) -> bool {
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        if n.credit_since[s] == Ps::MAX {
+            return false;
+        }
+        let batch = std::mem::take(&mut n.credit_pend[s]);
+        n.credit_flight[s].push_back(batch);
+        n.credit_since[s] = Ps::MAX;
+        true
+    }
+
+    /// A standalone credit packet (1 FLIT) from NSU `s` to the GPU.
+    fn ndp_credit_packet(&mut self, s: usize) {
+        if !self.ndp_credits_leave(s) {
+            return;
+        }
+        let now = self.q.now();
+        let n = self.ndp.as_deref().expect("ndp on");
+        let b = pkt_bytes(Packet::Credit, 0, 0, false, n.line_bytes, n.flit);
+        let (gpu, tnode) = (n.gpu, n.stack_node[s]);
+        let mut r = Req {
+            kind: Kind::Ndp,
+            mode: Mode::Fgp,
+            sm: 0,
+            src: gpu,
+            home: tnode,
+            chan: 0,
+            chan_addr: 0,
+            line: 0,
+            bytes: 0,
+            obj: locus_workload::NO_OBJ,
+            token: token(s as u32, 1, Packet::Credit),
+            direct: false,
+            at_home: false,
+            ver: 0,
+            issue_ver: 0,
+            bypass: false,
+            rep: false,
+            t_l2: Ps::MAX,
+            rx: Receipts::default(),
+        };
+        let t = self.net.remote(now, tnode, gpu, b, Msg::Offload, &mut r.rx);
+        let id = self.new_req(r);
+        self.q.push(t, Ev::Ndp(id));
+        self.ndp
+            .as_deref_mut()
+            .expect("ndp on")
+            .count(Packet::Credit, b, true);
+    }
+
+    /// A batch of NSU `s`'s credits reached the GPU's buffer manager: the instances
+    /// waiting there are granted, in order, while the credits last.
+    fn ndp_credits_arrive(&mut self, s: usize) {
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        let Some(batch) = n.credit_flight[s].pop_front() else {
+            return;
+        };
+        for (b, k) in [Buf::Cmd, Buf::Read, Buf::Write].into_iter().zip(batch) {
+            for _ in 0..k {
+                n.credits.give_back(s as u32, b);
+            }
+        }
+        loop {
+            let n = self.ndp.as_deref_mut().expect("ndp on");
+            let Some(&w) = n.waiting[s].front() else {
+                break;
+            };
+            let x = n.insts[w as usize];
+            if !n.credits.reserve(s as u32, x.loads as u32, x.stores as u32) {
+                break;
+            }
+            n.waiting[s].pop_front();
+            self.ndp_grant(w);
         }
     }
 
@@ -1178,8 +1308,7 @@ impl System {
     pub(crate) fn ndp_cycle_end(&mut self, sm: usize, now: Ps, issued: bool, unit_busy: bool) {
         let cls = if issued {
             None
-        } else if unit_busy || self.sms[sm].mshr_waiters != 0 || self.sms[sm].write_waiters != 0
-        {
+        } else if unit_busy || self.sms[sm].mshr_waiters != 0 || self.sms[sm].write_waiters != 0 {
             Some(NoIssue::ExecBusy)
         } else {
             let base = sm * self.max_warps;
@@ -1288,6 +1417,7 @@ impl System {
             credit_denials: n.credits.denied,
             credit_violations: n.credit_errors,
             peak_pending_packets: n.peak_pending,
+            pending_full_stalls: n.pending_stalls,
             nsu_occupancy: nsus.iter().map(|u| u.occupancy).sum::<f64>() / nsus.len().max(1) as f64,
             nsus,
             ratio_per_epoch: n.ratios.clone(),

@@ -65,7 +65,6 @@ fn vectoradd_naive_messages_sizes_and_conservation() {
         (Packet::Inval, 1, 16, true),
         (Packet::OffloadAck, 1, 16, true),
         (Packet::ReadReq, 0, 0, false),
-        (Packet::Credit, 0, 0, false),
     ];
     for (p, per, size, gpu) in want {
         let (pk, b, g) = kind(s, p);
@@ -73,11 +72,19 @@ fn vectoradd_naive_messages_sizes_and_conservation() {
         assert_eq!(b, per * size * warps, "{}", p.name());
         assert_eq!(g, if gpu { b } else { 0 }, "{}", p.name());
     }
-    assert_eq!(s.ndp_gpu_link_bytes, 96 * warps);
+    // credits ride on the acks (§3.8); the few freed after an NSU's last ack leave alone
+    // after 100 NSU cycles, 1 FLIT each over the GPU link
+    let (cp, cb, cg) = kind(s, Packet::Credit);
+    assert!(
+        cp <= 8,
+        "at most one standalone credit packet per NSU here: {cp}"
+    );
+    assert_eq!((cb, cg), (16 * cp, 16 * cp));
+    assert_eq!(s.ndp_gpu_link_bytes, 96 * warps + cb);
     // the same closed form from the traffic analysis without timing
     let cfg = preset::load(Some("ndp-8hmc"), None, &[]).unwrap();
     let t = crate::ndp::traffic::analyze(&cfg, &mut vadd(n), 0).unwrap();
-    assert_eq!(t.gpu_link, s.ndp_gpu_link_bytes);
+    assert_eq!(t.gpu_link + cb, s.ndp_gpu_link_bytes);
     // conservation: what the GPU links' ports carried is exactly the NDP packets
     assert_eq!(s.gpu_link_bytes, s.ndp_gpu_link_bytes);
     assert_eq!(sys.counters().dram_reads, 2 * warps);
@@ -466,7 +473,10 @@ fn no_issue_split_dependency_and_idle() {
     let sms = sys.sms.len() as u64;
     let cycles = r.sim.total.cycles;
     let sum = z.exec_busy + z.dependency + z.idle + z.issue;
-    assert!(sum.abs_diff(sms * cycles) <= sms, "{z:?} vs {sms} x {cycles}");
+    assert!(
+        sum.abs_diff(sms * cycles) <= sms,
+        "{z:?} vs {sms} x {cycles}"
+    );
     assert_eq!(z.exec_busy, 0, "{z:?}");
     assert!(z.dependency > 2 * z.issue, "FP latency > 2 cycles: {z:?}");
     assert!(z.dependency > z.idle, "{z:?}");
@@ -487,4 +497,43 @@ fn naive_offload_raises_warp_idle() {
     assert_eq!(ndp(&base).instances_offloaded, 0);
     assert!(v.idle > 2 * b.idle, "{b:?} -> {v:?}");
     assert!(v.idle > v.dependency, "{v:?}");
+}
+
+/// The SM's pending packet buffer (§3.8, Table 2: 300) caps new offloads: with room for
+/// 4 packets and NSU buffers that keep reservations waiting, warps are held at `OFLD.BEG`
+/// while it is full, the buffer's peak stays far below the uncapped run's, and every
+/// instance still completes. The uncapped run (the default 300) never hits the cap here.
+#[test]
+fn full_pending_buffer_stalls_new_offloads() {
+    let n = 8192u64;
+    let tight = [
+        "ndp.offload=naive",
+        "ndp.nsu_warps=1",
+        "ndp.cmd_entries=1",
+        "ndp.read_entries=32",
+        "ndp.write_entries=32",
+    ];
+    let (_, r) = run(&tight, &mut vadd(n));
+    let free = ndp(&r);
+    assert_eq!(free.pending_full_stalls, 0);
+    assert!(
+        free.peak_pending_packets > 10,
+        "{}",
+        free.peak_pending_packets
+    );
+    let mut capped = tight.to_vec();
+    capped.push("ndp.pending_entries=4");
+    let (sys, r) = run(&capped, &mut vadd(n));
+    let s = ndp(&r);
+    assert!(s.pending_full_stalls > 0);
+    assert_eq!(s.instances_offloaded, n / 32);
+    assert_eq!(kind(s, Packet::OffloadAck).0, n / 32);
+    assert_eq!(sys.live_requests(), 0);
+    // an instance begins only below the cap and adds its command and 2 RDFs at most
+    assert!(
+        s.peak_pending_packets <= 4 + 3 * 2,
+        "{}",
+        s.peak_pending_packets
+    );
+    assert!(s.no_issue.exec_busy > 0, "a held OFLD.BEG is a busy unit");
 }
