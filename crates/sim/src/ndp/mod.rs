@@ -16,10 +16,14 @@
 //! Status: the machine (`preset ndp-8hmc`) and these stations exist and are tested, and
 //! `crate::system`'s `ndp.rs` runs offloaded block instances with them (partitioned
 //! execution, §3.5-§3.9; selection, §4): every `ndp.offload` mode works, statistics in
-//! [`NdpStats`]. Open: the no-issue cycle split of Fig. 8, NSU I-cache and energy,
-//! `locus repro ndp`, markers of BPROP, MiniFE, STN, BFS and the divergent blocks of
-//! STCL (marked: vectoradd, PolyBench `acc_loop`, km, scalarprod, fwt, streamcluster's
-//! distance block).
+//! [`NdpStats`], Fig. 8's no-issue split in [`NoIssueStats`]. Credits return in packets
+//! (on offload acks, or alone after 100 NSU cycles) and a full SM pending buffer holds new
+//! `OFLD.BEG`s (§3.8). Marked kernel models (Table 1): vectoradd, PolyBench `acc_loop`,
+//! km (the whole feature loop), scalarprod, fwt, streamcluster's distance block,
+//! rodinia-bfs (the single indirect loads), backprop (adjust_weights), minife (matvec),
+//! parboil-stencil `kernel=naive`; markers in divergent code form instances of the taken
+//! lanes. Open: the SM ready buffer (64) as a stage, NSU I-cache use and energy,
+//! streamcluster's divergent blocks ("9, 1, 1") and BFS's "16", `locus repro ndp`.
 
 pub mod hill;
 pub mod nsu;

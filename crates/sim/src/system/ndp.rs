@@ -31,11 +31,16 @@
 //! sequence number in `Req::token`), so the end-of-run check that every request retired
 //! covers them. Nothing is allocated per packet once the pools have grown.
 //!
+//! Credits (§3.8): an entry freed at an NSU waits there and rides on the NSU's next
+//! offload ack, or leaves alone as a credit packet (1 FLIT) after [`CREDIT_WAIT`] NSU
+//! cycles; the GPU regains it on arrival and grants the waiting instances in order. A full
+//! SM pending buffer (`ndp.pending_entries`) holds warps at `OFLD.BEG`
+//! ([`System::ndp_begin_blocked`]). Fig. 8's no-issue split: [`NoIssue`].
+//!
 //! Simplifications (documented, not hidden): GPU-side `@NSU` ALU instructions still
-//! issue (as the NOPs they become, with their latency); credits return to the GPU at
-//! once (piggybacked, no bytes); the SM's ready buffer (64) is not a separate stage and
-//! the pending buffer (300) is not a cap (its peak is reported); only the SMs of
-//! `ndp.gpu_node` offload.
+//! issue (as the NOPs they become, with their latency); the SM's ready buffer (64) is not
+//! a separate stage; an instance already begun may push the pending buffer past its cap
+//! (bounded by the warps); only the SMs of `ndp.gpu_node` offload.
 
 use super::{Ev, Kind, Req, System};
 use crate::mapping::{Location, Mode};
