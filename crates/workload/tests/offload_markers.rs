@@ -140,7 +140,9 @@ fn fwt_sp_stcl_blocks() {
         (
             "streamcluster",
             &[("n", "1024"), ("dim", "8"), ("kmin", "2"), ("kmax", "3")],
-            &[(3, 0, 1, 2, 0)],
+            // Table 1 "3, 9, 1, 1": the distance, the saving's update (ours 5), the two
+            // single indirect loads (equal shapes: one entry)
+            &[(3, 0, 1, 2, 0), (5, 2, 0, 1, 2), (1, 0, 1, 1, 0)],
         ),
         // Table 1 BPROP "29, 23": ours 24 and 22 (SASS counting, backprop.rs)
         (

@@ -19,11 +19,11 @@
 //! [`NdpStats`], Fig. 8's no-issue split in [`NoIssueStats`]. Credits return in packets
 //! (on offload acks, or alone after 100 NSU cycles) and a full SM pending buffer holds new
 //! `OFLD.BEG`s (§3.8). Marked kernel models (Table 1): vectoradd, PolyBench `acc_loop`,
-//! km (the whole feature loop), scalarprod, fwt, streamcluster's distance block,
+//! km (the whole feature loop), scalarprod, fwt, streamcluster (all four blocks),
 //! rodinia-bfs (the single indirect loads), backprop (adjust_weights), minife (matvec),
 //! parboil-stencil `kernel=naive`; markers in divergent code form instances of the taken
-//! lanes. Open: the SM ready buffer (64) as a stage, NSU I-cache use and energy,
-//! streamcluster's divergent blocks ("9, 1, 1") and BFS's "16", `locus repro ndp`.
+//! lanes. Open: the SM ready buffer (64) as a stage, NSU I-cache use and energy, BFS's
+//! "16" block, `locus repro ndp` (another branch).
 
 pub mod hill;
 pub mod nsu;
