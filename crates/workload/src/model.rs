@@ -144,14 +144,42 @@ impl<'a> Thread<'a> {
     #[track_caller]
     #[inline]
     pub fn ofld_begin(&mut self, block: u8, live_ins: u8, nsu_insts: u8) {
+        self.mark_begin(Location::caller(), block, live_ins, nsu_insts, 1);
+    }
+
+    /// `OFLD.BEG` of a block that spans a loop: the GPU keeps the loop control and the
+    /// address arithmetic, the NSU runs the loop body's `body_insts` static instructions
+    /// `iters` times (Rodinia kmeans' feature loop, spec ndp.md Table 1 KMN: 3). Ends at
+    /// [`Thread::ofld_end`] like any block.
+    #[track_caller]
+    #[inline]
+    pub fn ofld_begin_loop(&mut self, block: u8, live_ins: u8, body_insts: u8, iters: u16) {
+        self.mark_begin(
+            Location::caller(),
+            block,
+            live_ins,
+            body_insts,
+            iters.max(1),
+        );
+    }
+
+    #[inline]
+    fn mark_begin(
+        &mut self,
+        at: &'static Location<'static>,
+        block: u8,
+        live_ins: u8,
+        nsu_insts: u8,
+        iters: u16,
+    ) {
         if self.marks {
             self.ops.push(Op {
-                site: site_of(Location::caller()),
+                site: site_of(at),
                 class: InstClass::Branch,
                 space: Space::Global,
                 obj: block as ObjId,
                 bytes: live_ins as u16 | (nsu_insts as u16) << 8,
-                addr: 0,
+                addr: iters as u64,
                 mark: MARK_BEGIN,
             });
         }
@@ -425,6 +453,10 @@ struct Scratch {
     lanes: Vec<Vec<Op>>,
     smem: Vec<u32>,
     lane_addrs: Vec<(u64, u32)>,
+    /// With offload markers: each lane's operations without its markers, and its markers
+    /// with the position (in that list) of the operation they precede.
+    plain: Vec<Vec<Op>>,
+    marks: Vec<Vec<(u32, Op)>>,
 }
 
 impl ModelWorkload {
@@ -603,8 +635,27 @@ fn run_block(
                 };
                 kernel.thread(&mut t, phase);
             }
+            let marked = out_marks && sc.lanes.iter().any(|l| l.iter().any(|o| o.mark != 0));
+            if marked {
+                // the markers leave the positional alignment: the warp's instructions are
+                // those of the unmarked run, the blocks' lanes' ones first (merge_warp)
+                sc.plain.resize_with(32, Vec::new);
+                sc.marks.resize_with(32, Vec::new);
+                for ((l, p), m) in sc.lanes.iter().zip(&mut sc.plain).zip(&mut sc.marks) {
+                    p.clear();
+                    m.clear();
+                    for &o in l {
+                        if o.mark != 0 {
+                            m.push((p.len() as u32, o));
+                        } else {
+                            p.push(o);
+                        }
+                    }
+                }
+            }
             merge_warp(
-                &sc.lanes,
+                if marked { &sc.plain } else { &sc.lanes },
+                marked.then_some(&sc.marks[..]),
                 &mut sc.lane_addrs,
                 line_bytes,
                 &mut regs[w],
@@ -672,10 +723,20 @@ impl Regs {
 /// Align the lanes' operation lists position by position into warp instructions, with the
 /// dependences of the module documentation. With `record_lanes`, each instruction's lane
 /// addresses go to the warp's side buffer ([`WarpProgram::lanes_of`]).
+///
+/// `marks` (offload markers, NDP; `lanes` then hold no marker): per lane, its markers and
+/// the position of the operation each precedes. The lanes that reach an `OFLD.BEG` at the
+/// same position and call site form one block instance of those lanes only (a marker in
+/// an `if` taken by some lanes: SIMT runs the taken path under its mask): their
+/// instructions up to their `OFLD.END` are emitted first and contiguously, the other lanes'
+/// instructions of those positions after them. Every position's instructions are the
+/// unmarked run's, so markers never change which instructions a warp runs, only, in
+/// divergent code, their order.
 // `pos` indexes the inner lists of many lanes at once (`lanes[li][pos]`)
 #[allow(clippy::needless_range_loop)]
 fn merge_warp(
     lanes: &[Vec<Op>],
+    marks: Option<&[Vec<(u32, Op)>]>,
     addrs: &mut Vec<(u64, u32)>,
     line_bytes: u32,
     regs: &mut Regs,
@@ -697,50 +758,136 @@ fn merge_warp(
     by_len.sort_unstable();
     let mut running: u32 = by_len.iter().fold(0, |m, &(_, li)| m | (1 << li));
     let mut ended = 0;
+    // marked runs: each lane's next marker, and the position its open block ends at
+    let mut next_mark = [0usize; 32];
+    let mut busy_until = [0usize; 32];
+    let mut busy: u32 = 0;
+    let mut e = Emit {
+        ops: &ops,
+        addrs,
+        line_bytes,
+        regs,
+        wp,
+        record_lanes,
+    };
     for pos in 0..maxlen {
         while ended < by_len.len() && by_len[ended].0 <= pos {
             running &= !(1 << by_len[ended].1);
             ended += 1;
         }
-        // lanes that have an op at this position and are not yet emitted
         let mut todo = running;
-        while todo != 0 {
-            let first = todo.trailing_zeros() as usize;
-            let lead = ops[first][pos];
-            if lead.mark != 0 {
-                // an offload marker: the lanes at the same marker, no warp instruction
-                let mut n = 0u8;
-                let mut rest = todo;
+        if let Some(mk) = marks {
+            // lanes whose block instance was emitted ahead sit out its positions
+            let mut b = busy;
+            while b != 0 {
+                let li = b.trailing_zeros() as usize;
+                b &= b - 1;
+                if busy_until[li] <= pos {
+                    busy &= !(1 << li);
+                }
+            }
+            todo &= !busy;
+            // lanes at an `OFLD.BEG` here (stale and stray markers are passed over)
+            let mut at = 0u32;
+            let mut t = todo;
+            while t != 0 {
+                let li = t.trailing_zeros() as usize;
+                t &= t - 1;
+                let m = &mk[li];
+                while next_mark[li] < m.len()
+                    && ((m[next_mark[li]].0 as usize) < pos
+                        || m[next_mark[li]].1.mark != MARK_BEGIN)
+                    && (m[next_mark[li]].0 as usize) <= pos
+                {
+                    next_mark[li] += 1;
+                }
+                if let Some(&(p, o)) = m.get(next_mark[li]) {
+                    if p as usize == pos && o.mark == MARK_BEGIN {
+                        at |= 1 << li;
+                    }
+                }
+            }
+            while at != 0 {
+                let lead = at.trailing_zeros() as usize;
+                let begin = mk[lead][next_mark[lead]].1;
+                // the instance: the lanes at the same `OFLD.BEG`, each up to its `OFLD.END`
+                // (a begin not closed by the next marker opens no block)
+                let (mut group, mut last, mut end_op) = (0u32, pos, None);
+                let mut rest = at;
                 while rest != 0 {
                     let li = rest.trailing_zeros() as usize;
                     rest &= rest - 1;
-                    let op = ops[li][pos];
-                    if op.site == lead.site && op.mark == lead.mark {
-                        todo &= !(1 << li);
-                        n += 1;
+                    let k = next_mark[li];
+                    if mk[li][k].1.site != begin.site {
+                        continue;
+                    }
+                    at &= !(1 << li);
+                    next_mark[li] = k + 1;
+                    if let Some(&(p, o)) = mk[li].get(k + 1) {
+                        if o.mark == MARK_END {
+                            next_mark[li] = k + 2;
+                            group |= 1 << li;
+                            busy_until[li] = p as usize;
+                            last = last.max(p as usize);
+                            end_op.get_or_insert(o);
+                        }
                     }
                 }
-                let at = wp.insts.len() as u32;
-                if lead.mark == MARK_BEGIN {
-                    wp.offload.push(crate::program::OffloadMark {
-                        block: lead.obj as u8,
-                        begin: at,
-                        end: u32::MAX,
-                        live_ins: lead.bytes as u8,
-                        live_outs: 0,
-                        nsu_insts: (lead.bytes >> 8) as u8,
-                        lanes: n,
-                    });
-                } else if let Some(m) = wp.offload.iter_mut().rev().find(|m| m.end == u32::MAX) {
-                    m.end = at;
-                    m.live_outs = lead.bytes as u8;
+                let Some(end_op) = end_op else { continue };
+                let first = e.wp.insts.len() as u32;
+                for q in pos..last {
+                    let mut g = 0u32;
+                    let mut r = group;
+                    while r != 0 {
+                        let li = r.trailing_zeros() as usize;
+                        r &= r - 1;
+                        if q < busy_until[li] {
+                            g |= 1 << li;
+                        }
+                    }
+                    e.position(q, g);
                 }
-                continue;
+                e.wp.offload.push(crate::program::OffloadMark {
+                    block: begin.obj as u8,
+                    begin: first,
+                    end: e.wp.insts.len() as u32,
+                    live_ins: begin.bytes as u8,
+                    live_outs: end_op.bytes as u8,
+                    nsu_insts: (begin.bytes >> 8) as u8,
+                    iters: (begin.addr as u16).max(1),
+                    lanes: group.count_ones() as u8,
+                });
+                busy |= group;
+                todo &= !group;
             }
+        }
+        e.position(pos, todo);
+    }
+}
+
+/// The instruction emitter of [`merge_warp`].
+struct Emit<'a, 'o> {
+    ops: &'a [&'o [Op]; 32],
+    addrs: &'a mut Vec<(u64, u32)>,
+    line_bytes: u32,
+    regs: &'a mut Regs,
+    wp: &'a mut WarpProgram,
+    record_lanes: bool,
+}
+
+impl Emit<'_, '_> {
+    /// The warp instructions of position `pos` for the lanes of `todo`: one per call site
+    /// (class, space), in the order of their lowest lane.
+    fn position(&mut self, pos: usize, mut todo: u32) {
+        let ops = self.ops;
+        let (regs, wp) = (&mut *self.regs, &mut *self.wp);
+        while todo != 0 {
+            let first = todo.trailing_zeros() as usize;
+            let lead = ops[first][pos];
             let mut n = 0u8;
-            addrs.clear();
+            self.addrs.clear();
             let mut obj = lead.obj;
-            if record_lanes {
+            if self.record_lanes {
                 wp.lane_at.push(wp.lane_addrs.len() as u32);
             }
             let mut rest = todo;
@@ -752,8 +899,8 @@ fn merge_warp(
                     todo &= !(1 << li);
                     n += 1;
                     if op.class.is_mem() {
-                        addrs.push((op.addr, op.bytes as u32));
-                        if record_lanes {
+                        self.addrs.push((op.addr, op.bytes as u32));
+                        if self.record_lanes {
                             wp.lane_addrs.push(LaneAddr {
                                 lane: li as u8,
                                 bytes: op.bytes,
@@ -775,7 +922,7 @@ fn merge_warp(
             if lead.class.is_mem() {
                 if lead.space != Space::Shared {
                     inst.first_line = wp.lines.len() as u32;
-                    inst.nlines = coalesce(addrs, line_bytes, obj, &mut wp.lines);
+                    inst.nlines = coalesce(self.addrs, self.line_bytes, obj, &mut wp.lines);
                 }
                 if lead.class == InstClass::Load {
                     inst.dst = regs.load();
@@ -889,5 +1036,78 @@ mod tests {
             l.block(0, true, 128, &mut bp).unwrap();
         }
         assert_eq!(w.memory().get::<f32>(c, 0), 0.0);
+    }
+
+    /// `if (i odd) { OFLD.BEG; x = b[a[i]]; OFLD.END }` then `y = a[i]; c[i] = x + y`.
+    struct Divergent {
+        a: ObjId,
+        b: ObjId,
+        c: ObjId,
+    }
+    impl Kernel for Divergent {
+        fn info(&self) -> KernelInfo {
+            KernelInfo {
+                name: "divergent".into(),
+                grid: Dim3::x(1),
+                block: Dim3::x(64),
+                regs_per_thread: 16,
+                smem_per_block: 0,
+            }
+        }
+        fn thread(&self, t: &mut Thread<'_>, _p: u32) {
+            let i = t.gid();
+            t.alu(1);
+            let mut x = 0.0f32;
+            if i % 2 == 1 {
+                t.ofld_begin(3, 1, 1);
+                let j: u32 = t.peek(self.a, i);
+                x = t.ld(self.b, j as u64);
+                t.ofld_end(1);
+            }
+            let y: u32 = t.ld(self.a, i);
+            t.fp(1);
+            t.st(self.c, i, x + y as f32);
+        }
+    }
+
+    /// A marker inside an `if` that the odd lanes take: the block instance is the odd
+    /// lanes' indirect load alone (16 lanes, one instruction, contiguous), and the warp runs
+    /// the same instructions as without markers (the even lanes' load of `a` is not pulled
+    /// into the block, as it was when markers took a position in the lanes' alignment).
+    #[test]
+    fn divergent_marker_covers_the_taken_lanes_only() {
+        let gen = |marks: bool| {
+            let mut m = Memory::new();
+            let a = m.alloc_from::<u32>("a", &(0..64).rev().collect::<Vec<u32>>(), true);
+            let b = m.alloc_from::<f32>("b", &[2.0; 64], true);
+            let c = m.alloc::<f32>("c", 64, false);
+            let k = Divergent { a, b, c };
+            let mut w = ModelWorkload::new("t", m, Box::new(Once(Some(Box::new(k)))));
+            let mut bp = BlockProgram {
+                offload_markers: marks,
+                ..Default::default()
+            };
+            let mut l = w.next_launch().unwrap().unwrap();
+            l.block(0, false, 128, &mut bp).unwrap();
+            (bp, b)
+        };
+        let (on, b) = gen(true);
+        let (off, _) = gen(false);
+        let key = |i: &WarpInst| (i.pc, i.class as u8, i.space as u8, i.lanes, i.nlines);
+        for (wa, wb) in on.warps.iter().zip(&off.warps) {
+            assert!(wb.offload.is_empty());
+            let mut x: Vec<_> = wa.insts.iter().map(key).collect();
+            let mut y: Vec<_> = wb.insts.iter().map(key).collect();
+            x.sort();
+            y.sort();
+            assert_eq!(x, y, "markers change no instruction of the warp");
+            assert_eq!(wa.offload.len(), 1);
+            let m = wa.offload[0];
+            assert_eq!((m.block, m.live_ins, m.live_outs, m.lanes), (3, 1, 1, 16));
+            assert_eq!(m.end, m.begin + 1, "the single indirect load");
+            let ld = wa.insts[m.begin as usize];
+            assert_eq!((ld.class, ld.lanes), (InstClass::Load, 16));
+            assert!(wa.lines_of(&ld).iter().all(|l| l.obj == b));
+        }
     }
 }

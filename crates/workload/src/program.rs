@@ -224,8 +224,13 @@ pub struct OffloadMark {
     pub live_ins: u8,
     /// Live-out registers per thread (returned in the offload ack).
     pub live_outs: u8,
-    /// Instructions the NSU runs (loads, stores and `@NSU` ALU work; Table 1's block size).
+    /// Static instructions of the block's NSU code (loads, stores and `@NSU` ALU work;
+    /// Table 1's block size). For a loop block ([`OffloadMark::iters`] > 1) the loop body's.
     pub nsu_insts: u8,
+    /// Iterations of the NSU code's loop body in this instance (1: straight-line code). A
+    /// block spanning a loop whose control and addresses stay on the GPU (km's feature
+    /// loop, spec ndp.md Table 1 KMN) runs `nsu_insts` static instructions `iters` times.
+    pub iters: u16,
     /// Threads of the warp that entered the block.
     pub lanes: u8,
 }

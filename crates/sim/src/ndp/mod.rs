@@ -16,10 +16,14 @@
 //! Status: the machine (`preset ndp-8hmc`) and these stations exist and are tested, and
 //! `crate::system`'s `ndp.rs` runs offloaded block instances with them (partitioned
 //! execution, §3.5-§3.9; selection, §4): every `ndp.offload` mode works, statistics in
-//! [`NdpStats`]. Open: the no-issue cycle split of Fig. 8, NSU I-cache and energy,
-//! `locus repro ndp`, markers of BPROP, MiniFE, STN, BFS and the divergent blocks of
-//! STCL (marked: vectoradd, PolyBench `acc_loop`, km, scalarprod, fwt, streamcluster's
-//! distance block).
+//! [`NdpStats`], Fig. 8's no-issue split in [`NoIssueStats`]. Credits return in packets
+//! (on offload acks, or alone after 100 NSU cycles) and a full SM pending buffer holds new
+//! `OFLD.BEG`s (§3.8). Marked kernel models (Table 1): vectoradd, PolyBench `acc_loop`,
+//! km (the whole feature loop), scalarprod, fwt, streamcluster (all four blocks),
+//! rodinia-bfs (the single indirect loads), backprop (adjust_weights), minife (matvec),
+//! parboil-stencil `kernel=naive`; markers in divergent code form instances of the taken
+//! lanes. Open: the SM ready buffer (64) as a stage, NSU I-cache use and energy, BFS's
+//! "16" block, `locus repro ndp` (another branch).
 
 pub mod hill;
 pub mod nsu;
@@ -276,12 +280,37 @@ pub struct NdpStats {
     pub credit_violations: u64,
     /// Most packets one SM held in its pending buffer (waiting for a reservation).
     pub peak_pending_packets: u32,
+    /// `OFLD.BEG` issue attempts held back because the SM's pending buffer was full
+    /// (`ndp.pending_entries`; one per warp and cycle).
+    pub pending_full_stalls: u64,
     /// Mean NSU warp-slot occupancy over the run (Fig. 11).
     pub nsu_occupancy: f64,
     /// Per NSU.
     pub nsus: Vec<NsuStats>,
     /// The offload ratio in force after each hill-climbing epoch (`dyn`, `dyn-cache`).
     pub ratio_per_epoch: Vec<f64>,
+    /// Fig. 8's breakdown of the GPU's no-issue cycles (§6.3).
+    pub no_issue: NoIssueStats,
+}
+
+/// SM cycles in which no warp instruction issued, by cause (spec ndp.md §6.3, Fig. 8, as
+/// GPGPU-sim classifies them: a busy unit before a dependency before an idle warp), summed
+/// over every SM (the GPU node's in the NDP presets); `issue` counts the cycles that issued, so the four add
+/// up to SMs x cycles. Fig. 8 normalises to the baseline's no-issue total: run the
+/// baseline as `ndp.offload = "static"` with `ndp.static_ratio = 0` (markers recorded,
+/// nothing offloaded) to get these keys for it.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct NoIssueStats {
+    /// ExecUnitBusy: a warp was ready but its unit busy (issue slot held by replays, L1
+    /// MSHRs or the write buffer full).
+    pub exec_busy: u64,
+    /// Dependency stall: warps waiting on the scoreboard (ALU results, loads in flight).
+    pub dependency: u64,
+    /// Warp idle: no warp with a valid instruction (none resident, at a barrier, or waiting
+    /// at `OFLD.END` for an offload ack).
+    pub idle: u64,
+    /// Cycles that issued at least one instruction.
+    pub issue: u64,
 }
 
 /// Packets of one kind ([`packets::Packet`]).

@@ -31,19 +31,24 @@
 //! sequence number in `Req::token`), so the end-of-run check that every request retired
 //! covers them. Nothing is allocated per packet once the pools have grown.
 //!
+//! Credits (§3.8): an entry freed at an NSU waits there and rides on the NSU's next
+//! offload ack, or leaves alone as a credit packet (1 FLIT) after [`CREDIT_WAIT`] NSU
+//! cycles; the GPU regains it on arrival and grants the waiting instances in order. A full
+//! SM pending buffer (`ndp.pending_entries`) holds warps at `OFLD.BEG`
+//! ([`System::ndp_begin_blocked`]). Fig. 8's no-issue split: [`NoIssue`].
+//!
 //! Simplifications (documented, not hidden): GPU-side `@NSU` ALU instructions still
-//! issue (as the NOPs they become, with their latency); credits return to the GPU at
-//! once (piggybacked, no bytes); the SM's ready buffer (64) is not a separate stage and
-//! the pending buffer (300) is not a cap (its peak is reported); only the SMs of
-//! `ndp.gpu_node` offload.
+//! issue (as the NOPs they become, with their latency); the SM's ready buffer (64) is not
+//! a separate stage; an instance already begun may push the pending buffer past its cap
+//! (bounded by the warps); only the SMs of `ndp.gpu_node` offload.
 
 use super::{Ev, Kind, Req, System};
 use crate::mapping::{Location, Mode};
-use crate::ndp::nsu::{Credits, Nsu, NsuOp, NsuOut};
+use crate::ndp::nsu::{Buf, Credits, Nsu, NsuOp, NsuOut};
 use crate::ndp::packets::{bytes as pkt_bytes, Packet, MAX_MEM_INSTS, WORD_BYTES};
 use crate::ndp::select::{BlockDesc, Selector};
 use crate::ndp::target::first_access_target;
-use crate::ndp::{NdpStats, NsuStats, OffloadMode, PacketStats};
+use crate::ndp::{NdpStats, NoIssueStats, NsuStats, OffloadMode, PacketStats};
 use crate::noc::{Msg, Receipts};
 use locus_engine::{Clock, Ps};
 use locus_workload::{InstClass, Space, WarpInst};
@@ -56,6 +61,9 @@ const NO_LOC: Location = Location {
     channel: 0,
     chan_addr: 0,
 };
+/// NSU cycles a freed credit waits for a packet to the GPU to ride on before it is sent
+/// alone (spec ndp.md §3.8 [DEFAULT]: 100).
+const CREDIT_WAIT: u64 = 100;
 /// Static blocks per kernel (the `block` operand of `Thread::ofld_begin` is a `u8`).
 const BLOCKS_PER_KERNEL: u32 = 256;
 
@@ -68,6 +76,29 @@ fn block_mem(i: &WarpInst) -> Option<bool> {
         (InstClass::Store, Space::Global) if i.nlines > 0 => Some(true),
         _ => None,
     }
+}
+
+/// The NSU code of one block instance from its memory instructions `ops` (loads and
+/// stores in program order): the loop body's `body` static instructions run `iters` times
+/// (1 for straight-line code), each iteration's `@NSU` compute after its loads and before
+/// its stores (it consumes the loaded values and produces the stored one, §3.4 Fig. 3(b)).
+fn nsu_code(ops: &mut Vec<NsuOp>, tmp: &mut Vec<NsuOp>, body: u32, iters: u32) {
+    let per = ops.len().div_ceil(iters.max(1) as usize);
+    let alu = (body as usize).saturating_sub(per);
+    if alu == 0 {
+        return;
+    }
+    tmp.clear();
+    if ops.is_empty() {
+        tmp.extend(std::iter::repeat_n(NsuOp::Alu, alu));
+    }
+    for g in ops.chunks(per.max(1)) {
+        let st = g.iter().position(|o| *o == NsuOp::St).unwrap_or(g.len());
+        tmp.extend_from_slice(&g[..st]);
+        tmp.extend(std::iter::repeat_n(NsuOp::Alu, alu));
+        tmp.extend_from_slice(&g[st..]);
+    }
+    std::mem::swap(ops, tmp);
 }
 
 #[inline]
@@ -94,6 +125,21 @@ impl Req {
             _ => false,
         }
     }
+}
+
+/// Why an SM issued nothing in a cycle (spec ndp.md §6.3, Fig. 8, GPGPU-sim's
+/// classification): checked in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NoIssue {
+    /// A warp had its next instruction ready but its unit was busy (an issue slot held by
+    /// replays, full L1 MSHRs, a full write buffer).
+    ExecBusy = 0,
+    /// A warp had an instruction whose operands were not ready (an ALU result or a load
+    /// still in flight: the scoreboard).
+    Dependency = 1,
+    /// No warp had a valid instruction: none resident, all done, at a barrier, or (NDP)
+    /// waiting at `OFLD.END` for an offload ack.
+    Idle = 2,
 }
 
 /// Per warp slot: the offload block instance it is in.
@@ -202,6 +248,11 @@ pub(crate) struct NdpState {
     /// Time of each NSU's last cycle (`Ps::MAX`: none yet).
     nsu_last: Vec<Ps>,
     credits: Credits,
+    /// Credits freed at each NSU not yet sent (command, read, write entries) and since when
+    /// (`Ps::MAX`: none), and the batches on their way to the GPU, oldest first (§3.8).
+    credit_pend: Vec<[u32; 3]>,
+    credit_since: Vec<Ps>,
+    credit_flight: Vec<VecDeque<[u32; 3]>>,
     waiting: Vec<VecDeque<u32>>,
     read_entries: u32,
     write_entries: u32,
@@ -212,6 +263,7 @@ pub(crate) struct NdpState {
     free_pkts: Vec<u32>,
     progs: rustc_hash::FxHashMap<Vec<NsuOp>, u16>,
     ops: Vec<NsuOp>,
+    ops_tmp: Vec<NsuOp>,
     kernels: Vec<String>,
     kernel: u32,
     out: Vec<NsuOut>,
@@ -219,6 +271,11 @@ pub(crate) struct NdpState {
     line_bytes: u32,
     flit: u32,
     pending: Vec<u32>,
+    /// Pending packet buffer entries per SM (`ndp.pending_entries`, Table 2: 300).
+    pending_cap: u32,
+    /// Issue attempts of an `OFLD.BEG` held back by a full pending buffer (one per warp
+    /// and cycle).
+    pending_stalls: u64,
     // statistics
     offloaded: u64,
     on_gpu: u64,
@@ -238,6 +295,13 @@ pub(crate) struct NdpState {
     epoch_insts: u64,
     epoch_cycles: u64,
     ratios: Vec<f64>,
+    /// Fig. 8, per SM: since when it has issued nothing (`Ps::MAX`: it issued in its last
+    /// tick) and that stretch's class ([`NoIssue`] as `usize`).
+    quiet_since: Vec<Ps>,
+    quiet_class: Vec<u8>,
+    /// SM cycles with no instruction issued by class, and cycles with one, summed over SMs.
+    no_issue: [u64; 3],
+    issue_cycles: u64,
     /// Every packet sent, kind and bytes, in the order sent (tests: Fig. 2's order).
     #[cfg(test)]
     pub(crate) log: Vec<(Packet, u32)>,
@@ -297,6 +361,9 @@ impl NdpState {
                 n.read_entries,
                 n.write_entries,
             ),
+            credit_pend: vec![[0; 3]; stacks],
+            credit_since: vec![Ps::MAX; stacks],
+            credit_flight: (0..stacks).map(|_| VecDeque::new()).collect(),
             waiting: (0..stacks).map(|_| VecDeque::new()).collect(),
             read_entries: n.read_entries,
             write_entries: n.write_entries,
@@ -308,6 +375,7 @@ impl NdpState {
             free_pkts: Vec::new(),
             progs: Default::default(),
             ops: Vec::new(),
+            ops_tmp: Vec::new(),
             kernels: Vec::new(),
             kernel: 0,
             out: Vec::new(),
@@ -315,6 +383,8 @@ impl NdpState {
             line_bytes: cfg.system.line_bytes,
             flit: n.flit_bytes,
             pending: vec![0; nsm],
+            pending_cap: n.pending_entries,
+            pending_stalls: 0,
             offloaded: 0,
             on_gpu: 0,
             not_offloadable: 0,
@@ -331,6 +401,10 @@ impl NdpState {
             epoch_insts: 0,
             epoch_cycles: n.epoch_cycles,
             ratios: Vec::new(),
+            quiet_since: vec![0; nsm],
+            quiet_class: vec![NoIssue::Idle as u8; nsm],
+            no_issue: [0; 3],
+            issue_cycles: 0,
             #[cfg(test)]
             log: Vec::new(),
         }))
@@ -423,6 +497,27 @@ impl NdpState {
 }
 
 impl System {
+    /// Does warp `wg` of SM `sm` stand at an `OFLD.BEG` while the SM's pending packet
+    /// buffer is full (§3.8 [DEFAULT]: a full buffer stalls new offloads)? Only new
+    /// instances wait: an instance already begun sends its packets on (bounded by the
+    /// warps), so an instance never waits for room its own packets hold.
+    pub(crate) fn ndp_begin_blocked(&mut self, sm: usize, wg: usize) -> bool {
+        let Some(n) = self.ndp.as_deref_mut() else {
+            return false;
+        };
+        if n.pending[sm] < n.pending_cap || n.warps[wg].mode != 0 {
+            return false;
+        }
+        let w = &self.warps[wg];
+        let prog = &self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize];
+        let begins = prog.offload[(n.warps[wg].next_mark as usize).min(prog.offload.len())..]
+            .iter()
+            .find(|m| m.begin >= w.pc && m.begin < m.end)
+            .is_some_and(|m| m.begin == w.pc);
+        n.pending_stalls += begins as u64;
+        begins
+    }
+
     /// Warp `wg` of SM `sm` issues `inst`, the instruction at index `pc` of its program:
     /// begin, follow and end offload block instances. Returns true when `inst` was an
     /// offloaded memory instruction (its packets are sent; the SM does nothing else).
@@ -467,14 +562,12 @@ impl System {
                         None => {}
                     }
                 }
-                // the `@NSU` compute: before the first store (it produces the stored value)
-                let alu = (m.nsu_insts as u32).saturating_sub(loads + stores) as usize;
-                let at = n
-                    .ops
-                    .iter()
-                    .position(|o| *o == NsuOp::St)
-                    .unwrap_or(n.ops.len());
-                n.ops.splice(at..at, std::iter::repeat_n(NsuOp::Alu, alu));
+                nsu_code(
+                    &mut n.ops,
+                    &mut n.ops_tmp,
+                    m.nsu_insts as u32,
+                    m.iters.max(1) as u32,
+                );
                 let key = n.kernel * BLOCKS_PER_KERNEL + m.block as u32;
                 let d = BlockDesc {
                     loads,
@@ -898,6 +991,15 @@ impl System {
         self.net.arrive(&mut r.rx);
         self.reqs[id as usize].rx = r.rx;
         let (i, seq, p) = untoken(r.token);
+        if p == Packet::Credit {
+            self.retire(id);
+            self.ndp_credits_arrive(i as usize);
+            return;
+        }
+        if p == Packet::OffloadAck && seq == 1 {
+            let s = self.ndp.as_deref().expect("ndp on").insts[i as usize].target;
+            self.ndp_credits_arrive(s as usize);
+        }
         let n = self.ndp.as_deref_mut().expect("ndp on");
         let x = n.insts[i as usize];
         let s = x.target as usize;
@@ -999,20 +1101,11 @@ impl System {
         for &o in &out {
             match o {
                 NsuOut::Credit(b) => {
+                    // freed here; the GPU learns of it when a packet carries it (§3.8)
                     let n = self.ndp.as_deref_mut().expect("ndp on");
-                    n.credits.give_back(s as u32, b);
-                    // credits returned: grant the instances waiting here, in order
-                    loop {
-                        let n = self.ndp.as_deref_mut().expect("ndp on");
-                        let Some(&w) = n.waiting[s].front() else {
-                            break;
-                        };
-                        let x = n.insts[w as usize];
-                        if !n.credits.reserve(s as u32, x.loads as u32, x.stores as u32) {
-                            break;
-                        }
-                        n.waiting[s].pop_front();
-                        self.ndp_grant(w);
+                    n.credit_pend[s][b as usize] += 1;
+                    if n.credit_since[s] == Ps::MAX {
+                        n.credit_since[s] = now;
                     }
                 }
                 NsuOut::Write(i, seq) => self.nsu_write(s, i, seq),
@@ -1028,10 +1121,11 @@ impl System {
                         n.flit,
                     );
                     let (gpu, tnode) = (n.gpu, n.stack_node[s]);
+                    let carries = self.ndp_credits_leave(s);
                     let p = Pkt {
                         next: NONE,
                         packet: Packet::OffloadAck,
-                        seq: 0,
+                        seq: carries as u8,
                         active: x.lanes,
                         aligned: true,
                         of: 0,
@@ -1060,6 +1154,96 @@ impl System {
                 n.nsu_tick_at[s] = t;
                 self.q.push(t, Ev::NsuTick(s as u32));
             }
+        }
+        // credits no packet carried for `CREDIT_WAIT` cycles leave on their own (§3.8)
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        let since = n.credit_since[s];
+        if since != Ps::MAX {
+            let due = since + CREDIT_WAIT * period;
+            if now >= due {
+                self.ndp_credit_packet(s);
+            } else if n.nsu_tick_at[s] > due {
+                n.nsu_tick_at[s] = due;
+                self.q.push(due, Ev::NsuTick(s as u32));
+            }
+        }
+    }
+
+    /// The credits pending at NSU `s` leave in a packet now (an ack or a credit packet):
+    /// true when there were any.
+    fn ndp_credits_leave(&mut self, s: usize) -> bool {
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        if n.credit_since[s] == Ps::MAX {
+            return false;
+        }
+        let batch = std::mem::take(&mut n.credit_pend[s]);
+        n.credit_flight[s].push_back(batch);
+        n.credit_since[s] = Ps::MAX;
+        true
+    }
+
+    /// A standalone credit packet (1 FLIT) from NSU `s` to the GPU.
+    fn ndp_credit_packet(&mut self, s: usize) {
+        if !self.ndp_credits_leave(s) {
+            return;
+        }
+        let now = self.q.now();
+        let n = self.ndp.as_deref().expect("ndp on");
+        let b = pkt_bytes(Packet::Credit, 0, 0, false, n.line_bytes, n.flit);
+        let (gpu, tnode) = (n.gpu, n.stack_node[s]);
+        let mut r = Req {
+            kind: Kind::Ndp,
+            mode: Mode::Fgp,
+            sm: 0,
+            src: gpu,
+            home: tnode,
+            chan: 0,
+            chan_addr: 0,
+            line: 0,
+            bytes: 0,
+            obj: locus_workload::NO_OBJ,
+            token: token(s as u32, 1, Packet::Credit),
+            direct: false,
+            at_home: false,
+            ver: 0,
+            issue_ver: 0,
+            bypass: false,
+            rep: false,
+            t_l2: Ps::MAX,
+            rx: Receipts::default(),
+        };
+        let t = self.net.remote(now, tnode, gpu, b, Msg::Offload, &mut r.rx);
+        let id = self.new_req(r);
+        self.q.push(t, Ev::Ndp(id));
+        self.ndp
+            .as_deref_mut()
+            .expect("ndp on")
+            .count(Packet::Credit, b, true);
+    }
+
+    /// A batch of NSU `s`'s credits reached the GPU's buffer manager: the instances
+    /// waiting there are granted, in order, while the credits last.
+    fn ndp_credits_arrive(&mut self, s: usize) {
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        let Some(batch) = n.credit_flight[s].pop_front() else {
+            return;
+        };
+        for (b, k) in [Buf::Cmd, Buf::Read, Buf::Write].into_iter().zip(batch) {
+            for _ in 0..k {
+                n.credits.give_back(s as u32, b);
+            }
+        }
+        loop {
+            let n = self.ndp.as_deref_mut().expect("ndp on");
+            let Some(&w) = n.waiting[s].front() else {
+                break;
+            };
+            let x = n.insts[w as usize];
+            if !n.credits.reserve(s as u32, x.loads as u32, x.stores as u32) {
+                break;
+            }
+            n.waiting[s].pop_front();
+            self.ndp_grant(w);
         }
     }
 
@@ -1112,6 +1296,58 @@ impl System {
         }
     }
 
+    /// Fig. 8: SM `sm` ticks at `now`: the cycles since its last tick that issued nothing
+    /// count for that tick's class (nothing that changes the class happens without waking
+    /// the SM, so the class holds for the whole stretch).
+    pub(crate) fn ndp_cycle_begin(&mut self, sm: usize, now: Ps) {
+        let cyc = self.sms[sm].clk.period;
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        let since = std::mem::replace(&mut n.quiet_since[sm], Ps::MAX);
+        if since != Ps::MAX && now > since {
+            n.no_issue[n.quiet_class[sm] as usize] += (now - since) / cyc;
+        }
+    }
+
+    /// Fig. 8: SM `sm`'s tick at `now` ends, having issued (`issued`) or not; `unit_busy`:
+    /// a ready warp found its unit busy in this tick.
+    pub(crate) fn ndp_cycle_end(&mut self, sm: usize, now: Ps, issued: bool, unit_busy: bool) {
+        let cls = if issued {
+            None
+        } else if unit_busy || self.sms[sm].mshr_waiters != 0 || self.sms[sm].write_waiters != 0 {
+            Some(NoIssue::ExecBusy)
+        } else {
+            let base = sm * self.max_warps;
+            let waiting = self.warps[base..base + self.max_warps]
+                .iter()
+                .any(|w| w.live && !w.at_barrier && !w.ofld_wait);
+            Some(if waiting {
+                NoIssue::Dependency
+            } else {
+                NoIssue::Idle
+            })
+        };
+        let cyc = self.sms[sm].clk.period;
+        let replay_busy = self.replay_busy_until(sm);
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        match cls {
+            None => {
+                n.issue_cycles += 1;
+                // the next cycle starts a stretch of its own (the SM ticks again then,
+                // or when replays free its issue slot)
+                n.quiet_since[sm] = now + cyc;
+                n.quiet_class[sm] = if replay_busy > now + cyc {
+                    NoIssue::ExecBusy as u8
+                } else {
+                    NoIssue::Idle as u8
+                };
+            }
+            Some(c) => {
+                n.quiet_since[sm] = now;
+                n.quiet_class[sm] = c as u8;
+            }
+        }
+    }
+
     /// Algorithm 1's epoch (§4.3): the offload-block IPC of the epoch moves the ratio.
     pub(crate) fn ndp_epoch(&mut self) {
         let Some(n) = self.ndp.as_deref_mut() else {
@@ -1153,6 +1389,13 @@ impl System {
             })
             .collect();
         let inval_bytes = n.gpu_link[Packet::Inval as usize];
+        // Fig. 8: the stretch each SM is in at the end counts up to the end
+        let mut no_issue = n.no_issue;
+        for (sm, &since) in n.quiet_since.iter().enumerate() {
+            if since != Ps::MAX && end > since {
+                no_issue[n.quiet_class[sm] as usize] += (end - since) / self.sms[sm].clk.period;
+            }
+        }
         let threads = n.threads.max(1) as f64;
         Some(NdpStats {
             offload: n.mode.name().to_string(),
@@ -1179,9 +1422,16 @@ impl System {
             credit_denials: n.credits.denied,
             credit_violations: n.credit_errors,
             peak_pending_packets: n.peak_pending,
+            pending_full_stalls: n.pending_stalls,
             nsu_occupancy: nsus.iter().map(|u| u.occupancy).sum::<f64>() / nsus.len().max(1) as f64,
             nsus,
             ratio_per_epoch: n.ratios.clone(),
+            no_issue: NoIssueStats {
+                exec_busy: no_issue[NoIssue::ExecBusy as usize],
+                dependency: no_issue[NoIssue::Dependency as usize],
+                idle: no_issue[NoIssue::Idle as usize],
+                issue: n.issue_cycles,
+            },
         })
     }
 }

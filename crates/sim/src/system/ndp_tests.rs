@@ -65,7 +65,6 @@ fn vectoradd_naive_messages_sizes_and_conservation() {
         (Packet::Inval, 1, 16, true),
         (Packet::OffloadAck, 1, 16, true),
         (Packet::ReadReq, 0, 0, false),
-        (Packet::Credit, 0, 0, false),
     ];
     for (p, per, size, gpu) in want {
         let (pk, b, g) = kind(s, p);
@@ -73,11 +72,19 @@ fn vectoradd_naive_messages_sizes_and_conservation() {
         assert_eq!(b, per * size * warps, "{}", p.name());
         assert_eq!(g, if gpu { b } else { 0 }, "{}", p.name());
     }
-    assert_eq!(s.ndp_gpu_link_bytes, 96 * warps);
+    // credits ride on the acks (§3.8); the few freed after an NSU's last ack leave alone
+    // after 100 NSU cycles, 1 FLIT each over the GPU link
+    let (cp, cb, cg) = kind(s, Packet::Credit);
+    assert!(
+        cp <= 8,
+        "at most one standalone credit packet per NSU here: {cp}"
+    );
+    assert_eq!((cb, cg), (16 * cp, 16 * cp));
+    assert_eq!(s.ndp_gpu_link_bytes, 96 * warps + cb);
     // the same closed form from the traffic analysis without timing
     let cfg = preset::load(Some("ndp-8hmc"), None, &[]).unwrap();
     let t = crate::ndp::traffic::analyze(&cfg, &mut vadd(n), 0).unwrap();
-    assert_eq!(t.gpu_link, s.ndp_gpu_link_bytes);
+    assert_eq!(t.gpu_link + cb, s.ndp_gpu_link_bytes);
     // conservation: what the GPU links' ports carried is exactly the NDP packets
     assert_eq!(s.gpu_link_bytes, s.ndp_gpu_link_bytes);
     assert_eq!(sys.counters().dram_reads, 2 * warps);
@@ -334,4 +341,199 @@ fn determinism() {
             "{mode}"
         );
     }
+}
+
+fn build(name: &str, params: &[(&str, &str)]) -> ModelWorkload {
+    let o: BTreeMap<String, String> = params
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    locus_workload::registry::build(name, &o, 1).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Every marked kernel model (spec ndp.md Table 1's workloads) runs with every instance
+/// offloaded: instances are offloaded (the divergent ones of BFS, MiniFE, STN and BPROP's
+/// bias row included), all complete (no stall, no request left, no credit broken) and the
+/// functional outputs, every data object byte for byte, equal the run without offload.
+#[test]
+fn every_marked_workload_offloads_and_keeps_its_results() {
+    let cases: [(&str, &[(&str, &str)]); 10] = [
+        ("vectoradd", &[("n", "4096")]),
+        ("bicg", &[("nx", "256"), ("ny", "256")]),
+        (
+            "km",
+            &[
+                ("npoints", "2048"),
+                ("nfeatures", "40"),
+                ("iterations", "1"),
+            ],
+        ),
+        ("scalarprod", &[("vectors", "4"), ("elements", "4096")]),
+        ("fwt", &[("log2data", "12"), ("log2kernel", "6")]),
+        (
+            "streamcluster",
+            &[("n", "1024"), ("dim", "8"), ("kmin", "2"), ("kmax", "3")],
+        ),
+        ("backprop", &[("in", "4096")]),
+        ("rodinia-bfs", &[("nodes", "4096")]),
+        (
+            "minife",
+            &[("nx", "8"), ("ny", "8"), ("nz", "8"), ("max_iter", "2")],
+        ),
+        (
+            "parboil-stencil",
+            &[
+                ("nx", "64"),
+                ("ny", "8"),
+                ("nz", "6"),
+                ("iterations", "2"),
+                ("kernel", "naive"),
+            ],
+        ),
+    ];
+    for (name, params) in cases {
+        let mut base = build(name, params);
+        let (sb, _) = run(&[], &mut base);
+        let mut off = build(name, params);
+        let (sys, ro) = run(&["ndp.offload=naive"], &mut off);
+        let s = ndp(&ro);
+        assert!(s.instances_offloaded > 0, "{name}: nothing offloaded");
+        assert_eq!(s.not_offloadable, 0, "{name}: a marked span is not a block");
+        assert_eq!(s.credit_violations, 0, "{name}");
+        assert_eq!(
+            kind(s, Packet::OffloadAck).0,
+            s.instances_offloaded,
+            "{name}: every instance acknowledged"
+        );
+        assert_eq!(sys.live_requests(), 0, "{name}");
+        assert_eq!(
+            sys.counters().warp_insts,
+            sb.counters().warp_insts,
+            "{name}: the same warp instructions issue"
+        );
+        for (k, o) in base.objects().iter().enumerate() {
+            let k = k as ObjId;
+            assert_eq!(
+                base.memory().to_vec::<u8>(k),
+                off.memory().to_vec::<u8>(k),
+                "{name}: {}",
+                o.name
+            );
+        }
+    }
+}
+
+/// `chain` dependent FP instructions per thread, `blocks` blocks of `threads` threads.
+struct AluChain {
+    blocks: u32,
+    threads: u32,
+    chain: u32,
+    out: ObjId,
+}
+
+impl Kernel for AluChain {
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: "alu_chain".into(),
+            grid: Dim3::x(self.blocks),
+            block: Dim3::x(self.threads),
+            regs_per_thread: 16,
+            smem_per_block: 0,
+        }
+    }
+    fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
+        // every compute instruction reads the previous one's result (model.rs)
+        t.fp(self.chain);
+        let i = t.gid();
+        t.st(self.out, i, i as f32);
+    }
+}
+
+fn alu_chain(blocks: u32, threads: u32, chain: u32) -> ModelWorkload {
+    let mut m = Memory::new();
+    let out = m.alloc::<f32>("out", (blocks * threads) as u64, false);
+    let k = AluChain {
+        blocks,
+        threads,
+        chain,
+        out,
+    };
+    ModelWorkload::new("alu_chain", m, Box::new(Once(Some(Box::new(k)))))
+}
+
+/// Fig. 8's no-issue split (§6.3) with NDP on and nothing offloaded: the four classes add
+/// up to SMs x cycles; one warp per SM running a dependent FP chain spends most cycles in
+/// dependency stalls (each instruction waits for the previous one's latency) and none in a
+/// busy unit; one warp on the whole GPU leaves 63 of the 64 SMs idle all the time.
+#[test]
+fn no_issue_split_dependency_and_idle() {
+    let sets = ["ndp.offload=static", "ndp.static_ratio=0"];
+    let (sys, r) = run(&sets, &mut alu_chain(64, 32, 400));
+    let z = ndp(&r).no_issue;
+    let sms = sys.sms.len() as u64;
+    let cycles = r.sim.total.cycles;
+    let sum = z.exec_busy + z.dependency + z.idle + z.issue;
+    assert!(
+        sum.abs_diff(sms * cycles) <= sms,
+        "{z:?} vs {sms} x {cycles}"
+    );
+    assert_eq!(z.exec_busy, 0, "{z:?}");
+    assert!(z.dependency > 2 * z.issue, "FP latency > 2 cycles: {z:?}");
+    assert!(z.dependency > z.idle, "{z:?}");
+    let (_, r) = run(&sets, &mut alu_chain(1, 32, 400));
+    let z = ndp(&r).no_issue;
+    assert!(z.idle >= 63 * r.sim.total.cycles, "{z:?}");
+    assert!(z.dependency > 0);
+}
+
+/// Under NaiveNDP warps wait at `OFLD.END` for the NSUs' acks: warp-idle cycles rise
+/// sharply against the same run with nothing offloaded (§6.3: "warp idle rises").
+#[test]
+fn naive_offload_raises_warp_idle() {
+    let n = 16384;
+    let (_, base) = run(&["ndp.offload=static", "ndp.static_ratio=0"], &mut vadd(n));
+    let (_, naive) = run(&["ndp.offload=naive"], &mut vadd(n));
+    let (b, v) = (ndp(&base).no_issue, ndp(&naive).no_issue);
+    assert_eq!(ndp(&base).instances_offloaded, 0);
+    assert!(v.idle > 2 * b.idle, "{b:?} -> {v:?}");
+    assert!(v.idle > v.dependency, "{v:?}");
+}
+
+/// The SM's pending packet buffer (§3.8, Table 2: 300) caps new offloads: with room for
+/// 4 packets and NSU buffers that keep reservations waiting, warps are held at `OFLD.BEG`
+/// while it is full, the buffer's peak stays far below the uncapped run's, and every
+/// instance still completes. The uncapped run (the default 300) never hits the cap here.
+#[test]
+fn full_pending_buffer_stalls_new_offloads() {
+    let n = 8192u64;
+    let tight = [
+        "ndp.offload=naive",
+        "ndp.nsu_warps=1",
+        "ndp.cmd_entries=1",
+        "ndp.read_entries=32",
+        "ndp.write_entries=32",
+    ];
+    let (_, r) = run(&tight, &mut vadd(n));
+    let free = ndp(&r);
+    assert_eq!(free.pending_full_stalls, 0);
+    assert!(
+        free.peak_pending_packets > 10,
+        "{}",
+        free.peak_pending_packets
+    );
+    let mut capped = tight.to_vec();
+    capped.push("ndp.pending_entries=4");
+    let (sys, r) = run(&capped, &mut vadd(n));
+    let s = ndp(&r);
+    assert!(s.pending_full_stalls > 0);
+    assert_eq!(s.instances_offloaded, n / 32);
+    assert_eq!(kind(s, Packet::OffloadAck).0, n / 32);
+    assert_eq!(sys.live_requests(), 0);
+    // an instance begins only below the cap and adds its command and 2 RDFs at most
+    assert!(
+        s.peak_pending_packets <= 4 + 3 * 2,
+        "{}",
+        s.peak_pending_packets
+    );
+    assert!(s.no_issue.exec_busy > 0, "a held OFLD.BEG is a busy unit");
 }

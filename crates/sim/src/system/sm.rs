@@ -184,6 +184,9 @@ impl System {
         if self.stopped_at.is_some() {
             return Ok(()); // a run limit was reached: nothing issues any more
         }
+        if self.ndp.is_some() {
+            self.ndp_cycle_begin(sm, now); // Fig. 8's no-issue cycles until now
+        }
         let base = sm * self.max_warps;
         let mut issued = 0;
         let width = self.cfg.sm.issue_width;
@@ -248,6 +251,15 @@ impl System {
                     }
                     None => {}
                 }
+                if self.ndp.is_some() && self.ndp_begin_blocked(sm, wg) {
+                    // NDP: the SM's pending packet buffer is full, no new offload block
+                    // instance begins; look again next cycle (a busy unit for Fig. 8)
+                    tried_mshr_stall = true;
+                    let t = now + self.sms[sm].clk.period;
+                    self.defer_ready_warp(sm, wg, t);
+                    next = next.min(t);
+                    continue;
+                }
                 if inst.class.is_mem()
                     && inst.space != Space::Shared
                     && inst.class == InstClass::Load
@@ -290,8 +302,12 @@ impl System {
             }
         }
         let cyc = self.sms[sm].clk.period;
+        if self.ndp.is_some() {
+            // (a held issue slot or full L1 MSHRs: a ready warp's unit is busy)
+            let unit_busy = tried_mshr_stall || (issued == 0 && self.replay_busy_until(sm) > now);
+            self.ndp_cycle_end(sm, now, issued > 0, unit_busy);
+        }
         // a warp stalled on full L1 MSHRs is woken by the next L1 fill, not by polling
-        let _ = tried_mshr_stall;
         if issued > 0 {
             // `now` is a cycle edge of this SM (ticks run only at the edges `wake_sm`
             // rounds to), so one cycle later is an edge too: skip the rounding division,

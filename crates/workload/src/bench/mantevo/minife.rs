@@ -298,11 +298,18 @@ impl Kernel for Matvec {
                 t.alu(1);
                 t.branch(1);
                 if c != -1 {
+                    // NDP offload block 0 (spec ndp.md Table 1 MiniFE "3"): `LD A; LD x[c];
+                    // DFMA` with the double `sum` in and out (2 registers each); `x[c]` is
+                    // indirect (`c` loaded before the block), so no single-load block of its
+                    // own. Lanes of padded rows (`c == -1`) are not in the instance. Table 1
+                    // lists no other MiniFE block: `dot` and `waxpby` stay unmarked.
+                    t.ofld_begin(0, 2, 3);
                     t.alu(1);
                     let a: f64 = t.ld(self.coefs, off);
                     t.alu(1);
                     let xv: f64 = t.ld_tex(self.x, c as u64);
                     t.fp(1);
+                    t.ofld_end(2);
                     sum = a.mul_add(xv, sum);
                 }
                 t.alu(1);

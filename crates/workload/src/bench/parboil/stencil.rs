@@ -56,6 +56,11 @@ pub const SPEC: BenchSpec = BenchSpec {
             default: "100",
             help: "launches (Parboil default dataset: 100)",
         },
+        ParamSpec {
+            name: "kernel",
+            default: "hybrid",
+            help: "hybrid (cuda: block2D_hybrid_coarsen_x) or naive (cuda_base: naive_kernel, the NDP paper's STN)",
+        },
     ],
     build,
 };
@@ -264,6 +269,64 @@ impl Kernel for Coarsen {
     }
 }
 
+/// Parboil `cuda_base`'s `naive_kernel`: one thread per point of an x row (`i =
+/// threadIdx.x` over `nx - 1` threads, `j = blockIdx.x + 1`, `k = blockIdx.y + 1`), the
+/// points with `i > 0` updated from 7 global loads. Its body is the NDP paper's STN offload
+/// block (spec ndp.md Table 1: 15 NSU instructions, `LDG` x7, 5 `FADD`, `FMUL`, `FFMA`,
+/// `STG`), no live-in (c0, c1 from the constant bank) or live-out.
+struct Naive {
+    a0: ObjId,
+    anext: ObjId,
+    nx: u64,
+    ny: u64,
+    nz: u64,
+}
+
+impl Kernel for Naive {
+    fn info(&self) -> KernelInfo {
+        kinfo(
+            "naive_kernel",
+            Dim3::new((self.ny - 2) as u32, (self.nz - 2) as u32, 1),
+            Dim3::x((self.nx - 1) as u32),
+            16,
+            0,
+        )
+    }
+    /// Per thread: `S2R` x3 and `j`, `k` (2 `IADD3`), `ISETP; EXIT`; active lanes the
+    /// point's index (2 `IMAD`) and the neighbours' addresses (2 `IADD3`: the others are
+    /// immediate offsets of the `LDG`s), the block, `EXIT`.
+    fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
+        let i = t.tid.x as u64;
+        let (j, k) = (t.block.x as u64 + 1, t.block.y as u64 + 1);
+        t.alu(5);
+        t.branch(1);
+        if i == 0 {
+            return;
+        }
+        let (nx, ny) = (self.nx, self.ny);
+        let id = |i: u64, j: u64, k: u64| i + nx * (j + ny * k);
+        t.alu(4);
+        // lane 0 of every block is idle: the instance holds the other lanes (`merge_warp`)
+        t.ofld_begin(0, 0, 15);
+        let mut sum = 0f32;
+        for at in [
+            id(i, j, k + 1),
+            id(i, j, k - 1),
+            id(i, j + 1, k),
+            id(i, j - 1, k),
+            id(i + 1, j, k),
+            id(i - 1, j, k),
+        ] {
+            let v: f32 = t.ld(self.a0, at);
+            sum += v;
+        }
+        let c: f32 = t.ld(self.a0, id(i, j, k));
+        t.fp(7);
+        t.st(self.anext, id(i, j, k), sum * C1 - C0 * c);
+        t.ofld_end(0);
+    }
+}
+
 /// Parboil's host reference sweep (interior points only) of `a` into `next`.
 pub fn host_sweep(a: &[f32], next: &mut [f32], nx: usize, ny: usize, nz: usize) {
     let id = |i: usize, j: usize, k: usize| i + nx * (j + ny * k);
@@ -289,6 +352,15 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
     let ny = p.u64("ny", dy)?;
     let nz = p.u64("nz", dz)?;
     let iters = p.u64("iterations", 100)?;
+    let naive = match p.str("kernel", "hybrid").as_str() {
+        "hybrid" => false,
+        "naive" => true,
+        k => {
+            return Err(bad(format!(
+                "parboil-stencil: kernel={k}: use hybrid (block2D_hybrid_coarsen_x) or naive (naive_kernel)"
+            )))
+        }
+    };
     if nx < 3 || ny < 3 || nz < 3 || iters == 0 {
         return Err(bad(format!(
             "parboil-stencil: need nx, ny, nz >= 3 and iterations >= 1 (got {nx} x {ny} x {nz}, {iters})"
@@ -309,6 +381,15 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
             std::mem::swap(&mut src, &mut dst);
         }
         t += 1;
+        if naive {
+            return Some(Box::new(Naive {
+                a0: src,
+                anext: dst,
+                nx,
+                ny,
+                nz,
+            }) as Box<dyn Kernel>);
+        }
         Some(Box::new(Coarsen {
             a0: src,
             anext: dst,

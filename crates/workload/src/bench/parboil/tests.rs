@@ -167,33 +167,43 @@ fn parboil_stencil_default_equals_host_sweeps() {
     stencil_check(d("nx"), d("ny"), d("nz"), d("iterations"));
 }
 
+/// The hybrid kernel (shared-memory tile) and cuda_base's naive kernel (global loads) both
+/// equal `it` host sweeps.
 fn stencil_check(nx: usize, ny: usize, nz: usize, it: usize) {
     use super::stencil::host_sweep;
     let s = [nx, ny, nz, it].map(|v| v.to_string());
-    let mut w = build(
-        "parboil-stencil",
-        &[
-            ("nx", &s[0]),
-            ("ny", &s[1]),
-            ("nz", &s[2]),
-            ("iterations", &s[3]),
-        ],
-        4,
-    );
-    let a0: Vec<f32> = get(&w, "d_A0");
-    let r = run(&mut w);
-    assert_eq!(r.kernels.len(), it);
-    assert!(r.shared_insts > 0);
-    let mut a = a0.clone();
-    let mut next = vec![0f32; a.len()];
-    for _ in 0..it {
-        host_sweep(&a, &mut next, nx, ny, nz);
-        std::mem::swap(&mut a, &mut next);
-    }
-    // an odd number of launches: the last wrote d_Anext
-    let dev: Vec<f32> = get(&w, if it % 2 == 1 { "d_Anext" } else { "d_A0" });
-    for i in 0..dev.len() {
-        assert!(close(dev[i], a[i], 1e-5), "[{i}] {} vs {}", dev[i], a[i]);
+    for kernel in ["hybrid", "naive"] {
+        let mut w = build(
+            "parboil-stencil",
+            &[
+                ("nx", &s[0]),
+                ("ny", &s[1]),
+                ("nz", &s[2]),
+                ("iterations", &s[3]),
+                ("kernel", kernel),
+            ],
+            4,
+        );
+        let a0: Vec<f32> = get(&w, "d_A0");
+        let r = run(&mut w);
+        assert_eq!(r.kernels.len(), it);
+        assert_eq!(r.shared_insts > 0, kernel == "hybrid");
+        let mut a = a0.clone();
+        let mut next = vec![0f32; a.len()];
+        for _ in 0..it {
+            host_sweep(&a, &mut next, nx, ny, nz);
+            std::mem::swap(&mut a, &mut next);
+        }
+        // an odd number of launches: the last wrote d_Anext
+        let dev: Vec<f32> = get(&w, if it % 2 == 1 { "d_Anext" } else { "d_A0" });
+        for i in 0..dev.len() {
+            assert!(
+                close(dev[i], a[i], 1e-5),
+                "{kernel} [{i}] {} vs {}",
+                dev[i],
+                a[i]
+            );
+        }
     }
 }
 

@@ -210,6 +210,14 @@ impl Kernel for AdjustWeights {
         let index_x = tx + 1;
         if phase == 0 {
             entry(t, 3, 7);
+            // NDP offload block 0 (spec ndp.md Table 1 BPROP "29, 23", §6.4): the whole
+            // update, 7 loads, 2 stores and the double-precision arithmetic on the NSU, no
+            // live-in or live-out; every instance reads `delta` (17 floats, the paper's
+            // "small constant 68-byte structure") that the GPU caches hold. Our count is
+            // 24 NSU instructions (SASS: `F2F` conversions as 1 each; the paper's 29 is its
+            // compiler's), block 1 (the bias row, taken by the 16 lanes of `ty == 0` in
+            // block 0) 22 against 23.
+            t.ofld_begin(0, 0, 24);
             let d: f32 = t.ld(self.delta, index_x);
             let ly: f32 = t.ld(self.ly, index_y);
             let old: f32 = t.ld(self.oldw, index);
@@ -222,10 +230,12 @@ impl Kernel for AdjustWeights {
             let old: f32 = t.ld(self.oldw, index);
             let upd = adjust(t, d, ly, old);
             t.st(self.oldw, index, upd);
+            t.ofld_end(0);
         } else {
             t.alu(2);
             t.branch(1);
             if ty == 0 && by == 0 {
+                t.ofld_begin(1, 0, 22);
                 let d: f32 = t.ld(self.delta, index_x);
                 let old: f32 = t.ld(self.oldw, index_x);
                 let upd = adjust(t, d, 1.0, old);
@@ -236,6 +246,7 @@ impl Kernel for AdjustWeights {
                 let old: f32 = t.ld(self.oldw, index_x);
                 let upd = adjust(t, d, 1.0, old);
                 t.st(self.oldw, index_x, upd);
+                t.ofld_end(0);
             }
         }
     }

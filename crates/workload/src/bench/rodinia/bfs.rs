@@ -155,12 +155,18 @@ impl Kernel for BfsKernel {
         let mut i = start;
         while i < start + cnt {
             t.alu(1);
+            // NDP offload blocks (spec ndp.md §3.3 rule 4, Table 1 BFS "1, 1"): each single
+            // indirect load is its own block, the address on the GPU, the loaded value the
+            // one live-out: `g_graph_edges[i]` (`i` from `g_graph_nodes[tid].starting`) and
+            // `g_graph_visited[id]`. Lanes leave the edge loop at different trip counts:
+            // an instance holds the lanes still in the loop (`merge_warp`).
+            t.ofld_begin(0, 0, 1);
             let id: i32 = t.ld(o.edges, i as u64);
+            t.ofld_end(1);
             t.alu(1);
-            // Table 1's BFS blocks (the single indirect load `g_graph_visited[id]`, "1")
-            // are not marked: the edge loop's trip count and the `if` below differ per
-            // lane, where a marker would shift the lanes' alignment
+            t.ofld_begin(1, 0, 1);
             let v: u8 = t.ld(o.visited, id as u64);
+            t.ofld_end(1);
             t.alu(1);
             t.branch(1);
             if v == 0 {

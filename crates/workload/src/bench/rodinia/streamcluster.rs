@@ -143,21 +143,29 @@ impl Kernel for ComputeCost {
         t.branch(1);
         let row = tid * self.stride;
         if x_cost < cost {
+            // NDP offload block 1 (Table 1's STCL "9"; ours 5 in SASS counting): the saving's
+            // update `STG switch; LDG lower[K]; FADD x2; STG` with `x_cost` and `cost`
+            // live-in; the lanes that take the branch form the instance
+            t.ofld_begin(1, 2, 5);
             t.st(self.switch_membership, tid, 1u8);
             t.alu(2);
             let l: f32 = t.ld(self.work_mem, row + self.k);
             t.fp(2);
             t.st(self.work_mem, row + self.k, l + (x_cost - cost));
+            t.ofld_end(0);
         } else {
             let assign: i64 = t.ld(self.p, tid * (PT_WORDS / 2) + 2);
             t.alu(1);
-            // Table 1's other STCL blocks (the update of the `if` branch, "9", and the
-            // single indirect loads `center_table[assign]` and `work_mem[row + c]`,
-            // "1, 1") are not marked: they sit in divergent branches, where a marker
-            // would shift the lanes' alignment (`Thread::ofld_begin` records a position)
+            // NDP blocks 2 and 3 (Table 1's STCL "1, 1", spec §3.3 rule 4): the single
+            // indirect loads `center_table[assign]` and `work_mem[row + c]`, each value the
+            // one live-out; the store stays on the GPU
+            t.ofld_begin(2, 0, 1);
             let c: i32 = t.ld(self.center_table, assign as u64);
+            t.ofld_end(1);
             t.alu(2);
+            t.ofld_begin(3, 0, 1);
             let l: f32 = t.ld(self.work_mem, row + c as u64);
+            t.ofld_end(1);
             t.fp(2);
             t.st(self.work_mem, row + c as u64, l + (cost - x_cost));
         }
