@@ -872,7 +872,7 @@ mod tests {
             .iter()
             .any(|c| c.0.name.contains("BICG at static ratio 0.15")));
         let q = claims(&["vectoradd".to_string()], &[], true);
-        assert!(!q.iter().any(|c| c.0.name.contains("KMN")));
+        assert!(!q.iter().any(|c| c.0.name.contains("on KMN")));
         assert!(!q.iter().any(|c| c.0.name.contains("§7.6")));
         let none = experiment::Runs::new(&Default::default());
         assert!(c.iter().all(|c| c.0.evaluate(&none).held.is_none()));
