@@ -621,6 +621,87 @@ fn repro_nuba_quick_report_passes_its_audit() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// `repro ndp --quick` on one small workload (capped) writes the report, the figures and
+/// the CSVs, the report passes its audit, and a second invocation reuses every run.
+#[test]
+fn repro_ndp_quick_report_passes_its_audit_and_resumes() {
+    let d = tmp("repro-ndp");
+    let out = d.join("out");
+    let args = [
+        "repro",
+        "ndp",
+        "--quick",
+        "--workloads",
+        "vectoradd",
+        "--warp-insts",
+        "20000",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    let (code, _, err) = locus(&args);
+    assert_eq!(code, 0, "{err}");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for part in [
+        "Headline results",
+        "Where Locus and the paper disagree",
+        "Offload coverage",
+        "Fig. 5:",
+        "Fig. 7:",
+        "Fig. 8:",
+        "Fig. 9:",
+        "Fig. 10:",
+        "Fig. 11",
+        "§7.6:",
+        "+17.9%",
+        "stops at 20000 warp instructions",
+        "Run time",
+    ] {
+        assert!(report.contains(part), "report lacks {part}");
+    }
+    let nums = std::fs::read_to_string(out.join("numbers.txt")).unwrap();
+    let checks = std::fs::read_to_string(out.join("checks.txt")).unwrap();
+    let problems = audit::audit(&report, &nums, &checks);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    for f in [
+        "figures/ndp-fig5-target.png",
+        "figures/ndp-fig7-naive.svg",
+        "figures/ndp-fig9-static.png",
+        "figures/ndp-fig10-energy.svg",
+        "figures/ndp-fig11-nsu.png",
+        "fig9_static.csv",
+        "runs.csv",
+        "verdicts.csv",
+    ] {
+        assert!(
+            std::fs::metadata(out.join(f))
+                .map(|m| m.len() > 0)
+                .unwrap_or(false),
+            "{f} missing"
+        );
+    }
+    // one row per run: Baseline, NaiveNDP, 2 static ratios, Dyn, Dyn_Cache, MoreCore and
+    // the 3 study runs
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 1 + 7 + 3);
+    // resumable: the second invocation reuses all 10 runs
+    let (code, _, err) = locus(&args);
+    assert_eq!(code, 0, "{err}");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("(10 reused"), "{report}");
+    let (code, _, err) = locus(&[
+        "repro",
+        "ndp",
+        "--workloads",
+        "nosuch",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("nosuch"), "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn rec_storage_reproduces_table_1() {
     let (code, out, err) = locus(&["analyze", "rec-storage"]);

@@ -20,6 +20,35 @@ pub enum ReproCmd {
     /// Eq. 11 trained on the training set, Table I, Figs. 4-9 and the §6.4 ablations,
     /// claims declared before the runs, Markdown report, CSV and figures.
     Hms(HmsArgs),
+    /// NDP (Kim et al., SC17): Figs. 5, 7-11 and the §7.6 studies on ndp-8hmc,
+    /// ndp-morecore and ndp-128sm (Baseline, NaiveNDP, static ratios, NDP(Dyn),
+    /// NDP(Dyn)_Cache), claims declared before the runs, Markdown report and figures.
+    Ndp(NdpArgs),
+}
+
+#[derive(Args)]
+pub struct NdpArgs {
+    /// Output folder: report.md (with numbers.txt and checks.txt), runs.csv, verdicts.csv,
+    /// figure CSVs, figures/, runs/ (one JSON per finished run; rerunning skips them).
+    #[arg(long, short = 'o', default_value = "out/repro-ndp")]
+    pub out: PathBuf,
+    /// Three workloads (vectoradd, scalarprod, km), two static ratios, the §7.6 studies
+    /// on the first workload only.
+    #[arg(long)]
+    pub quick: bool,
+    /// Comma-separated workloads instead of Table 1's ten (e.g. --workloads km,vectoradd).
+    #[arg(long)]
+    pub workloads: Option<String>,
+    /// Stop every run at this many warp instructions (`run.max_warp_insts`). Default: none,
+    /// every run to its end, as the paper's (it states no cap).
+    #[arg(long)]
+    pub warp_insts: Option<u64>,
+    /// Simulations run at once (default: all cores).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    /// No progress bar and no summary.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Args)]
@@ -146,6 +175,14 @@ pub fn run(c: ReproCmd) -> Result<()> {
                 anyhow::bail!("--warp-insts 0: give at least 1 (or leave it out)");
             }
             crate::repro::nuba::run(&a.out, &benches, a.quick, a.warp_insts, jobs, a.quiet)
+        }
+        ReproCmd::Ndp(a) => {
+            let benches = crate::repro::ndp::benches(a.workloads.as_deref(), a.quick)?;
+            let jobs = prepare(&a.out, a.jobs)?;
+            if a.warp_insts == Some(0) {
+                anyhow::bail!("--warp-insts 0: give at least 1 (or leave it out)");
+            }
+            crate::repro::ndp::run(&a.out, &benches, a.quick, a.warp_insts, jobs, a.quiet)
         }
         ReproCmd::Hms(a) => {
             prepare(&a.out, None)?;

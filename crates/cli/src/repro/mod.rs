@@ -8,6 +8,8 @@ pub mod coda;
 pub mod experiment;
 pub mod hms;
 pub mod ledger;
+pub mod ndp;
+pub mod ndp_report;
 pub mod nuba;
 pub mod nuba_report;
 pub mod rec;

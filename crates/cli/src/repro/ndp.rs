@@ -1,0 +1,913 @@
+//! `locus repro ndp`: the evaluation of standardized NDP with unrestricted data placement
+//! (Kim, Chatterjee, O'Connor, Hsieh, SC17; spec ndp.md §5-§6) on the presets `ndp-8hmc`
+//! (64 SMs, 8 HMC stacks with one NSU each), `ndp-morecore` (72 SMs) and `ndp-128sm`:
+//! Fig. 5 (target-NSU policy, the Monte-Carlo of `locus_sim::ndp::target`), Fig. 7
+//! (Baseline_MoreCore and NaiveNDP), Fig. 8 (no-issue cycles), Fig. 9 (static offload
+//! ratios, NDP(Dyn), NDP(Dyn)_Cache), Fig. 10 (energy), Fig. 11 (NSU occupancy), §6.10's
+//! traffic numbers and the §7.6 studies (175 MHz NSU, 128 SMs). The paper's claims are
+//! declared in [`claims`] before any run; [`run`] evaluates them and writes the report
+//! ([`super::ndp_report`]).
+//!
+//! Run length: the paper gives no instruction cap (ndp.md §5), so every run goes to the
+//! workload's end on its default input (already scaled by `locus_workload::scale`). The
+//! named `--warp-insts` option caps every run (`run.max_warp_insts`) for tests and a
+//! first look; the report then says how many runs the cap stopped. Speedup is baseline
+//! cycles over cycles; the paper does not say which mean it uses (ndp.md §6.1), so the
+//! claims use the arithmetic mean of per-workload speedups and the report also prints the
+//! geometric mean.
+//!
+//! A workload whose kernels carry no offload marker offloads nothing: its NDP runs equal
+//! its baseline. This is detected from the NaiveNDP run's statistics (no block instance
+//! offloaded or kept on the GPU), never from a list, and the report names such workloads
+//! "no offload block marked".
+
+use super::experiment::{self, Claim, Mean, Quantity, Rule, Unit};
+use super::{execute, RunResult, RunSpec};
+use anyhow::Result;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Spec ndp.md §5.4 Table 1: (paper abbreviation, Locus workload).
+pub const TABLE1: &[(&str, &str)] = &[
+    ("BPROP", "backprop"),
+    ("BFS", "rodinia-bfs"),
+    ("BICG", "bicg"),
+    ("FWT", "fwt"),
+    ("KMN", "km"),
+    ("MiniFE", "minife"),
+    ("SP", "scalarprod"),
+    ("STN", "parboil-stencil"),
+    ("STCL", "streamcluster"),
+    ("VADD", "vectoradd"),
+];
+
+/// Workloads of `--quick`: two streaming kernels and KMN (the paper's best case).
+pub const QUICK: &[&str] = &["vectoradd", "scalarprod", "km"];
+
+/// The baseline machine (64 SMs, 8 stacks).
+pub const BASE: &str = "ndp-8hmc";
+
+/// Static offload ratios of a full run (Fig. 9: 0.2..1.0, 1.0 being NaiveNDP; 0.1..0.9
+/// here plus BICG's 0.15 of §7.1).
+pub const STATIC_FULL: &[f64] = &[0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+
+/// Static offload ratios of `--quick`.
+pub const STATIC_QUICK: &[f64] = &[0.2, 0.6];
+
+/// One compared configuration: run key suffix, machine preset and `--set` overrides.
+#[derive(Clone, Debug)]
+pub struct Variant {
+    pub key: String,
+    pub preset: &'static str,
+    pub sets: Vec<String>,
+}
+
+fn var(key: &str, preset: &'static str, sets: &[&str]) -> Variant {
+    Variant {
+        key: key.to_string(),
+        preset,
+        sets: sets.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+/// Run key suffix of static ratio `r` (`s0.15`).
+pub fn static_key(r: f64) -> String {
+    format!("s{r}")
+}
+
+/// The static ratios of a run.
+pub fn ratios(quick: bool) -> &'static [f64] {
+    if quick {
+        STATIC_QUICK
+    } else {
+        STATIC_FULL
+    }
+}
+
+/// Configurations every workload runs: Baseline, NaiveNDP (= NDP(1.0)), NDP(r) for each
+/// static ratio, NDP(Dyn), NDP(Dyn)_Cache and Baseline_MoreCore (ndp.md §6.3-§6.6).
+pub fn main_variants(quick: bool) -> Vec<Variant> {
+    let mut v = vec![
+        var("base", BASE, &["ndp.offload=none"]),
+        var("naive", BASE, &["ndp.offload=naive"]),
+    ];
+    for &r in ratios(quick) {
+        v.push(Variant {
+            key: static_key(r),
+            preset: BASE,
+            sets: vec!["ndp.offload=static".into(), format!("ndp.static_ratio={r}")],
+        });
+    }
+    v.push(var("dyn", BASE, &["ndp.offload=dyn"]));
+    v.push(var("dyncache", BASE, &["ndp.offload=dyn-cache"]));
+    v.push(var("morecore", "ndp-morecore", &["ndp.offload=none"]));
+    v
+}
+
+/// The §7.6 studies (ndp.md §6.6, §6.9): NDP(Dyn)_Cache with the NSU at 175 MHz, and the
+/// 128-SM GPU's baseline and NDP(Dyn)_Cache.
+pub fn study_variants() -> Vec<Variant> {
+    vec![
+        var(
+            "nsu175",
+            BASE,
+            &["ndp.offload=dyn-cache", "ndp.nsu_clock_ghz=0.175"],
+        ),
+        var("base128", "ndp-128sm", &["ndp.offload=none"]),
+        var("dyncache128", "ndp-128sm", &["ndp.offload=dyn-cache"]),
+    ]
+}
+
+/// The study workloads: every workload, or with `--quick` the first one only.
+pub fn study_benches(benches: &[String], quick: bool) -> Vec<String> {
+    if quick {
+        benches.iter().take(1).cloned().collect()
+    } else {
+        benches.to_vec()
+    }
+}
+
+/// Statistic paths the claims and the report read.
+pub const ENERGY: &str = "sim.energy.total_j";
+pub const OFFLOADED: &str = "sim.ndp.instances_offloaded";
+pub const ON_GPU: &str = "sim.ndp.instances_on_gpu";
+pub const SUPPRESSED: &str = "sim.ndp.suppressed_by_cache_check";
+pub const INVAL_SHARE: &str = "sim.ndp.invalidation_share_of_off_chip";
+pub const OCCUPANCY: &str = "sim.ndp.nsu_occupancy";
+pub const LIVE_INS: &str = "sim.ndp.live_ins_per_thread";
+pub const LIVE_OUTS: &str = "sim.ndp.live_outs_per_thread";
+pub const GPU_LINK_BYTES: &str = "sim.ndp.gpu_link_bytes";
+/// Fig. 8's no-issue cycles (summed over SMs), when the simulator records them.
+pub const NO_ISSUE: [(&str, &str); 3] = [
+    ("ExecUnitBusy", "sim.ndp.no_issue.exec_busy"),
+    ("Dependency", "sim.ndp.no_issue.dependency"),
+    ("Warp idle", "sim.ndp.no_issue.idle"),
+];
+
+/// Key of the Fig. 5 Monte-Carlo record (not a simulation; computed by [`fig5_record`]).
+pub const FIG5_KEY: &str = "fig5-montecarlo";
+/// Accesses per block of the Fig. 5 Monte-Carlo (ndp.md §6.2).
+pub const FIG5_N: &[usize] = &[1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64];
+/// Draws per point of the Fig. 5 Monte-Carlo.
+pub const FIG5_TRIALS: u32 = 200_000;
+
+/// The Fig. 5 Monte-Carlo as a run record: `sim.fig5.ratio.<i>` is the first-access over
+/// optimal remote-access ratio for [`FIG5_N`]`[i]` accesses on 8 stacks.
+pub fn fig5_record() -> RunResult {
+    let r: Vec<f64> = FIG5_N
+        .iter()
+        .map(|&n| locus_sim::ndp::target::fig5_ratio(n, 8, FIG5_TRIALS, 5))
+        .collect();
+    RunResult {
+        key: FIG5_KEY.into(),
+        bench: "fig5".into(),
+        sim: Some(serde_json::json!({ "fig5": { "ratio": r } })),
+        ..Default::default()
+    }
+}
+
+/// Paper abbreviation of workload `w` (the name itself when not in Table 1).
+pub fn abbr(w: &str) -> String {
+    TABLE1
+        .iter()
+        .find(|t| t.1 == w)
+        .map(|t| t.0.to_string())
+        .unwrap_or_else(|| w.to_string())
+}
+
+/// Locus workload of paper abbreviation `a`.
+pub fn workload_of(a: &str) -> &'static str {
+    TABLE1.iter().find(|t| t.0 == a).map(|t| t.1).unwrap_or("")
+}
+
+/// The runs: every (workload, [`main_variants`]) and (study workload, [`study_variants`]),
+/// each stopped at `cap` warp instructions when a cap is given.
+pub fn plan(benches: &[String], study: &[String], cap: Option<u64>, quick: bool) -> Vec<RunSpec> {
+    let mut v = Vec::new();
+    let mut add = |b: &String, x: &Variant| {
+        let mut sets = x.sets.clone();
+        if let Some(c) = cap {
+            sets.push(format!("run.max_warp_insts={c}"));
+        }
+        v.push(RunSpec {
+            key: format!("{b}-{}", x.key),
+            bench: b.clone(),
+            params: Vec::new(),
+            preset: x.preset.to_string(),
+            sets,
+            sharing: false,
+            apps: Vec::new(),
+            trace: None,
+        });
+    };
+    for b in benches {
+        for x in &main_variants(quick) {
+            add(b, x);
+        }
+    }
+    for b in study {
+        for x in &study_variants() {
+            add(b, x);
+        }
+    }
+    v
+}
+
+/// Speedup of `{b}-{v}` over `{b}-{base}`: base cycles / cycles.
+pub fn speedup(b: &str, base: &str, v: &str) -> Quantity {
+    Quantity::speedup(format!("{b}-{base}"), format!("{b}-{v}"))
+}
+
+/// Arithmetic mean over `bs` of [`speedup`].
+pub fn mean_speedup(bs: &[String], base: &str, v: &str) -> Quantity {
+    Quantity::Mean(
+        Mean::Arithmetic,
+        bs.iter().map(|b| speedup(b, base, v)).collect(),
+    )
+}
+
+/// Energy reduction of `{b}-{v}` against `{b}-base`: `1 - E(v) / E(base)`.
+pub fn energy_cut(b: &str, v: &str) -> Quantity {
+    Quantity::Reduction(
+        Box::new(Quantity::run(format!("{b}-{v}"), ENERGY)),
+        Box::new(Quantity::run(format!("{b}-base"), ENERGY)),
+    )
+}
+
+/// What a claim is about, for the report's disagreement reasons: the configuration key
+/// it measures and the workloads it covers.
+#[derive(Clone, Debug)]
+pub struct Ctx {
+    pub variant: String,
+    pub benches: Vec<String>,
+}
+
+/// The paper's claims (ndp.md §6), declared before the runs, each with its [`Ctx`]. A
+/// claim about one workload is declared only when that workload (and the configuration
+/// it needs) runs. Speedups and energy averages must land within 10 percentage points of
+/// the paper; "slower", "< 3%" and "at most" claims are bounds.
+pub fn claims(benches: &[String], study: &[String], quick: bool) -> Vec<(Claim, Ctx)> {
+    let has = |a: &str| benches.iter().any(|b| b == workload_of(a));
+    let ctx = |v: &str, bs: &[String]| Ctx {
+        variant: v.to_string(),
+        benches: bs.to_vec(),
+    };
+    let one = |a: &str| vec![workload_of(a).to_string()];
+    let within = |name: &str, text: &str, paper: f64, q: Quantity, unit: Unit| Claim {
+        name: name.into(),
+        paper_text: text.into(),
+        paper: Some(paper),
+        quantity: q,
+        unit,
+        rule: Rule::WithinAbs(0.10),
+    };
+    let bound = |name: &str, text: &str, paper: f64, q: Quantity, unit: Unit, rule: Rule| Claim {
+        name: name.into(),
+        paper_text: text.into(),
+        paper: Some(paper),
+        quantity: q,
+        unit,
+        rule,
+    };
+    let mean_cut = |bs: &[String], v: &str| {
+        Quantity::Mean(
+            Mean::Arithmetic,
+            bs.iter().map(|b| energy_cut(b, v)).collect(),
+        )
+    };
+    let mut v = vec![
+        (
+            within(
+                "§6.6: NDP(Dyn)_Cache vs Baseline, mean speedup",
+                "+17.9%",
+                1.179,
+                mean_speedup(benches, "base", "dyncache"),
+                Unit::Gain,
+            ),
+            ctx("dyncache", benches),
+        ),
+        (
+            within(
+                "§6.5: NDP(Dyn) vs Baseline, mean speedup",
+                "+14.9%",
+                1.149,
+                mean_speedup(benches, "base", "dyn"),
+                Unit::Gain,
+            ),
+            ctx("dyn", benches),
+        ),
+        (
+            within(
+                "§6.7: NDP(Dyn)_Cache energy vs Baseline, mean",
+                "-8.6%",
+                0.086,
+                mean_cut(benches, "dyncache"),
+                Unit::Fall,
+            ),
+            ctx("dyncache", benches),
+        ),
+        (
+            within(
+                "§6.7: NDP(Dyn) energy vs Baseline, mean",
+                "-7.5%",
+                0.075,
+                mean_cut(benches, "dyn"),
+                Unit::Fall,
+            ),
+            ctx("dyn", benches),
+        ),
+        (
+            within(
+                "§6.7: Baseline_MoreCore energy vs Baseline, mean",
+                "about the same",
+                0.0,
+                mean_cut(benches, "morecore"),
+                Unit::Fall,
+            ),
+            ctx("morecore", benches),
+        ),
+        (
+            within(
+                "Fig. 7: NaiveNDP vs Baseline, mean normalized performance",
+                "-52% (0.48)",
+                0.48,
+                mean_speedup(benches, "base", "naive"),
+                Unit::Gain,
+            ),
+            ctx("naive", benches),
+        ),
+        (
+            bound(
+                "Fig. 7: NaiveNDP slower on every workload (largest speedup)",
+                "slower on all",
+                1.0,
+                Quantity::Max(
+                    benches
+                        .iter()
+                        .map(|b| speedup(b, "base", "naive"))
+                        .collect(),
+                ),
+                Unit::Gain,
+                Rule::Below(1.0),
+            ),
+            ctx("naive", benches),
+        ),
+    ];
+    let not_kmn: Vec<String> = benches
+        .iter()
+        .filter(|b| b.as_str() != workload_of("KMN"))
+        .cloned()
+        .collect();
+    if !not_kmn.is_empty() {
+        v.push((
+            bound(
+                "Fig. 7: Baseline_MoreCore gains < 3% except KMN (largest speedup)",
+                "< +3%",
+                1.03,
+                Quantity::Max(
+                    not_kmn
+                        .iter()
+                        .map(|b| speedup(b, "base", "morecore"))
+                        .collect(),
+                ),
+                Unit::Gain,
+                Rule::Below(1.03),
+            ),
+            ctx("morecore", &not_kmn),
+        ));
+    }
+    if has("KMN") {
+        let k = workload_of("KMN");
+        v.push((
+            within(
+                "Fig. 7: Baseline_MoreCore on KMN",
+                "+25.7%",
+                1.257,
+                speedup(k, "base", "morecore"),
+                Unit::Gain,
+            ),
+            ctx("morecore", &one("KMN")),
+        ));
+        v.push((
+            within(
+                "§6.6: NDP(Dyn)_Cache on KMN",
+                "+66.8%",
+                1.668,
+                speedup(k, "base", "dyncache"),
+                Unit::Gain,
+            ),
+            ctx("dyncache", &one("KMN")),
+        ));
+        v.push((
+            within(
+                "§6.5: NDP(Dyn) on KMN",
+                "+66.8%",
+                1.668,
+                speedup(k, "base", "dyn"),
+                Unit::Gain,
+            ),
+            ctx("dyn", &one("KMN")),
+        ));
+        let mut best: Vec<Quantity> = ratios(quick)
+            .iter()
+            .map(|&r| speedup(k, "base", &static_key(r)))
+            .collect();
+        best.push(speedup(k, "base", "naive"));
+        v.push((
+            within(
+                "§6.4: best static ratio on KMN",
+                "+63.6%",
+                1.636,
+                Quantity::Max(best),
+                Unit::Gain,
+            ),
+            ctx("static", &one("KMN")),
+        ));
+        v.push((
+            within(
+                "§6.7: NDP(Dyn) energy on KMN",
+                "-37.6%",
+                0.376,
+                energy_cut(k, "dyn"),
+                Unit::Fall,
+            ),
+            ctx("dyn", &one("KMN")),
+        ));
+    }
+    if has("STN") {
+        let s = workload_of("STN");
+        v.push((
+            within(
+                "Fig. 7: NaiveNDP on STN, normalized performance",
+                "-86% (0.14)",
+                0.14,
+                speedup(s, "base", "naive"),
+                Unit::Gain,
+            ),
+            ctx("naive", &one("STN")),
+        ));
+        v.push((
+            within(
+                "§6.5: NDP(Dyn) on STN",
+                "-17%",
+                0.83,
+                speedup(s, "base", "dyn"),
+                Unit::Gain,
+            ),
+            ctx("dyn", &one("STN")),
+        ));
+        v.push((
+            within(
+                "§6.6: NDP(Dyn)_Cache on STN (suppressed, about the baseline)",
+                "about 1.00x",
+                1.0,
+                speedup(s, "base", "dyncache"),
+                Unit::Gain,
+            ),
+            ctx("dyncache", &one("STN")),
+        ));
+    }
+    if has("VADD") {
+        v.push((
+            within(
+                "§6.5: NDP(Dyn) on VADD",
+                "+24.9%",
+                1.249,
+                speedup(workload_of("VADD"), "base", "dyn"),
+                Unit::Gain,
+            ),
+            ctx("dyn", &one("VADD")),
+        ));
+    }
+    if has("BFS") && ratios(quick).contains(&0.4) {
+        v.push((
+            within(
+                "§6.4: BFS at static ratio 0.4",
+                "+31%",
+                1.31,
+                speedup(workload_of("BFS"), "base", &static_key(0.4)),
+                Unit::Gain,
+            ),
+            ctx(&static_key(0.4), &one("BFS")),
+        ));
+    }
+    if has("BICG") && ratios(quick).contains(&0.15) {
+        v.push((
+            within(
+                "§6.4: BICG at static ratio 0.15",
+                "+11.5%",
+                1.115,
+                speedup(workload_of("BICG"), "base", &static_key(0.15)),
+                Unit::Gain,
+            ),
+            ctx(&static_key(0.15), &one("BICG")),
+        ));
+    }
+    // Fig. 9's grid (0.2..1.0): BPROP, BICG, STN and STCL only degrade
+    for a in ["BPROP", "BICG", "STN", "STCL"] {
+        if !has(a) {
+            continue;
+        }
+        let w = workload_of(a);
+        let mut q: Vec<Quantity> = ratios(quick)
+            .iter()
+            .filter(|&&r| r >= 0.2 - 1e-9)
+            .map(|&r| speedup(w, "base", &static_key(r)))
+            .collect();
+        q.push(speedup(w, "base", "naive"));
+        v.push((
+            bound(
+                &format!("§6.4: {a} degrades at every static ratio 0.2-1.0 (best)"),
+                "< 1.00x",
+                1.0,
+                Quantity::Max(q),
+                Unit::Gain,
+                Rule::Below(1.0),
+            ),
+            ctx("static", &one(a)),
+        ));
+    }
+    if has("BPROP") {
+        let w = workload_of("BPROP");
+        let r = ratios(quick);
+        let (lo, hi) = (r.iter().copied().find(|&x| x >= 0.2 - 1e-9), r.last());
+        if let (Some(lo), Some(&hi)) = (lo, hi) {
+            if hi > lo {
+                v.push((
+                    bound(
+                        "§6.4: BPROP gets worse as the ratio rises (highest over lowest ratio >= 0.2)",
+                        "falls",
+                        1.0,
+                        Quantity::Ratio(
+                            Box::new(speedup(w, "base", &static_key(hi))),
+                            Box::new(speedup(w, "base", &static_key(lo))),
+                        ),
+                        Unit::Times,
+                        Rule::Below(1.0),
+                    ),
+                    ctx("static", &one("BPROP")),
+                ));
+            }
+        }
+    }
+    // Fig. 5: the Monte-Carlo of the first-access target policy
+    let fig5 = |i: usize| Quantity::run(FIG5_KEY, &format!("sim.fig5.ratio.{i}"));
+    v.push((
+        bound(
+            "Fig. 5: first-stack policy traffic over optimal (peak over block sizes)",
+            "<= +15%",
+            1.15,
+            Quantity::Max((0..FIG5_N.len()).map(fig5).collect()),
+            Unit::Gain,
+            Rule::Below(1.15),
+        ),
+        ctx("fig5", &[]),
+    ));
+    v.push((
+        bound(
+            "Fig. 5: the gap shrinks with the access count (64 accesses over 6)",
+            "diminishing",
+            1.0,
+            Quantity::Ratio(
+                Box::new(fig5(FIG5_N.len() - 1)),
+                Box::new(fig5(FIG5_N.iter().position(|&n| n == 6).unwrap_or(0))),
+            ),
+            Unit::Times,
+            Rule::Below(1.0),
+        ),
+        ctx("fig5", &[]),
+    ));
+    // Fig. 8: NaiveNDP's warp idle rises
+    let idle = NO_ISSUE[2].1;
+    v.push((
+        bound(
+            "Fig. 8: warp-idle cycles, NaiveNDP over Baseline (mean)",
+            "rises sharply",
+            1.0,
+            Quantity::Mean(
+                Mean::Arithmetic,
+                benches
+                    .iter()
+                    .map(|b| {
+                        Quantity::Ratio(
+                            Box::new(Quantity::run(format!("{b}-naive"), idle)),
+                            Box::new(Quantity::run(format!("{b}-base"), idle)),
+                        )
+                    })
+                    .collect(),
+            ),
+            Unit::Times,
+            Rule::Above(1.0),
+        ),
+        ctx("naive", benches),
+    ));
+    // §6.10: traffic and register numbers of the proposed mechanism
+    let over = |p: &str| -> Vec<Quantity> {
+        benches
+            .iter()
+            .map(|b| Quantity::run(format!("{b}-dyncache"), p))
+            .collect()
+    };
+    v.push((
+        bound(
+            "§6.10: invalidation traffic share of off-chip traffic, NDP(Dyn)_Cache (largest)",
+            "<= 1.42%",
+            0.0142,
+            Quantity::Max(over(INVAL_SHARE)),
+            Unit::Percent,
+            Rule::Below(0.0143),
+        ),
+        ctx("dyncache", benches),
+    ));
+    v.push((
+        bound(
+            "§6.10: invalidation traffic share, NDP(Dyn)_Cache (mean)",
+            "0.38%",
+            0.0038,
+            Quantity::Mean(Mean::Arithmetic, over(INVAL_SHARE)),
+            Unit::Percent,
+            Rule::WithinAbs(0.01),
+        ),
+        ctx("dyncache", benches),
+    ));
+    v.push((
+        bound(
+            "§6.10: live-in registers per offloaded thread, NDP(Dyn)_Cache (mean)",
+            "0.41",
+            0.41,
+            Quantity::Mean(Mean::Arithmetic, over(LIVE_INS)),
+            Unit::Count,
+            Rule::WithinAbs(0.2),
+        ),
+        ctx("dyncache", benches),
+    ));
+    v.push((
+        bound(
+            "§6.10: live-out registers per offloaded thread, NDP(Dyn)_Cache (mean)",
+            "0.47",
+            0.47,
+            Quantity::Mean(Mean::Arithmetic, over(LIVE_OUTS)),
+            Unit::Count,
+            Rule::WithinAbs(0.2),
+        ),
+        ctx("dyncache", benches),
+    ));
+    v.push((
+        within(
+            "Fig. 11: NSU warp-slot occupancy, NDP(Dyn)_Cache (mean)",
+            "22.1%",
+            0.221,
+            Quantity::Mean(Mean::Arithmetic, over(OCCUPANCY)),
+            Unit::Percent,
+        ),
+        ctx("dyncache", benches),
+    ));
+    // §7.6 studies
+    if !study.is_empty() {
+        v.push((
+            within(
+                "§7.6: NDP(Dyn)_Cache with a 175 MHz NSU, mean speedup",
+                "+14.1%",
+                1.141,
+                mean_speedup(study, "base", "nsu175"),
+                Unit::Gain,
+            ),
+            ctx("nsu175", study),
+        ));
+        v.push((
+            within(
+                "§6.6: 128 SMs, NDP(Dyn)_Cache vs the 128-SM Baseline, mean speedup",
+                "+11.6%",
+                1.116,
+                mean_speedup(study, "base128", "dyncache128"),
+                Unit::Gain,
+            ),
+            ctx("dyncache128", study),
+        ));
+        if study.iter().any(|b| b == workload_of("KMN")) {
+            v.push((
+                within(
+                    "§7.6: NDP(Dyn)_Cache with a 175 MHz NSU on KMN",
+                    "+67.7%",
+                    1.677,
+                    speedup(workload_of("KMN"), "base", "nsu175"),
+                    Unit::Gain,
+                ),
+                ctx("nsu175", &one("KMN")),
+            ));
+        }
+    }
+    v
+}
+
+/// The workloads to run: `--workloads` or Table 1's (the quick subset with `--quick`);
+/// names the registry does not know are an error naming them.
+pub fn benches(list: Option<&str>, quick: bool) -> Result<Vec<String>> {
+    let defaults = if quick {
+        QUICK.iter().map(|s| s.to_string()).collect()
+    } else {
+        TABLE1.iter().map(|t| t.1.to_string()).collect()
+    };
+    experiment::workload_list(list, defaults, "vectoradd,km")
+}
+
+/// Run the reproduction into `out`: the runs (resumable), `verdicts.csv`, `runs.csv`, the
+/// report with its ledger, the figure CSVs and `figures/`. `cap` stops every run at that
+/// many warp instructions (none: every run to its end, as the paper's).
+pub fn run(
+    out: &Path,
+    benches: &[String],
+    quick: bool,
+    cap: Option<u64>,
+    jobs: usize,
+    quiet: bool,
+) -> Result<()> {
+    let study = study_benches(benches, quick);
+    // the claims exist before the first run
+    let claims = claims(benches, &study, quick);
+    let specs = plan(benches, &study, cap, quick);
+    let reused = specs
+        .iter()
+        .filter(|s| out.join("runs").join(format!("{}.json", s.key)).exists())
+        .count();
+    let t0 = std::time::Instant::now();
+    let mut res = execute(&specs, out, jobs, quiet)?;
+    let seconds = t0.elapsed().as_secs_f64();
+    let host: f64 = res.values().map(|r| r.host_seconds).sum();
+    let capped = res
+        .values()
+        .filter(|r| {
+            r.sim
+                .as_ref()
+                .and_then(|s| s.get("stopped_by_limit"))
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false)
+        })
+        .count();
+    res.insert(FIG5_KEY.into(), fig5_record());
+    let runs = experiment::Runs::new(&res);
+    let verdicts: Vec<_> = claims.iter().map(|c| c.0.evaluate(&runs)).collect();
+    std::fs::write(out.join("verdicts.csv"), experiment::verdict_csv(&verdicts))?;
+    let cols = [
+        "cycles",
+        "warp_insts",
+        "host_seconds",
+        "l2_hit_rate",
+        ENERGY,
+        OFFLOADED,
+        ON_GPU,
+        SUPPRESSED,
+        OCCUPANCY,
+        GPU_LINK_BYTES,
+        INVAL_SHARE,
+        LIVE_INS,
+        LIVE_OUTS,
+        NO_ISSUE[0].1,
+        NO_ISSUE[1].1,
+        NO_ISSUE[2].1,
+    ];
+    let mut csv = format!("run,bench,preset,sets,{}\n", cols.join(","));
+    for s in &specs {
+        let vals: Vec<String> = cols
+            .iter()
+            .map(|p| runs.value(&s.key, p).to_string())
+            .collect();
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{}",
+            s.key,
+            s.bench,
+            s.preset,
+            s.sets.join(" "),
+            vals.join(",")
+        );
+    }
+    std::fs::write(out.join("runs.csv"), csv)?;
+    let ctxs: Vec<Ctx> = claims.into_iter().map(|c| c.1).collect();
+    let meta = super::ndp_report::Meta {
+        benches,
+        study: &study,
+        cap,
+        capped,
+        quick,
+        runs: specs.len(),
+        reused,
+        seconds,
+        jobs,
+        host_seconds: host,
+    };
+    let head = super::ndp_report::write(out, &meta, &runs, &verdicts, &ctxs)?;
+    if !quiet {
+        println!("{head}");
+        println!(
+            "report: {}; per-run figures: {}; verdicts: {}",
+            out.join("report.md").display(),
+            out.join("runs.csv").display(),
+            out.join("verdicts.csv").display()
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_covers_every_configuration_and_every_variant_loads() {
+        let b = vec!["vectoradd".to_string(), "km".to_string()];
+        let study = study_benches(&b, true);
+        assert_eq!(study, vec!["vectoradd"]);
+        let p = plan(&b, &study, Some(1000), true);
+        assert_eq!(
+            p.len(),
+            2 * main_variants(true).len() + study_variants().len()
+        );
+        assert!(p
+            .iter()
+            .all(|s| s.sets.iter().any(|x| x == "run.max_warp_insts=1000")));
+        // no cap: every run to its end (the paper has none)
+        assert!(plan(&b, &study, None, false)
+            .iter()
+            .all(|s| !s.sets.iter().any(|x| x.starts_with("run.max_warp_insts"))));
+        let mut keys: Vec<&str> = p.iter().map(|s| s.key.as_str()).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), p.len());
+        for x in main_variants(false).iter().chain(&study_variants()) {
+            let c = locus_sim::preset::load(Some(x.preset), None, &x.sets)
+                .unwrap_or_else(|e| panic!("{}: {e}", x.key));
+            // the baselines offload nothing; the static runs carry their ratio
+            assert_eq!(
+                c.ndp.offload == locus_sim::ndp::OffloadMode::None,
+                x.key.starts_with("base") || x.key == "morecore",
+                "{}",
+                x.key
+            );
+            if let Some(r) = x.key.strip_prefix('s').and_then(|r| r.parse::<f64>().ok()) {
+                assert_eq!(c.ndp.static_ratio, r);
+            }
+        }
+        let sms = |k: &str| {
+            let x = main_variants(false)
+                .into_iter()
+                .chain(study_variants())
+                .find(|x| x.key == k)
+                .unwrap();
+            let c = locus_sim::preset::load(Some(x.preset), None, &x.sets).unwrap();
+            c.system.sms_per_node
+        };
+        assert_eq!(
+            (sms("base"), sms("morecore"), sms("base128")),
+            (64, 72, 128)
+        );
+    }
+
+    #[test]
+    fn claims_exist_before_runs_and_judge_nothing_without_data() {
+        let b: Vec<String> = TABLE1.iter().map(|t| t.1.to_string()).collect();
+        let c = claims(&b, &b, false);
+        assert!(c.iter().any(|c| c.0.paper_text == "+17.9%"));
+        assert!(c
+            .iter()
+            .any(|c| c.0.name.contains("BICG at static ratio 0.15")));
+        let q = claims(&["vectoradd".to_string()], &[], true);
+        assert!(!q.iter().any(|c| c.0.name.contains("on KMN")));
+        assert!(!q.iter().any(|c| c.0.name.contains("§7.6")));
+        let none = experiment::Runs::new(&Default::default());
+        assert!(c.iter().all(|c| c.0.evaluate(&none).held.is_none()));
+        let e = benches(Some("km,nosuch"), false).unwrap_err().to_string();
+        assert!(e.contains("nosuch"), "{e}");
+        for (_, w) in TABLE1 {
+            assert!(locus_workload::registry::find(w).is_some(), "{w}");
+        }
+    }
+
+    /// The committed report (docs/repro-ndp-report.md, from `--quick`) prints no number
+    /// absent from its ledger and no comparison its data contradict.
+    #[test]
+    fn committed_report_passes_its_audit() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+        let p = super::super::audit::audit(
+            &read("docs/repro-ndp-report.md"),
+            &read("docs/figures/ndp-numbers.txt"),
+            &read("docs/figures/ndp-checks.txt"),
+        );
+        assert!(p.is_empty(), "{}", p.join("\n"));
+    }
+
+    #[test]
+    fn fig5_montecarlo_matches_the_closed_form_ends() {
+        // one or two accesses: the first access's stack is always an optimal target
+        let r = fig5_record();
+        let runs = experiment::Runs::new(&[(FIG5_KEY.to_string(), r)].into_iter().collect());
+        assert_eq!(runs.value(FIG5_KEY, "sim.fig5.ratio.0"), 1.0);
+        assert_eq!(runs.value(FIG5_KEY, "sim.fig5.ratio.1"), 1.0);
+        // the spec's Monte-Carlo: 1.145 at 6 accesses, 1.065 at 64
+        let six = runs.value(FIG5_KEY, "sim.fig5.ratio.5");
+        assert!((six - 1.145).abs() < 0.01, "{six}");
+        let last = runs.value(FIG5_KEY, &format!("sim.fig5.ratio.{}", FIG5_N.len() - 1));
+        assert!((last - 1.065).abs() < 0.01, "{last}");
+    }
+}

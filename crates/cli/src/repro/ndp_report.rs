@@ -1,0 +1,789 @@
+//! The NDP reproduction's report, CSV files and figures, generated from the finished runs
+//! of [`super::ndp`] only: every number goes through the [`Ledger`] with its source and
+//! every comparison through [`Ledger::cmp`], so [`super::audit`] refuses a report that
+//! prints a number its data did not give. Sections: the declared claims, the disagreements
+//! each with the measured diagnostics that bear on it (or "unexplained"), offload coverage
+//! (which workloads have no offload block marked, read from the runs), one section per
+//! figure with the paper's values beside ours, what was not run, and the run time with
+//! the full run's estimate.
+
+use super::experiment::{self, Mean, Verdict};
+use super::ledger::Ledger;
+use super::ndp::{
+    self, abbr, static_key, Ctx, ENERGY, FIG5_KEY, FIG5_N, INVAL_SHARE, LIVE_INS, LIVE_OUTS,
+    NO_ISSUE, OCCUPANCY, OFFLOADED, ON_GPU, SUPPRESSED,
+};
+use crate::plot;
+use anyhow::Result;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// What [`write`] needs besides the runs.
+pub struct Meta<'a> {
+    pub benches: &'a [String],
+    pub study: &'a [String],
+    pub cap: Option<u64>,
+    /// Runs the cap stopped before their workload's end.
+    pub capped: usize,
+    pub quick: bool,
+    pub runs: usize,
+    pub reused: usize,
+    pub seconds: f64,
+    pub jobs: usize,
+    /// Host seconds of all runs together (the simulations' own timers).
+    pub host_seconds: f64,
+}
+
+/// A Markdown table.
+fn table(head: &[String], rows: &[Vec<String>]) -> String {
+    let mut s = format!("| {} |\n|{}\n", head.join(" | "), "---|".repeat(head.len()));
+    for r in rows {
+        let _ = writeln!(s, "| {} |", r.join(" | "));
+    }
+    s
+}
+
+fn am(v: &[f64]) -> f64 {
+    Mean::Arithmetic.of(v)
+}
+
+fn gm(v: &[f64]) -> f64 {
+    Mean::Geometric.of(v)
+}
+
+/// Write `report.md`, `numbers.txt`, `checks.txt`, the figure CSVs and `figures/` into
+/// `out`; returns the headline for the terminal. `ctxs[i]` says what `verdicts[i]` is
+/// about. Fails when the report fails its audit.
+pub fn write(
+    out: &Path,
+    meta: &Meta,
+    runs: &experiment::Runs,
+    verdicts: &[Verdict],
+    ctxs: &[Ctx],
+) -> Result<String> {
+    let led = Ledger::default();
+    let benches = meta.benches;
+    let figs = out.join("figures");
+    let val = |k: &str, p: &str| runs.value(k, p);
+    let key = |b: &str, c: &str| format!("{b}-{c}");
+    let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::NAN };
+    let sp = |b: &str, base: &str, c: &str| {
+        ratio(val(&key(b, base), "cycles"), val(&key(b, c), "cycles"))
+    };
+    let over = |bs: &[String], f: &dyn Fn(&str) -> f64| bs.iter().map(|b| f(b)).collect::<Vec<_>>();
+    // offload coverage, from the NaiveNDP run: every marked instance is offloaded or kept
+    let instances = |b: &str| {
+        let k = key(b, "naive");
+        val(&k, OFFLOADED) + val(&k, ON_GPU)
+    };
+    let unmarked: Vec<String> = benches
+        .iter()
+        .filter(|b| instances(b) == 0.0)
+        .cloned()
+        .collect();
+    let offload_share = |k: &str| {
+        let (o, g) = (val(k, OFFLOADED), val(k, ON_GPU));
+        ratio(o, o + g)
+    };
+    let ratios = ndp::ratios(meta.quick);
+    let mut md = String::new();
+
+    // ---- preamble
+    writeln!(
+        md,
+        "# NDP reproduction{}\n",
+        if meta.quick {
+            " (quick: workload subset, two static ratios; NOT the reproduction)"
+        } else {
+            ""
+        }
+    )?;
+    if meta.quick {
+        writeln!(
+            md,
+            "This is the quick run (`locus repro ndp --quick`). The full reproduction is `locus repro ndp -o out/repro-ndp` (all of Table 1's workloads, the static ratios of Fig. 9 and the §7.6 studies on every workload); its estimated time is under Run time.\n"
+        )?;
+    }
+    let cfg = locus_sim::preset::load(Some(ndp::BASE), None, &[])?;
+    writeln!(
+        md,
+        "Locus `repro ndp`: {} runs ({} reused from an earlier invocation) in {} s on {} worker(s), on {} workload(s); the §7.6 studies on {}. Machine: preset `ndp-8hmc` ({} SMs at {} GHz, {} stacks with one NSU each at {} GHz); Baseline_MoreCore is `ndp-morecore` and the 128-SM study `ndp-128sm`; every NDP configuration is a `--set ndp.offload=...` on them (`main_variants` and `study_variants` in crates/cli/src/repro/ndp.rs). Speedup = Baseline cycles / cycles. The paper does not say which mean it uses (ndp.md §6.1): claims use the arithmetic mean of per-workload values, tables also give the geometric mean.\n",
+        led.int(meta.runs as u64, "runs planned"),
+        led.int(meta.reused as u64, "runs reused"),
+        led.f(meta.seconds, 0, "wall seconds"),
+        led.int(meta.jobs as u64, "--jobs"),
+        led.int(benches.len() as u64, "workloads"),
+        led.int(meta.study.len() as u64, "study workloads"),
+        led.int(cfg.system.sms_per_node as u64, "config system.sms_per_node"),
+        led.f(cfg.system.sm_clock_ghz, 2, "config system.sm_clock_ghz"),
+        led.int(cfg.ndp.stack_nodes.len() as u64, "config ndp.stack_nodes"),
+        led.f(cfg.ndp.nsu_clock_ghz, 2, "config ndp.nsu_clock_ghz"),
+    )?;
+    match meta.cap {
+        None => writeln!(
+            md,
+            "Run length: the paper gives no instruction cap, so every run goes to its workload's end on the workload's default input (scaled by the one rule of crates/workload/src/scale.rs). {} of the {} runs were stopped early.\n",
+            led.int(meta.capped as u64, "runs stopped by a cap"),
+            led.int(meta.runs as u64, "runs planned"),
+        )?,
+        Some(c) => writeln!(
+            md,
+            "Run length: every run stops at {} warp instructions (`--warp-insts`, `run.max_warp_insts`); the paper runs to the end. {} of the {} runs were stopped by this cap, so their speedups compare the first part of each workload only (the same instructions in every configuration of a workload).\n",
+            led.int(c, "run cap"),
+            led.int(meta.capped as u64, "runs stopped by the cap"),
+            led.int(meta.runs as u64, "runs planned"),
+        )?,
+    }
+    writeln!(
+        md,
+        "Regenerate: `locus repro ndp{} -o out/repro-ndp`, then copy `report.md` to `docs/repro-ndp-report.md`, `figures/*` to `docs/figures/`, and `numbers.txt` / `checks.txt` to `docs/figures/ndp-numbers.txt` / `docs/figures/ndp-checks.txt`. Figures mark the paper's value with a black diamond.\n",
+        if meta.quick { " --quick" } else { "" }
+    )?;
+
+    // ---- headline claims
+    let mut head = led.headline(
+        "Each rule was declared in code before any run (`claims` in crates/cli/src/repro/ndp.rs); `inputs` counts the values with data.",
+        verdicts,
+    );
+    head += &led.held_line(verdicts);
+
+    // ---- offload coverage
+    let mut cov = String::from("\n## Offload coverage (read from the runs)\n\nBlock instances (warp x offload block) under NaiveNDP, NDP(Dyn) and NDP(Dyn)_Cache; a workload with no instance under NaiveNDP has no offload block marked in its Locus model, so its NDP runs equal its Baseline.\n\n");
+    let mut rows = Vec::new();
+    for b in benches {
+        let n = instances(b);
+        rows.push(vec![
+            abbr(b),
+            led.f(n, 0, "naive block instances"),
+            if n == 0.0 {
+                "no offload block marked".to_string()
+            } else {
+                led.pct(offload_share(&key(b, "naive")), "naive offloaded share")
+            },
+            led.pct(offload_share(&key(b, "dyn")), "dyn offloaded share"),
+            led.pct(
+                offload_share(&key(b, "dyncache")),
+                "dyncache offloaded share",
+            ),
+            led.pct(
+                ratio(
+                    val(&key(b, "dyncache"), SUPPRESSED),
+                    val(&key(b, "dyncache"), OFFLOADED) + val(&key(b, "dyncache"), ON_GPU),
+                ),
+                "dyncache suppressed share",
+            ),
+        ]);
+    }
+    cov += &table(
+        &[
+            "workload",
+            "instances",
+            "offloaded, NaiveNDP",
+            "offloaded, Dyn",
+            "offloaded, Dyn_Cache",
+            "suppressed by the cache check, Dyn_Cache",
+        ]
+        .map(String::from),
+        &rows,
+    );
+    if unmarked.is_empty() {
+        writeln!(cov, "\nEvery workload run has an offload block marked.")?;
+    } else {
+        writeln!(
+            cov,
+            "\nNo offload block marked: {} ({} of {} workloads); the means below include them at their Baseline value, as the paper's means include every workload.",
+            unmarked.iter().map(|b| abbr(b)).collect::<Vec<_>>().join(", "),
+            led.int(unmarked.len() as u64, "unmarked workloads"),
+            led.int(benches.len() as u64, "workloads"),
+        )?;
+    }
+
+    // ---- disagreements
+    let mut dis = String::from(
+        "\n### Where Locus and the paper disagree (the claim's rule failed), and the measured reason\n\n",
+    );
+    let mut n_dis = 0;
+    for (v, c) in verdicts.iter().zip(ctxs) {
+        if v.held != Some(false) {
+            continue;
+        }
+        n_dis += 1;
+        let side = v
+            .paper
+            .and_then(|p| {
+                led.cmp(v.ours, p, "Locus's value", "the paper's")
+                    .map(|c| format!("{c}; "))
+            })
+            .unwrap_or_default();
+        let bs = &c.benches;
+        let unm: Vec<String> = bs
+            .iter()
+            .filter(|b| unmarked.contains(b))
+            .map(|b| abbr(b))
+            .collect();
+        let unm_txt = if unm.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "{} of its {} workload(s) have no offload block marked ({}) and so sit at the Baseline; ",
+                led.int(unm.len() as u64, "unmarked workloads of the claim"),
+                led.int(bs.len() as u64, "workloads of the claim"),
+                unm.join(", ")
+            )
+        };
+        let v_key = c.variant.as_str();
+        let reason = match v_key {
+            "fig5" => "unexplained (a Monte-Carlo of ndp.md §6.2's model, no simulation)".to_string(),
+            "morecore" => format!(
+                "measured: {}Baseline_MoreCore's L2 hit rate is {} against the Baseline's {} (means over its workloads), so the 8 extra SMs and their L1s change the memory stream this much",
+                unm_txt.replace("have no offload block marked", "have no offload block marked (irrelevant here)"),
+                led.pct(am(&over(bs, &|b| val(&key(b, "morecore"), "l2_hit_rate"))), "morecore l2 hit rate"),
+                led.pct(am(&over(bs, &|b| val(&key(b, "base"), "l2_hit_rate"))), "base l2 hit rate"),
+            ),
+            "static" | "naive" | "dyn" | "dyncache" | "nsu175" | "dyncache128" => {
+                let vk = if v_key == "static" { "naive" } else { v_key };
+                format!(
+                    "measured: {}under {} the NSUs' mean warp-slot occupancy is {}, {} of block instances were offloaded ({} suppressed by the cache-locality check), and the Baseline's L2 hit rate is {} (means over its workloads)",
+                    unm_txt,
+                    vk,
+                    led.pct(am(&over(bs, &|b| val(&key(b, vk), OCCUPANCY))), "claim occupancy"),
+                    led.pct(am(&over(bs, &|b| offload_share(&key(b, vk)))), "claim offloaded share"),
+                    led.pct(
+                        am(&over(bs, &|b| {
+                            let k = key(b, vk);
+                            ratio(val(&k, SUPPRESSED), val(&k, OFFLOADED) + val(&k, ON_GPU))
+                        })),
+                        "claim suppressed share",
+                    ),
+                    led.pct(am(&over(bs, &|b| val(&key(b, "base"), "l2_hit_rate"))), "base l2 hit rate"),
+                )
+            }
+            k if k.starts_with('s') => format!(
+                "measured: {}at this ratio the NSUs' mean warp-slot occupancy is {} and the Baseline's L2 hit rate {}",
+                unm_txt,
+                led.pct(am(&over(bs, &|b| val(&key(b, k), OCCUPANCY))), "claim occupancy"),
+                led.pct(am(&over(bs, &|b| val(&key(b, "base"), "l2_hit_rate"))), "base l2 hit rate"),
+            ),
+            _ => "unexplained".to_string(),
+        };
+        writeln!(
+            dis,
+            "- {}: paper {}, Locus {}; {side}{reason}.",
+            v.name, v.paper_text, v.ours_text
+        )?;
+    }
+    if n_dis == 0 {
+        writeln!(dis, "None of the judged claims failed.")?;
+    }
+
+    // ---- Fig. 5
+    let mut f5 = format!("\n## Fig. 5: target-NSU policy (Monte-Carlo, {} stacks)\n\nRemote accesses of the first-access target over those of the optimal target (the stack holding most of the block's accesses), every access on a uniformly random stack, {} draws per point (`locus_sim::ndp::target::fig5_ratio`; ndp.md §6.2).\n\n",
+        led.int(8, "fig5 stacks"), led.int(ndp::FIG5_TRIALS as u64, "fig5 trials"));
+    let mut rows = Vec::new();
+    let mut csv = String::from("accesses,first_over_optimal\n");
+    let mut ys = Vec::new();
+    for (i, &n) in FIG5_N.iter().enumerate() {
+        let r = val(FIG5_KEY, &format!("sim.fig5.ratio.{i}"));
+        ys.push(r);
+        let _ = writeln!(csv, "{n},{r}");
+        rows.push(vec![
+            led.int(n as u64, "fig5 accesses"),
+            led.gain(r, "fig5 extra traffic"),
+        ]);
+    }
+    f5 += &table(
+        &["accesses in the block".to_string(), "extra traffic".into()],
+        &rows,
+    );
+    writeln!(
+        f5,
+        "\nThe paper: at most {} more traffic, shrinking as the access count grows.",
+        led.gain(1.15, "paper fig5")
+    )?;
+    std::fs::write(out.join("fig5_target.csv"), csv)?;
+    let xs: Vec<f64> = FIG5_N.iter().map(|&n| n as f64).collect();
+    plot::lines(
+        &figs.join("ndp-fig5-target"),
+        "Fig. 5: first-access target over optimal, off-chip accesses",
+        "accesses in the block",
+        "traffic ratio",
+        &xs,
+        &[
+            ("Locus Monte-Carlo".to_string(), ys),
+            ("paper bound".to_string(), vec![1.15; xs.len()]),
+        ],
+    )?;
+
+    // ---- Fig. 7
+    let mut f7 =
+        String::from("\n## Fig. 7: Baseline_MoreCore and NaiveNDP (speedup over Baseline)\n\n");
+    let mut rows = Vec::new();
+    let mut series = vec![
+        ("Baseline_MoreCore".to_string(), Vec::new()),
+        ("NaiveNDP".to_string(), Vec::new()),
+    ];
+    let mut marks = Vec::new();
+    let mut csv = String::from("bench,morecore,naive\n");
+    for (i, b) in benches.iter().enumerate() {
+        let (m, n) = (sp(b, "base", "morecore"), sp(b, "base", "naive"));
+        let _ = writeln!(csv, "{b},{m},{n}");
+        series[0].1.push(m);
+        series[1].1.push(n);
+        match abbr(b).as_str() {
+            "KMN" => marks.push((i, 0, 1.257)),
+            "STN" => marks.push((i, 1, 0.14)),
+            _ => {}
+        }
+        rows.push(vec![
+            abbr(b),
+            led.x(m, "fig7 morecore"),
+            led.x(n, "fig7 naive"),
+        ]);
+    }
+    let mut cats: Vec<String> = benches.iter().map(|b| abbr(b)).collect();
+    for (name, f) in [("mean", am as fn(&[f64]) -> f64), ("geomean", gm)] {
+        let m = f(&over(benches, &|b| sp(b, "base", "morecore")));
+        let n = f(&over(benches, &|b| sp(b, "base", "naive")));
+        series[0].1.push(m);
+        series[1].1.push(n);
+        if name == "mean" {
+            marks.push((cats.len(), 1, 0.48));
+        }
+        cats.push(name.to_string());
+        rows.push(vec![
+            name.to_string(),
+            led.x(m, "fig7 mean morecore"),
+            led.x(n, "fig7 mean naive"),
+        ]);
+    }
+    f7 += &table(
+        &[
+            "workload".to_string(),
+            "Baseline_MoreCore".into(),
+            "NaiveNDP".into(),
+        ],
+        &rows,
+    );
+    writeln!(
+        f7,
+        "\nThe paper: Baseline_MoreCore gains below {} except KMN ({}); NaiveNDP is slower on every workload, {} on STN and {} on average (read as normalized performance, ndp.md §6.3).",
+        led.gain(1.03, "paper morecore bound"),
+        led.gain(1.257, "paper morecore kmn"),
+        led.x(0.14, "paper naive stn"),
+        led.x(0.48, "paper naive mean"),
+    )?;
+    std::fs::write(out.join("fig7_naive.csv"), csv)?;
+    plot::grouped_bars_marked(
+        &figs.join("ndp-fig7-naive"),
+        "Fig. 7: speedup over Baseline",
+        "speedup",
+        &cats,
+        &series,
+        Some(1.0),
+        &marks,
+    )?;
+
+    // ---- Fig. 8
+    let mut f8 =
+        String::from("\n## Fig. 8: GPU no-issue cycles (normalized to the Baseline's total)\n\n");
+    let total = |k: &str| NO_ISSUE.iter().map(|c| val(k, c.1)).sum::<f64>();
+    let have8 = benches.iter().any(|b| total(&key(b, "base")).is_finite());
+    let mut csv = String::from("bench,config,exec_busy,dependency,idle\n");
+    let mut cats8 = Vec::new();
+    let mut parts: Vec<(String, Vec<f64>)> = NO_ISSUE
+        .iter()
+        .map(|c| (c.0.to_string(), Vec::new()))
+        .collect();
+    let mut rows = Vec::new();
+    for b in benches {
+        let t = total(&key(b, "base"));
+        for c in ["base", "naive"] {
+            let v: Vec<f64> = NO_ISSUE
+                .iter()
+                .map(|n| ratio(val(&key(b, c), n.1), t))
+                .collect();
+            let _ = writeln!(csv, "{b},{c},{},{},{}", v[0], v[1], v[2]);
+            cats8.push(format!("{} {c}", abbr(b)));
+            for (i, x) in v.iter().enumerate() {
+                parts[i].1.push(*x);
+            }
+            let mut r = vec![format!("{} {c}", abbr(b))];
+            r.extend(v.iter().map(|&x| led.f(x, 2, "fig8 share")));
+            rows.push(r);
+        }
+    }
+    std::fs::write(out.join("fig8_noissue.csv"), csv)?;
+    if have8 {
+        let mut h = vec!["run".to_string()];
+        h.extend(NO_ISSUE.iter().map(|c| c.0.to_string()));
+        f8 += &table(&h, &rows);
+        plot::stacked_bars(
+            &figs.join("ndp-fig8-noissue"),
+            "Fig. 8: no-issue cycles, normalized to Baseline",
+            "share of Baseline no-issue cycles",
+            &cats8,
+            &parts,
+        )?;
+    } else {
+        f8 += "no data: the runs carry no `sim.ndp.no_issue` statistics (the simulator does not split no-issue cycles in this build).\n";
+    }
+    writeln!(f8, "\nThe paper: dependency stalls dominate the Baselines; under NaiveNDP warp idle rises sharply.")?;
+
+    // ---- Fig. 9
+    let mut f9 = String::from("\n## Fig. 9: static offload ratios, NDP(Dyn) and NDP(Dyn)_Cache (speedup over Baseline)\n\n");
+    let mut cols: Vec<(String, String)> = ratios
+        .iter()
+        .map(|&r| {
+            (
+                led.put(format!("NDP({r})"), "static ratio label"),
+                static_key(r),
+            )
+        })
+        .collect();
+    cols.push((led.put("NDP(1.0)".into(), "naive label"), "naive".into()));
+    cols.push(("NDP(Dyn)".into(), "dyn".into()));
+    cols.push(("NDP(Dyn)_Cache".into(), "dyncache".into()));
+    let mut series: Vec<(String, Vec<f64>)> =
+        cols.iter().map(|c| (c.0.clone(), Vec::new())).collect();
+    let mut rows = Vec::new();
+    let mut marks = Vec::new();
+    let mut csv = format!(
+        "bench,{}\n",
+        cols.iter()
+            .map(|c| c.1.clone())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let col_of = |k: &str| cols.iter().position(|c| c.1 == k);
+    for (i, b) in benches.iter().enumerate() {
+        let v: Vec<f64> = cols.iter().map(|c| sp(b, "base", &c.1)).collect();
+        let _ = writeln!(
+            csv,
+            "{b},{}",
+            v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        for (j, x) in v.iter().enumerate() {
+            series[j].1.push(*x);
+        }
+        let paper: &[(&str, f64)] = match abbr(b).as_str() {
+            "KMN" => &[("dyn", 1.668), ("dyncache", 1.668)],
+            "VADD" => &[("dyn", 1.249)],
+            "STN" => &[("dyn", 0.83), ("dyncache", 1.0)],
+            "BFS" => &[("s0.4", 1.31)],
+            "BICG" => &[("s0.15", 1.115)],
+            _ => &[],
+        };
+        for &(k, p) in paper {
+            if let Some(j) = col_of(k) {
+                marks.push((i, j, p));
+            }
+        }
+        let mut r = vec![abbr(b)];
+        r.extend(v.iter().map(|&x| led.x(x, "fig9 speedup")));
+        rows.push(r);
+    }
+    let mut cats: Vec<String> = benches.iter().map(|b| abbr(b)).collect();
+    for (name, f) in [("mean", am as fn(&[f64]) -> f64), ("geomean", gm)] {
+        let v: Vec<f64> = cols
+            .iter()
+            .map(|c| f(&over(benches, &|b| sp(b, "base", &c.1))))
+            .collect();
+        for (j, x) in v.iter().enumerate() {
+            series[j].1.push(*x);
+        }
+        if name == "mean" {
+            for (k, p) in [("dyn", 1.149), ("dyncache", 1.179)] {
+                if let Some(j) = col_of(k) {
+                    marks.push((cats.len(), j, p));
+                }
+            }
+        }
+        cats.push(name.to_string());
+        let mut r = vec![name.to_string()];
+        r.extend(v.iter().map(|&x| led.x(x, "fig9 mean speedup")));
+        rows.push(r);
+    }
+    let mut h = vec!["workload".to_string()];
+    h.extend(cols.iter().map(|c| c.0.clone()));
+    f9 += &table(&h, &rows);
+    writeln!(
+        f9,
+        "\nThe paper: best static KMN {}, BFS {} at ratio {}, BICG {} at {}; only degradation for BPROP, BICG, STN and STCL on the 0.2-1.0 grid; NDP(Dyn) {} on average (KMN {}, VADD {}, STN {}); NDP(Dyn)_Cache {} on average.",
+        led.gain(1.636, "paper kmn best static"),
+        led.gain(1.31, "paper bfs 0.4"),
+        led.f(0.4, 1, "paper bfs ratio"),
+        led.gain(1.115, "paper bicg 0.15"),
+        led.f(0.15, 2, "paper bicg ratio"),
+        led.gain(1.149, "paper dyn mean"),
+        led.gain(1.668, "paper dyn kmn"),
+        led.gain(1.249, "paper dyn vadd"),
+        led.gain(0.83, "paper dyn stn"),
+        led.gain(1.179, "paper dyncache mean"),
+    )?;
+    led.put("0.2".into(), "fig9 grid");
+    led.put("1.0".into(), "fig9 grid");
+    std::fs::write(out.join("fig9_static.csv"), csv)?;
+    plot::grouped_bars_marked(
+        &figs.join("ndp-fig9-static"),
+        "Fig. 9: speedup over Baseline",
+        "speedup",
+        &cats,
+        &series,
+        Some(1.0),
+        &marks,
+    )?;
+    // the Dyn controller's ratio at the end of each run
+    let mut dynr = String::from(
+        "\nNDP(Dyn)'s hill climber: epochs run and the ratio in force at the end.\n\n",
+    );
+    let mut rows = Vec::new();
+    for b in benches {
+        let k = key(b, "dyn");
+        let mut n = 0;
+        while val(&k, &format!("sim.ndp.ratio_per_epoch.{n}")).is_finite() {
+            n += 1;
+        }
+        let last = if n > 0 {
+            val(&k, &format!("sim.ndp.ratio_per_epoch.{}", n - 1))
+        } else {
+            f64::NAN
+        };
+        rows.push(vec![
+            abbr(b),
+            led.int(n as u64, "dyn epochs"),
+            led.f(last, 2, "dyn last ratio"),
+        ]);
+    }
+    dynr += &table(
+        &[
+            "workload".to_string(),
+            "epochs".into(),
+            "final ratio".into(),
+        ],
+        &rows,
+    );
+    f9 += &dynr;
+
+    // ---- Fig. 10
+    let mut f10 = String::from("\n## Fig. 10: energy (normalized to Baseline)\n\n");
+    let ecfg = [
+        ("morecore", "Baseline_MoreCore"),
+        ("naive", "NaiveNDP"),
+        ("dyn", "NDP(Dyn)"),
+        ("dyncache", "NDP(Dyn)_Cache"),
+    ];
+    let en = |b: &str, c: &str| ratio(val(&key(b, c), ENERGY), val(&key(b, "base"), ENERGY));
+    let mut series: Vec<(String, Vec<f64>)> =
+        ecfg.iter().map(|c| (c.1.to_string(), Vec::new())).collect();
+    let mut rows = Vec::new();
+    let mut marks = Vec::new();
+    let mut csv = String::from("bench,morecore,naive,dyn,dyncache\n");
+    for (i, b) in benches.iter().enumerate() {
+        let v: Vec<f64> = ecfg.iter().map(|c| en(b, c.0)).collect();
+        let _ = writeln!(csv, "{b},{},{},{},{}", v[0], v[1], v[2], v[3]);
+        for (j, x) in v.iter().enumerate() {
+            series[j].1.push(*x);
+        }
+        if abbr(b) == "KMN" {
+            marks.push((i, 2, 0.624));
+        }
+        let mut r = vec![abbr(b)];
+        r.extend(v.iter().map(|&x| led.x(x, "fig10 energy")));
+        rows.push(r);
+    }
+    let mut cats: Vec<String> = benches.iter().map(|b| abbr(b)).collect();
+    let v: Vec<f64> = ecfg
+        .iter()
+        .map(|c| am(&over(benches, &|b| en(b, c.0))))
+        .collect();
+    for (j, x) in v.iter().enumerate() {
+        series[j].1.push(*x);
+    }
+    marks.push((cats.len(), 0, 1.0));
+    marks.push((cats.len(), 2, 0.925));
+    marks.push((cats.len(), 3, 0.914));
+    cats.push("mean".into());
+    let mut r = vec!["mean".to_string()];
+    r.extend(v.iter().map(|&x| led.x(x, "fig10 mean energy")));
+    rows.push(r);
+    let mut h = vec!["workload".to_string()];
+    h.extend(ecfg.iter().map(|c| c.1.to_string()));
+    f10 += &table(&h, &rows);
+    writeln!(
+        f10,
+        "\nThe paper: Baseline_MoreCore about {}, NDP(Dyn) {} on average ({} on KMN), NDP(Dyn)_Cache {} on average. Locus's energy is `sim.energy.total_j` (crates/sim/src/energy.rs), not GPUWattch: compare the ratios only.",
+        led.x(1.0, "paper morecore energy"),
+        led.x(0.925, "paper dyn energy"),
+        led.x(0.624, "paper dyn kmn energy"),
+        led.x(0.914, "paper dyncache energy"),
+    )?;
+    std::fs::write(out.join("fig10_energy.csv"), csv)?;
+    plot::grouped_bars_marked(
+        &figs.join("ndp-fig10-energy"),
+        "Fig. 10: energy normalized to Baseline",
+        "normalized energy",
+        &cats,
+        &series,
+        Some(1.0),
+        &marks,
+    )?;
+
+    // ---- Fig. 11 and §6.10
+    let mut f11 =
+        String::from("\n## Fig. 11 and §6.10: NSU occupancy and NDP traffic (NDP(Dyn)_Cache)\n\n");
+    let mut rows = Vec::new();
+    let mut occ = Vec::new();
+    let mut marks = Vec::new();
+    let mut csv = String::from("bench,nsu_occupancy,invalidation_share,live_ins,live_outs\n");
+    for (i, b) in benches.iter().enumerate() {
+        let k = key(b, "dyncache");
+        let (o, s, li, lo) = (
+            val(&k, OCCUPANCY),
+            val(&k, INVAL_SHARE),
+            val(&k, LIVE_INS),
+            val(&k, LIVE_OUTS),
+        );
+        let _ = writeln!(csv, "{b},{o},{s},{li},{lo}");
+        occ.push(o);
+        if abbr(b) == "SP" {
+            marks.push((i, 0, 0.393));
+        }
+        rows.push(vec![
+            abbr(b),
+            led.pct(o, "nsu occupancy"),
+            led.put(
+                if s.is_finite() {
+                    format!("{:.2}%", 100.0 * s)
+                } else {
+                    "no data".into()
+                },
+                "invalidation share",
+            ),
+            led.f(li, 2, "live-ins per thread"),
+            led.f(lo, 2, "live-outs per thread"),
+        ]);
+    }
+    let mut cats: Vec<String> = benches.iter().map(|b| abbr(b)).collect();
+    occ.push(am(&occ));
+    marks.push((cats.len(), 0, 0.221));
+    cats.push("mean".into());
+    f11 += &table(
+        &[
+            "workload",
+            "NSU warp-slot occupancy",
+            "invalidations / off-chip bytes",
+            "live-in registers per thread",
+            "live-out registers per thread",
+        ]
+        .map(String::from),
+        &rows,
+    );
+    writeln!(
+        f11,
+        "\nThe paper: occupancy at most {} (SP), {} on average; invalidations at most {} of off-chip traffic, {} on average; {} live-in and {} live-out registers per thread.",
+        led.pct(0.393, "paper occupancy max"),
+        led.pct(0.221, "paper occupancy mean"),
+        led.put("1.42%".into(), "paper invalidation max"),
+        led.put("0.38%".into(), "paper invalidation mean"),
+        led.f(0.41, 2, "paper live-ins"),
+        led.f(0.47, 2, "paper live-outs"),
+    )?;
+    std::fs::write(out.join("fig11_nsu.csv"), csv)?;
+    plot::grouped_bars_marked(
+        &figs.join("ndp-fig11-nsu"),
+        "Fig. 11: NSU warp-slot occupancy, NDP(Dyn)_Cache",
+        "occupancy",
+        &cats,
+        &[("occupancy".to_string(), occ)],
+        None,
+        &marks,
+    )?;
+
+    // ---- §7.6 studies
+    let mut f76 =
+        String::from("\n## §7.6: NSU clock and a larger GPU (speedup of NDP(Dyn)_Cache)\n\n");
+    let mut csv = String::from("bench,dyncache,nsu175,sm128\n");
+    let mut rows = Vec::new();
+    for b in meta.study {
+        let (a, h, m) = (
+            sp(b, "base", "dyncache"),
+            sp(b, "base", "nsu175"),
+            sp(b, "base128", "dyncache128"),
+        );
+        let _ = writeln!(csv, "{b},{a},{h},{m}");
+        rows.push(vec![
+            abbr(b),
+            led.gain(a, "study dyncache"),
+            led.gain(h, "study nsu175"),
+            led.gain(m, "study 128sm"),
+        ]);
+    }
+    if meta.study.is_empty() {
+        f76 += "Not run.\n";
+    } else {
+        let col = |f: &dyn Fn(&str) -> f64| am(&over(meta.study, f));
+        rows.push(vec![
+            "mean".into(),
+            led.gain(col(&|b| sp(b, "base", "dyncache")), "study mean dyncache"),
+            led.gain(col(&|b| sp(b, "base", "nsu175")), "study mean nsu175"),
+            led.gain(
+                col(&|b| sp(b, "base128", "dyncache128")),
+                "study mean 128sm",
+            ),
+        ]);
+        f76 += &table(
+            &[
+                "workload".to_string(),
+                led.put("NSU 350 MHz".into(), "nsu clock label"),
+                led.put("NSU 175 MHz".into(), "nsu clock label"),
+                led.put("128 SMs (over the 128-SM Baseline)".into(), "128 sm label"),
+            ],
+            &rows,
+        );
+        writeln!(
+            f76,
+            "\nThe paper: {} on average at 175 MHz ({} on KMN) against {} at 350 MHz; {} on average with 128 SMs.",
+            led.gain(1.141, "paper nsu175 mean"),
+            led.gain(1.677, "paper nsu175 kmn"),
+            led.gain(1.179, "paper dyncache mean"),
+            led.gain(1.116, "paper 128sm mean"),
+        )?;
+    }
+    std::fs::write(out.join("sensitivity.csv"), csv)?;
+
+    // ---- not run, run time
+    let mut tail = String::from("\n## Not run\n\n");
+    writeln!(tail, "- GPUWattch's absolute power and the per-component energy split (the paper gives none either), §7.5's storage overhead (a calculation, no run), and Fig. 11's I-cache utilisation (no NSU I-cache model).")?;
+    if meta.quick {
+        writeln!(tail, "- The quick run leaves out Table 1's other workloads, Fig. 9's other ratios and the §7.6 studies beyond its first workload.")?;
+    }
+    let per_run = ratio(meta.host_seconds, meta.runs as f64);
+    let full_runs =
+        ndp::TABLE1.len() * (ndp::main_variants(false).len() + ndp::study_variants().len());
+    let est = per_run * full_runs as f64 / 2.0 / 60.0;
+    writeln!(
+        tail,
+        "\n## Run time\n\nThe simulations (reused ones included, as their records measured them) took {} host seconds in all ({} per run on average). A full reproduction ({} runs to their ends on {} workers) is estimated at {} minutes from this mean; Table 1's other workloads run for other lengths (measure them with `locus run -p ndp-8hmc -w <workload>`), so this is a rough figure. `--warp-insts N` caps every run.",
+        led.f(meta.host_seconds, 0, "host seconds"),
+        led.f(per_run, 1, "host seconds per run"),
+        led.int(full_runs as u64, "full runs"),
+        led.int(2, "workers of the estimate"),
+        led.f(est, 0, "full-run estimate minutes"),
+    )?;
+
+    let report = format!("{md}{head}{dis}{cov}{f5}{f7}{f8}{f9}{f10}{f11}{f76}{tail}");
+    std::fs::write(out.join("report.md"), &report)?;
+    std::fs::write(out.join("numbers.txt"), led.numbers_txt())?;
+    std::fs::write(out.join("checks.txt"), led.checks_txt())?;
+    let problems = super::audit::audit(&report, &led.numbers_txt(), &led.checks_txt());
+    if !problems.is_empty() {
+        anyhow::bail!(
+            "the NDP report fails its audit:\n  {}",
+            problems.join("\n  ")
+        );
+    }
+    Ok(format!("{head}{dis}"))
+}
