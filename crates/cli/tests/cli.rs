@@ -684,11 +684,11 @@ fn repro_ndp_quick_report_passes_its_audit_and_resumes() {
     // the 3 study runs
     let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
     assert_eq!(runs.lines().count(), 1 + 7 + 3);
-    // resumable: the second invocation reuses all 10 runs
+    // resumable: the second invocation reuses all 11 runs
     let (code, _, err) = locus(&args);
     assert_eq!(code, 0, "{err}");
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(report.contains("(10 reused"), "{report}");
+    assert!(report.contains("(11 reused"), "{report}");
     let (code, _, err) = locus(&[
         "repro",
         "ndp",
