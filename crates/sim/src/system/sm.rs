@@ -364,6 +364,37 @@ impl System {
         }
     }
 
+    /// How many instructions past `Warp::next` [`System::prefetch_inst`] asks for: 4 (96
+    /// bytes, about 1.5 host cache lines, ahead) measured best of 1, 2, 4 and 8 on bfs.
+    const PREFETCH_AHEAD: usize = 4;
+
+    /// Ask the host CPU to bring into its caches the instructions warp `wg` will read at
+    /// its next issues (`PREFETCH_AHEAD` past the one cached in `Warp::next`). Block programs are large and a warp issues again only
+    /// after many other warps did, so without this the read in [`System::inst`] misses
+    /// the host caches almost every time (a fifth of bfs's host cycles). A hint only:
+    /// nothing is read or written, so the simulation is unchanged.
+    #[inline(always)]
+    fn prefetch_inst(&self, sm: usize, wg: usize) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let w = &self.warps[wg];
+            let prog = &self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize];
+            // `wrapping_add`: the address may lie past the list's end; a prefetch never faults
+            let p = prog
+                .insts
+                .as_ptr()
+                .wrapping_add(w.pc as usize + Self::PREFETCH_AHEAD);
+            // SAFETY: `_mm_prefetch` is a hint that reads nothing and cannot fault
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    p as *const i8,
+                )
+            };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (sm, wg);
+    }
+
     /// Has warp `wg` consumed its whole instruction list?
     fn at_end(&self, sm: usize, wg: usize) -> bool {
         let w = &self.warps[wg];
@@ -404,6 +435,7 @@ impl System {
         self.warps[wg].pc += 1;
         self.warps[wg].free_from = Ps::MAX;
         self.warps[wg].next = self.inst(sm, wg);
+        self.prefetch_inst(sm, wg);
         // the warp was a candidate of this tick, so the wheel has it as ready
         self.defer_ready_warp(sm, wg, now + cyc);
         // partitioned execution: an offloaded block's loads and stores become packets
