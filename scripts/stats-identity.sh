@@ -3,16 +3,22 @@
 # Speed changes must leave every statistic bit-identical: this runs ten configurations with
 # both binaries and compares stats JSON (minus host section) on several runs
 OLD=$1; NEW=$2; fail=0
+T=$(mktemp -d)  # own folder: parallel invocations must not share files
 run() { # name args...
   n=$1; shift
-  $OLD run "$@" -q --stats-json /tmp/cmp-old-$n.json >/dev/null 2>&1 || echo "old failed $n"
-  $NEW run "$@" -q --stats-json /tmp/cmp-new-$n.json >/dev/null 2>&1 || echo "new failed $n"
-  python3 - "$n" <<'PY'
+  $OLD run "$@" -q --stats-json $T/old-$n.json >/dev/null 2>&1 || echo "old failed $n"
+  $NEW run "$@" -q --stats-json $T/new-$n.json >/dev/null 2>&1 || echo "new failed $n"
+  python3 - "$n" "$T" <<'PY'
 import json,sys
-n=sys.argv[1]
-a=json.load(open(f'/tmp/cmp-old-{n}.json')); b=json.load(open(f'/tmp/cmp-new-{n}.json'))
+n,t=sys.argv[1],sys.argv[2]
+a=json.load(open(f'{t}/old-{n}.json')); b=json.load(open(f'{t}/new-{n}.json'))
 for d in (a,b): d.pop('host',None)
-print(n, 'IDENTICAL' if a==b else 'DIFFERENT', a.get('cycles', a.get('sim',{}).get('cycles')) )
+if a==b: v='IDENTICAL'
+else:
+    ca,cb=a.pop('config',None),b.pop('config',None)
+    # a new config key with its default echoes in the stats: say so apart from a real change
+    v='IDENTICAL STATISTICS (config echo differs)' if a==b else 'DIFFERENT'
+print(n, v, a.get('cycles', a.get('sim',{}).get('cycles')) )
 PY
 }
 run bfs13 -p coda-4gpu -w bfs --param scale=13

@@ -258,7 +258,7 @@ pub fn write(
             )
         } else if name.contains("L1 misses served locally") {
             format!(
-                "measured: LAB places the pages of {} of L1 misses in the requester's partition under No-Rep and replicas add {} (means over benchmarks). The scaled inputs launch few CTAs: CTAs ran on {} of the {} partitions (mean over benchmarks, No-Rep), and a partition without CTAs first-touches no page, so NPB stays at or below the threshold (nuba.md §4.2) and LAB places pages least-first, the requester's partition only when it is among the emptiest. A larger input that keeps every partition busy (e.g. `locus run -p nuba -w atax --param nx=8192 --param ny=8192`) is the check of this reading; this report does not run it. LAB's rules were checked against §4.2-§4.4 (requester = the touching SM's partition, NPB over the pages per partition before each allocation, strict threshold, least-first with free locality)",
+                "measured: LAB places the pages of {} of L1 misses in the requester's partition under No-Rep and replicas add {} (means over benchmarks). The scaled inputs launch few CTAs: CTAs ran on {} of the {} partitions (mean over benchmarks, No-Rep), and a partition without CTAs first-touches no page, so NPB stays at or below the threshold (nuba.md §4.2) and LAB places pages least-first, the requester's partition only when it is among the emptiest. A larger input that launches a CTA on every partition (`locus run -p nuba -w atax` with larger `--param nx=` and `ny=`) is the check of this reading; this report does not run it. LAB's rules were checked against §4.2-§4.4 (requester = the touching SM's partition, NPB over the pages per partition before each allocation, strict threshold, least-first with free locality)",
                 led.pct(over(&|b| local(&key(b, "norep"))), "mean local share norep"),
                 led.pct(
                     over(&|b| local(&key(b, "nuba")) - local(&key(b, "norep"))),
@@ -697,11 +697,13 @@ pub fn write(
 
     // ---- not run, run time
     let mut tail = String::from("\n## Not run\n\n");
-    writeln!(
-        tail,
-        "- Table 2 benchmarks without a Locus model: {}.",
-        MISSING.join(", ")
-    )?;
+    if !MISSING.is_empty() {
+        writeln!(
+            tail,
+            "- Table 2 benchmarks without a Locus model: {}.",
+            MISSING.join(", ")
+        )?;
+    }
     writeln!(tail, "- §7.9's Griffin-style page migration and Carrefour-style page replication (the core's migration moves a page on its first GPU touch only, with no per-interval access counts), and the NoC share of Fig. 13's energy (the NoC power model prices Fig. 10's networks only).")?;
     let per_run = ratio(meta.host_seconds, meta.runs as f64);
     let full_runs = TABLE2.len() * (nuba::CONFIGS.len() + nuba::SWEEPS.len());
