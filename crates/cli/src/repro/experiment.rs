@@ -342,6 +342,30 @@ pub fn workload_list(
     Ok(names)
 }
 
+/// A Markdown table of `head` and `rows`, as every reproduction's report prints them.
+pub fn md_table(head: &[String], rows: &[Vec<String>]) -> String {
+    use std::fmt::Write as _;
+    let mut s = format!("| {} |\n|{}\n", head.join(" | "), "---|".repeat(head.len()));
+    for r in rows {
+        let _ = writeln!(s, "| {} |", r.join(" | "));
+    }
+    s
+}
+
+/// The closing lines of a reproduction: its headline and where its report, per-run table
+/// and verdicts are (nothing when `quiet`).
+pub fn print_closing(out: &std::path::Path, head: &str, quiet: bool) {
+    if !quiet {
+        println!("{head}");
+        println!(
+            "report: {}; per-run figures: {}; verdicts: {}",
+            out.join("report.md").display(),
+            out.join("runs.csv").display(),
+            out.join("verdicts.csv").display()
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

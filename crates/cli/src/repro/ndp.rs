@@ -806,15 +806,7 @@ pub fn run(
         host_seconds: host,
     };
     let head = super::ndp_report::write(out, &meta, &runs, &verdicts, &ctxs)?;
-    if !quiet {
-        println!("{head}");
-        println!(
-            "report: {}; per-run figures: {}; verdicts: {}",
-            out.join("report.md").display(),
-            out.join("runs.csv").display(),
-            out.join("verdicts.csv").display()
-        );
-    }
+    super::experiment::print_closing(out, &head, quiet);
     Ok(())
 }
 

@@ -34,14 +34,7 @@ pub struct Meta<'a> {
     pub host_seconds: f64,
 }
 
-/// A Markdown table.
-fn table(head: &[String], rows: &[Vec<String>]) -> String {
-    let mut s = format!("| {} |\n|{}\n", head.join(" | "), "---|".repeat(head.len()));
-    for r in rows {
-        let _ = writeln!(s, "| {} |", r.join(" | "));
-    }
-    s
-}
+use super::experiment::md_table as table;
 
 fn am(v: &[f64]) -> f64 {
     Mean::Arithmetic.of(v)

@@ -715,15 +715,7 @@ pub fn run(
         host_seconds: host.iter().sum(),
     };
     let head = super::nuba_report::write(out, &meta, &runs, &verdicts)?;
-    if !quiet {
-        println!("{head}");
-        println!(
-            "report: {}; per-run figures: {}; verdicts: {}",
-            out.join("report.md").display(),
-            out.join("runs.csv").display(),
-            out.join("verdicts.csv").display()
-        );
-    }
+    super::experiment::print_closing(out, &head, quiet);
     Ok(())
 }
 

@@ -898,15 +898,7 @@ pub fn run(
         jobs,
     };
     let head = super::rec_report::write(out, &meta, &runs, &claims, &verdicts)?;
-    if !quiet {
-        println!("{head}");
-        println!(
-            "report: {}; per-run figures: {}; verdicts: {}",
-            out.join("report.md").display(),
-            out.join("runs.csv").display(),
-            out.join("verdicts.csv").display()
-        );
-    }
+    super::experiment::print_closing(out, &head, quiet);
     Ok(())
 }
 

@@ -57,14 +57,7 @@ fn mean(v: &[f64]) -> f64 {
     Mean::Arithmetic.of(v)
 }
 
-/// A Markdown table.
-fn table(head: &[String], rows: &[Vec<String>]) -> String {
-    let mut s = format!("| {} |\n|{}\n", head.join(" | "), "---|".repeat(head.len()));
-    for r in rows {
-        let _ = writeln!(s, "| {} |", r.join(" | "));
-    }
-    s
-}
+use super::experiment::md_table as table;
 
 /// Write `report.md`, `numbers.txt`, `checks.txt`, the figure CSVs and `figures/*.{png,svg}`
 /// into `out`; returns the headline (claims and disagreements) for the terminal. Fails when
