@@ -342,6 +342,34 @@ pub fn workload_list(
     Ok(names)
 }
 
+/// Write `runs.csv` into `out`: one row per run (key, workload, preset, overrides) with
+/// the value of each statistic path in `cols`, as every reproduction keeps its runs.
+pub fn write_runs_csv(
+    out: &std::path::Path,
+    specs: &[super::RunSpec],
+    runs: &Runs,
+    cols: &[&str],
+) -> std::io::Result<()> {
+    use std::fmt::Write as _;
+    let mut csv = format!("run,bench,preset,sets,{}\n", cols.join(","));
+    for s in specs {
+        let vals: Vec<String> = cols
+            .iter()
+            .map(|p| runs.value(&s.key, p).to_string())
+            .collect();
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{}",
+            s.key,
+            s.bench,
+            s.preset,
+            s.sets.join(" "),
+            vals.join(",")
+        );
+    }
+    std::fs::write(out.join("runs.csv"), csv)
+}
+
 /// A Markdown table of `head` and `rows`, as every reproduction's report prints them.
 pub fn md_table(head: &[String], rows: &[Vec<String>]) -> String {
     use std::fmt::Write as _;

@@ -24,7 +24,6 @@
 use super::experiment::{self, Claim, Mean, Quantity, Rule, Unit};
 use super::{execute, RunResult, RunSpec};
 use anyhow::Result;
-use std::fmt::Write as _;
 use std::path::Path;
 
 /// Spec ndp.md §5.4 Table 1: (paper abbreviation, Locus workload).
@@ -775,23 +774,7 @@ pub fn run(
         NO_ISSUE[1].1,
         NO_ISSUE[2].1,
     ];
-    let mut csv = format!("run,bench,preset,sets,{}\n", cols.join(","));
-    for s in &specs {
-        let vals: Vec<String> = cols
-            .iter()
-            .map(|p| runs.value(&s.key, p).to_string())
-            .collect();
-        let _ = writeln!(
-            csv,
-            "{},{},{},{},{}",
-            s.key,
-            s.bench,
-            s.preset,
-            s.sets.join(" "),
-            vals.join(",")
-        );
-    }
-    std::fs::write(out.join("runs.csv"), csv)?;
+    super::experiment::write_runs_csv(out, &specs, &runs, &cols)?;
     let ctxs: Vec<Ctx> = claims.into_iter().map(|c| c.1).collect();
     let meta = super::ndp_report::Meta {
         benches,

@@ -19,7 +19,6 @@
 use super::experiment::{self, Claim, Mean, Quantity, Rule, Unit};
 use super::{execute, RunSpec};
 use anyhow::Result;
-use std::fmt::Write as _;
 use std::path::Path;
 
 /// NUBA Table 2 (nuba.md §6.3): (paper abbreviation, our workload, the paper's class).
@@ -674,23 +673,7 @@ pub fn run(
         "max_remote_link_util",
         "sim.total.mean_load_latency_ns",
     ];
-    let mut csv = format!("run,bench,preset,sets,{}\n", cols.join(","));
-    for s in &specs {
-        let vals: Vec<String> = cols
-            .iter()
-            .map(|p| runs.value(&s.key, p).to_string())
-            .collect();
-        let _ = writeln!(
-            csv,
-            "{},{},{},{},{}",
-            s.key,
-            s.bench,
-            s.preset,
-            s.sets.join(" "),
-            vals.join(",")
-        );
-    }
-    std::fs::write(out.join("runs.csv"), csv)?;
+    super::experiment::write_runs_csv(out, &specs, &runs, &cols)?;
     let host: Vec<f64> = res.values().map(|r| r.host_seconds).collect();
     let capped = res
         .values()

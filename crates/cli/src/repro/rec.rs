@@ -9,7 +9,6 @@
 use super::experiment::{self, Claim, Mean, Quantity, Rule, Unit};
 use super::{execute, RunSpec};
 use anyhow::Result;
-use std::fmt::Write as _;
 use std::path::Path;
 
 /// REC's 12 benchmarks (Table 3) by their registry names.
@@ -857,23 +856,7 @@ pub fn run(
         "sim.coherence.directory.evictions",
         COALESCED,
     ];
-    let mut csv = format!("run,bench,preset,sets,{}\n", cols.join(","));
-    for s in &specs {
-        let vals: Vec<String> = cols
-            .iter()
-            .map(|p| runs.value(&s.key, p).to_string())
-            .collect();
-        let _ = writeln!(
-            csv,
-            "{},{},{},{},{}",
-            s.key,
-            s.bench,
-            s.preset,
-            s.sets.join(" "),
-            vals.join(",")
-        );
-    }
-    std::fs::write(out.join("runs.csv"), csv)?;
+    super::experiment::write_runs_csv(out, &specs, &runs, &cols)?;
     // runs the cap stopped before their workload's end
     let capped = res
         .values()
