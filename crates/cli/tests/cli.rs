@@ -918,3 +918,46 @@ fn repro_hms_quick_writes_report_and_rank_check_works() {
     assert_eq!(checked, 5, "{stdout}");
     assert!(stdout.contains("rank correlation (Spearman)"), "{stdout}");
 }
+
+/// `locus validate gpu` on the checked-in H100 measurements, transpose only: the model's
+/// global and shared loads and stores equal Nsight Compute's counts exactly (the tile
+/// transpose has no predicated or divergent memory instruction), the report and CSV are
+/// written, and a missing measurement folder is an error naming it.
+#[test]
+fn validate_gpu_compares_the_transpose_model_with_the_h100_counts() {
+    let out = tmp("validate-gpu");
+    let measured = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../validation/gpu/h100");
+    let (code, _, err) = locus(&[
+        "validate",
+        "gpu",
+        "--measured",
+        measured.to_str().unwrap(),
+        "--only",
+        "transpose",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let csv = std::fs::read_to_string(out.join("gpu-compare.csv")).unwrap();
+    let head: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(row[1], "transposeNoBankConflicts");
+    for q in [
+        "global_loads",
+        "global_stores",
+        "shared_loads",
+        "shared_stores",
+    ] {
+        let i = head
+            .iter()
+            .position(|h| *h == format!("{q}_ratio"))
+            .unwrap();
+        assert_eq!(row[i], "1.0000", "{q}: {csv}");
+    }
+    let md = std::fs::read_to_string(out.join("gpu-compare.md")).unwrap();
+    assert!(md.contains("## Disagreements") && md.contains("static SASS instructions"));
+    let (code, _, err) = locus(&["validate", "gpu", "--measured", "/nonexistent/m"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("/nonexistent/m/manifest.tsv"), "{err}");
+}

@@ -10,3 +10,4 @@ pub mod repro;
 pub mod run;
 pub mod trace;
 pub mod validate;
+pub mod validate_gpu;

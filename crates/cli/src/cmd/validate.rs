@@ -1,5 +1,6 @@
 //! `locus validate dram`: our HBM2 channel model side by side with DRAMsim3 (needs the
-//! `dramsim3` cargo feature, which builds DRAMsim3 with cmake).
+//! `dramsim3` cargo feature, which builds DRAMsim3 with cmake); `locus validate gpu`: the
+//! kernel models against real-GPU measurements ([`super::validate_gpu`]).
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
@@ -12,6 +13,14 @@ pub enum ValidateCmd {
     /// and so needs cmake and a C++ compiler:
     /// `cargo run --release -p locus-cli --features dramsim3 -- validate dram`.
     Dram(DramArgs),
+    /// Built-in kernel models against the same kernels measured on a real GPU.
+    ///
+    /// Reads a folder written by `validation/gpu/run.sh` on a GPU machine (Nsight Compute
+    /// counters per launch), runs the same workloads on a preset, and writes a per-kernel
+    /// comparison of warp instructions, global and shared loads and stores, cycles and time
+    /// (gpu-compare.md, gpu-compare.csv). Needs no GPU. Example:
+    /// `locus validate gpu --measured validation/gpu/h100 -p h100 -o out/validate-gpu`.
+    Gpu(super::validate_gpu::GpuArgs),
 }
 
 #[derive(Args)]
@@ -26,6 +35,7 @@ pub struct DramArgs {
 pub fn run(c: ValidateCmd) -> Result<()> {
     match c {
         ValidateCmd::Dram(a) => dram(a),
+        ValidateCmd::Gpu(a) => super::validate_gpu::run(a),
     }
 }
 

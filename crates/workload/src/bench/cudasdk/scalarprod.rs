@@ -80,8 +80,17 @@ impl Kernel for ScalarProd {
             (ACCUM_N * 4) as u32,
         )
     }
-    /// Per vector: accumulate, ten reduction stages, the store; the store of one vector and
-    /// the accumulation of the next share a phase (no barrier between them in the kernel).
+    /// Per vector: accumulate, then ten reduction stages; thread 0's store of the vector's
+    /// result ends the last stage. The kernel has a `__syncthreads()` before that store,
+    /// but only thread 0 is active in the last stage (stride 1), so the barrier orders
+    /// nothing the model does not already order. Keeping the store out of the next vector's
+    /// accumulation phase matters: the warp model aligns lanes position by position, so
+    /// three extra operations at the start of lane 0 would shift its whole accumulation
+    /// against its 31 neighbours and split every one of warp 0's instructions in two. That
+    /// split was found by `locus validate gpu` on an H100 (global loads 6 % over the
+    /// measured count; docs/real-gpu.md), and is gone with this layout. A last, empty phase
+    /// keeps the kernel's barrier count (11 per vector: 10 stages and the one before the
+    /// store).
     fn phases(&self) -> u32 {
         self.rounds() * (STAGES + 1) + 1
     }
@@ -99,11 +108,6 @@ impl Kernel for ScalarProd {
         if r == 0 {
             if round == 0 {
                 entry(t, 2, 0);
-            } else if tid == 0 && vec - GRID < self.vectors {
-                // thread 0 stores the previous vector's result
-                let v = t.sh_ld_f32(0);
-                t.alu(1);
-                t.st(self.c, vec - GRID, v);
             }
             if vec >= self.vectors {
                 return;
@@ -154,6 +158,12 @@ impl Kernel for ScalarProd {
             }
             t.alu(2);
             t.branch(1);
+            if r == STAGES && tid == 0 {
+                // after the last `__syncthreads()`, thread 0 stores the vector's result
+                let v = t.sh_ld_f32(0);
+                t.alu(1);
+                t.st(self.c, vec, v);
+            }
         }
     }
 }

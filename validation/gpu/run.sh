@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Run on a machine with an NVIDIA GPU, CUDA's nvcc and Nsight Compute (ncu). Writes into $1
+# (default ./out-gpu): manifest.tsv, ncu.csv (one row per launch and metric), time.tsv
+# (cudaEvent medians), sass.txt (the compiled SASS), device.txt. Compare with
+# `locus validate gpu --measured DIR` on any machine.
+set -uo pipefail
+cd "$(dirname "$0")"
+out=${1:-out-gpu}
+mkdir -p "$out"
+arch=${ARCH:-sm_90}
+nvcc -O3 -arch="$arch" -o /tmp/locus-kernels kernels.cu 2>&1 | tee "$out/build.log" || exit 1
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,memory.total --format=csv >"$out/device.txt" 2>&1
+nvcc --version | tail -2 >>"$out/device.txt"
+/tmp/locus-kernels manifest >"$out/manifest.tsv"
+cuobjdump --dump-sass /tmp/locus-kernels >"$out/sass.txt" 2>&1
+want="smsp__inst_executed.sum smsp__inst_executed_op_global_ld.sum smsp__inst_executed_op_global_st.sum \
+smsp__inst_executed_op_shared_ld.sum smsp__inst_executed_op_shared_st.sum smsp__thread_inst_executed.sum \
+gpu__time_duration.sum gpc__cycles_elapsed.max sm__cycles_elapsed.avg.per_second \
+dram__bytes_read.sum dram__bytes_write.sum lts__t_requests_srcunit_tex.sum"
+ncu --query-metrics >/tmp/qm.txt 2>&1
+metrics=""
+for m in $want; do
+  base=${m%.*}
+  case $m in *.avg.per_second) base=${m%.avg.per_second};; esac
+  if grep -q "^$base " /tmp/qm.txt; then metrics="$metrics,$m"; else echo "metric not offered: $m" >>"$out/device.txt"; fi
+done
+metrics=${metrics#,}
+[ -z "$metrics" ] && metrics=$(echo $want | tr " " ",")
+echo "metrics: $metrics" >>"$out/device.txt"
+ncu --clock-control none --cache-control all --csv --metrics "$metrics" /tmp/locus-kernels once >"$out/ncu.csv" 2>"$out/ncu.err"
+echo "ncu rc=$?" >>"$out/device.txt"
+/tmp/locus-kernels time >"$out/time.tsv" 2>>"$out/device.txt"
+echo done
