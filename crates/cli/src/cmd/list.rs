@@ -151,11 +151,14 @@ pub const LLC_PRESETS: [&str; 2] = ["single-gpu", "coda-4gpu"];
 /// last-level cache it is run against.
 pub const LLC_FACTOR: u64 = 4;
 
+/// A preset's last-level cache: (preset, L2 bytes per node, nodes).
+pub type PresetLlc = (&'static str, u64, u64);
+
 /// The threshold of `--defaults-table`: [`LLC_FACTOR`] times the largest last-level cache
 /// of the [`LLC_PRESETS`], counting both one node's L2 and a system's whole L2 (per node
 /// times nodes) and taking the larger. Returns (preset, bytes per node, nodes) per preset
 /// and the threshold in bytes.
-pub fn llc_threshold() -> Result<(Vec<(&'static str, u64, u64)>, u64)> {
+pub fn llc_threshold() -> Result<(Vec<PresetLlc>, u64)> {
     let mut llc = Vec::new();
     for p in LLC_PRESETS {
         let cfg = locus_sim::preset::load(Some(p), None, &[])?;
