@@ -487,17 +487,42 @@ fn sad_equals_host_sads_and_has_61_blocks() {
 
 #[test]
 fn cfd_equals_host_euler_steps() {
+    cfd_check(&[("elements", "1000"), ("iterations", "1")], 5);
+}
+
+/// The same check on the registry's default input (the missile mesh's element count; slow
+/// in a debug build: `cargo test --release -p locus-workload -- --ignored cfd_default`).
+#[test]
+#[ignore]
+fn cfd_default_equals_host_euler_steps() {
+    cfd_check(&[], 1);
+}
+
+/// cfd against the host Euler solver on the model's mesh: per iteration the step factors,
+/// then per Runge-Kutta stage every element's flux (own state, 4 neighbours, wing and far
+/// field faces) and the update from the iteration's old variables. Fails if a SoA index, a
+/// neighbour read, the stage factor or the launch order is wrong.
+fn cfd_check(kv: &[(&str, &str)], seed: u64) {
     use super::cfd::{flux, St};
-    let mut w = build("cfd", &[("elements", "1000"), ("iterations", "1")], 5);
-    let nelr = 1152usize; // 1000 rounded up to 192
+    let p = crate::bench::heteromark::tests::params("cfd", kv, seed);
+    let nel = p.u64("elements", 0).unwrap() as usize;
+    let iterations = p.u64("iterations", 0).unwrap() as usize;
+    let nelr = nel.div_ceil(192) * 192; // padded to whole 192-thread blocks
+    let mut w = build("cfd", kv, seed);
     let ese: Vec<i32> = get(&w, "elements_surrounding_elements");
     let nrm: Vec<f32> = get(&w, "normals");
     let areas: Vec<f32> = get(&w, "areas");
     let mut vars: Vec<f32> = get(&w, "variables");
+    assert_eq!(vars.len(), 5 * nelr);
+    let init = vars.clone();
     let r = run(&mut w);
-    assert_eq!(r.kernels.len(), 7);
-    assert_eq!(r.kernels[0], "cuda_compute_step_factor");
-    assert_eq!(&r.kernels[1..3], ["cuda_compute_flux", "cuda_time_step"]);
+    assert_eq!(r.kernels.len(), 7 * iterations);
+    for it in r.kernels.chunks(7) {
+        assert_eq!(it[0], "cuda_compute_step_factor");
+        for stage in it[1..].chunks(2) {
+            assert_eq!(stage, ["cuda_compute_flux", "cuda_time_step"]);
+        }
+    }
     let st = |v: &[f32], i: usize| {
         St::new(
             v[i],
@@ -505,45 +530,47 @@ fn cfd_equals_host_euler_steps() {
             v[i + 4 * nelr],
         )
     };
-    let old = vars.clone();
-    let sf: Vec<f32> = (0..nelr)
-        .map(|i| {
-            let s = st(&old, i);
-            0.5 / (areas[i].sqrt() * (s.speed_sqd_pub().sqrt() + s.c_pub()))
-        })
-        .collect();
-    for j in 0..3 {
-        let fl: Vec<[f32; 5]> = (0..nelr)
+    for _ in 0..iterations {
+        let old = vars.clone();
+        let sf: Vec<f32> = (0..nelr)
             .map(|i| {
-                let nbs: Vec<_> = (0..4)
-                    .map(|k| {
-                        let nb = ese[i + k * nelr];
-                        let n = [
-                            nrm[i + k * nelr],
-                            nrm[i + (k + 4) * nelr],
-                            nrm[i + (k + 8) * nelr],
-                        ];
-                        (nb, n, (nb >= 0).then(|| st(&vars, nb as usize)))
-                    })
-                    .collect();
-                flux(&st(&vars, i), &nbs)
+                let s = st(&old, i);
+                0.5 / (areas[i].sqrt() * (s.speed_sqd_pub().sqrt() + s.c_pub()))
             })
             .collect();
-        for i in 0..nelr {
-            for v in 0..5 {
-                vars[i + v * nelr] = old[i + v * nelr] + sf[i] / (3 + 1 - j) as f32 * fl[i][v];
+        for j in 0..3 {
+            let fl: Vec<[f32; 5]> = (0..nelr)
+                .map(|i| {
+                    let nbs: Vec<_> = (0..4)
+                        .map(|k| {
+                            let nb = ese[i + k * nelr];
+                            let n = [
+                                nrm[i + k * nelr],
+                                nrm[i + (k + 4) * nelr],
+                                nrm[i + (k + 8) * nelr],
+                            ];
+                            (nb, n, (nb >= 0).then(|| st(&vars, nb as usize)))
+                        })
+                        .collect();
+                    flux(&st(&vars, i), &nbs)
+                })
+                .collect();
+            for i in 0..nelr {
+                for v in 0..5 {
+                    vars[i + v * nelr] = old[i + v * nelr] + sf[i] / (3 + 1 - j) as f32 * fl[i][v];
+                }
             }
         }
     }
+    // bit for bit: the kernel and the host evaluate the same f32 expressions in one order
     let got: Vec<f32> = get(&w, "variables");
-    for i in 0..got.len() {
-        assert!(
-            close(got[i], vars[i], 1e-4),
-            "variables[{i}]: {} vs {}",
-            got[i],
-            vars[i]
-        );
+    if let Some(i) = (0..got.len()).find(|&i| got[i].to_bits() != vars[i].to_bits()) {
+        panic!("variables[{i}]: {} vs host {}", got[i], vars[i]);
     }
+    assert!(
+        (0..got.len()).any(|i| got[i] != init[i]),
+        "the state evolved"
+    );
 }
 
 #[test]

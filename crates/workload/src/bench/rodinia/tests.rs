@@ -195,6 +195,81 @@ fn streamcluster_pfl_equals_host_pfl() {
     assert!(cost.iter().all(|c| c.is_finite() && *c >= 0.0));
 }
 
+/// The model run launch by launch beside the host pFL (points, pspeedy, the candidates and
+/// pgain's serial part on the host state, the kernel computed by [`sc_host_kernel`]): every
+/// launch's inputs (centre table, the `Point` records' weight, assign and cost) and outputs
+/// (`work_mem` and the switch flags) equal the host's bit for bit, and both end pFL after
+/// the same call. Returns the number of launches. Fails if the kernel's distance, branch or
+/// row index, the host loop's copies or the serial part's use of the kernel output is wrong.
+fn streamcluster_lockstep(kv: &[(&str, &str)], seed: u64) -> u64 {
+    use super::streamcluster::host_state;
+    let p = crate::bench::heteromark::tests::params("streamcluster", kv, seed);
+    let d = |k| p.u64(k, 0).unwrap();
+    let (n, dim, kmin, kmax) = (d("n"), d("dim"), d("kmin"), d("kmax"));
+    let nu = n as usize;
+    let mut st = host_state(n, dim, kmin, kmax, seed);
+    let mut w = build("streamcluster", kv, seed);
+    let (pobj, mut bp) = (obj(&w, "p"), BlockProgram::default());
+    let mut launches = 0u64;
+    loop {
+        let want = st.next_candidate();
+        let Some(mut l) = w.next_launch().unwrap() else {
+            assert_eq!(want, None, "the model ended pFL before the host");
+            break;
+        };
+        let x = want.expect("the model launched after the host pFL ended") as usize;
+        assert_eq!(l.info().name, "kernel_compute_cost");
+        for b in 0..l.info().num_blocks() {
+            l.block(b, false, 128, &mut bp).unwrap();
+        }
+        drop(l);
+        st.prepare();
+        let tag = format!("launch {launches} (candidate {x}, K {})", st.k);
+        let m = w.memory();
+        assert_eq!(get::<i32>(&w, "center_table_d"), st.center_table, "{tag}");
+        for i in 0..nu {
+            let b = i as u64 * 8;
+            assert_eq!(m.get::<f32>(pobj, b).to_bits(), st.pts.weight[i].to_bits());
+            assert_eq!(
+                m.get::<i64>(pobj, b / 2 + 2),
+                st.pts.assign[i],
+                "{tag}: assign[{i}]"
+            );
+            assert_eq!(
+                m.get::<f32>(pobj, b + 6).to_bits(),
+                st.pts.cost[i].to_bits(),
+                "{tag}: cost[{i}]"
+            );
+        }
+        let (mut wm_ref, sw_ref) = sc_host_kernel(&st, x);
+        let wm: Vec<f32> = get(&w, "work_mem_d");
+        if let Some(i) = (0..wm_ref.len()).find(|&i| wm[i].to_bits() != wm_ref[i].to_bits()) {
+            panic!("{tag}: work_mem[{i}] {} vs host {}", wm[i], wm_ref[i]);
+        }
+        assert_eq!(get::<u8>(&w, "switch_membership_d"), sw_ref, "{tag}");
+        let g = st.pgain_serial(x, &mut wm_ref, &sw_ref);
+        st.change += g;
+        launches += 1;
+    }
+    assert!(launches >= st.iter, "at least one full pFL round");
+    launches
+}
+
+#[test]
+fn streamcluster_small_launches_equal_host_pfl() {
+    let kv = [("n", "300"), ("dim", "8"), ("kmin", "4"), ("kmax", "6")];
+    assert!(streamcluster_lockstep(&kv, 9) > 0);
+}
+
+/// The same launch-by-launch check on the registry's default input (slow in a debug build:
+/// `cargo test --release -p locus-workload -- --ignored streamcluster_default`).
+#[test]
+#[ignore]
+fn streamcluster_default_launches_equal_host_pfl() {
+    let n = streamcluster_lockstep(&[], 1);
+    eprintln!("streamcluster default: {n} launches equal the host pFL");
+}
+
 #[test]
 fn streamcluster_first_kernel_equals_host_kernel_and_coalesces() {
     use super::streamcluster::host_state;
