@@ -500,10 +500,19 @@ fn rodinia_defaults_fit_the_cap_and_run() {
     ] {
         let mut w = build(name, &[], 1);
         let fp = w.memory().footprint();
-        assert!(
-            fp <= crate::scale::FOOTPRINT_CAP_BYTES,
-            "{name}: {fp} bytes"
-        );
+        let cap = crate::scale::FOOTPRINT_CAP_BYTES;
+        if name == "rodinia-bfs" {
+            // rule 1 sizes the random graph by its expected footprint (mean degree 6); the
+            // seed's realised edge count varies around it
+            let expected = super::bfs::footprint(super::bfs::default_nodes(), 6);
+            assert!(expected <= cap, "{name}: expected {expected} bytes");
+            assert!(
+                fp.abs_diff(expected) * 1000 <= expected,
+                "{name}: {fp} bytes, expected {expected}"
+            );
+        } else {
+            assert!(fp <= cap, "{name}: {fp} bytes");
+        }
         let r = run(&mut w);
         eprintln!(
             "{name}: {} launches, {} global and {} shared warp memory insts, {} lines, {:.1} MiB",
