@@ -151,6 +151,20 @@ pub const NO_ISSUE: [(&str, &str); 3] = [
     ("Dependency", "sim.ndp.no_issue.dependency"),
     ("Warp idle", "sim.ndp.no_issue.idle"),
 ];
+/// Fig. 8's split under each reading of a cycle in which a full pending or ready buffer
+/// held a warp (`ndp.pending_stall_as`, `locus_sim::ndp::PendingStallAs`; the paper's
+/// literal reading first): the value of `ndp.pending_stall_as` and the statistic holding
+/// that reading's split (its fields are [`NO_ISSUE`]'s last path parts). Both come from
+/// every run, whatever the run's own setting.
+pub const NO_ISSUE_READINGS: [(&str, &str); 2] = [
+    (
+        "exec-unit-busy",
+        "sim.ndp.no_issue.by_reading.exec_unit_busy",
+    ),
+    ("warp-idle", "sim.ndp.no_issue.by_reading.warp_idle"),
+];
+/// Issue attempts held by a full pending buffer and by a full ready buffer (§3.8).
+pub const HELD: [&str; 2] = ["sim.ndp.pending_full_stalls", "sim.ndp.ready_full_stalls"];
 
 /// Key of the Fig. 5 Monte-Carlo record (not a simulation; computed by [`fig5_record`]).
 pub const FIG5_KEY: &str = "fig5-montecarlo";

@@ -10,6 +10,7 @@
 //! - [`nsu`]: the NSU station (48 warp slots, command / read-data / write-address buffers)
 //!   and the GPU's credit manager that reserves its buffers (§3.8: deadlock freedom).
 //! - [`hill`]: the dynamic offload ratio, Algorithm 1 (§4.3), a hill climber per epoch.
+//! - [`ready`]: the SM's ready packet buffer (64 entries, §3.8) as a bounded stage.
 //! - [`select`]: the per-instance decision: static ratio, dynamic ratio and the
 //!   cache-locality-aware check (§4.2, §4.4).
 //!
@@ -17,18 +18,21 @@
 //! `crate::system`'s `ndp.rs` runs offloaded block instances with them (partitioned
 //! execution, §3.5-§3.9; selection, §4): every `ndp.offload` mode works, statistics in
 //! [`NdpStats`], Fig. 8's no-issue split in [`NoIssueStats`]. Credits return in packets
-//! (on offload acks, or alone after 100 NSU cycles) and a full SM pending buffer holds new
-//! `OFLD.BEG`s (§3.8). Marked kernel models (Table 1): vectoradd, PolyBench `acc_loop`,
+//! (on offload acks, or alone after 100 NSU cycles), a full SM pending buffer holds new
+//! `OFLD.BEG`s and a full SM ready buffer ([`ready`]) holds the memory instructions of
+//! granted instances (§3.8); which Fig. 8 class such a held cycle counts in is
+//! `ndp.pending_stall_as` ([`PendingStallAs`]; both splits are in [`NoIssueStats`]). Marked kernel models (Table 1): vectoradd, PolyBench `acc_loop`,
 //! km (the whole feature loop), scalarprod, fwt, streamcluster (all four blocks),
 //! rodinia-bfs (the single indirect loads), backprop (adjust_weights), minife (matvec),
 //! parboil-stencil `kernel=naive`; markers in divergent code form instances of the taken
-//! lanes. Open: the SM ready buffer (64) as a stage, NSU I-cache use and energy, BFS's
+//! lanes. Open: NSU I-cache use and energy, BFS's
 //! "16" block, `locus repro ndp` (another branch).
 
 pub mod hill;
 pub mod nsu;
 pub mod offload;
 pub mod packets;
+pub mod ready;
 pub mod select;
 pub mod target;
 pub mod traffic;
@@ -64,6 +68,42 @@ impl OffloadMode {
     }
 }
 
+/// Which of Fig. 8's no-issue classes (spec ndp.md §6.3) a cycle counts in when a warp
+/// could not issue only because its SM's pending (300) or ready (64) offload packet buffer
+/// was full (§3.8 [DEFAULT]: "A full buffer stalls issue of further offload-block memory
+/// instructions or `OFLD.BEG` on that SM").
+///
+/// The paper's literal reading is [`PendingStallAs::ExecUnitBusy`] (the default): its
+/// §6.3 defines "ExecUnitBusy" as "when the execution unit was not available" and "Warp
+/// idle" as "when a warp does not have a valid instruction to issue due to an empty
+/// instruction buffer, no active thread, or synchronization", which under NDP "includes
+/// the cycles when warps are blocked while waiting for an acknowledgment packet". A warp
+/// held by a full buffer has a valid instruction with its operands ready; what refuses it
+/// is the memory pipeline that would take its packets (the paper models the buffers in
+/// GPGPU-sim 3.2.0, §5.1, whose `scheduler_unit::cycle` counts a valid instruction with
+/// ready operands that does not issue as "pipeline stalled", `shader_cycle_distro[2]`). [`PendingStallAs::WarpIdle`] is the other reading: the held warp is
+/// counted as having no issuable instruction, like a warp waiting for its offload ack.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PendingStallAs {
+    /// A held warp makes the cycle ExecUnitBusy (literal; the default).
+    #[default]
+    ExecUnitBusy,
+    /// A held warp is a warp without a valid instruction: the cycle is a dependency stall
+    /// if another warp waits on an operand, else warp idle (unless a unit was busy).
+    WarpIdle,
+}
+
+impl PendingStallAs {
+    /// Name as written in TOML.
+    pub fn name(self) -> &'static str {
+        match self {
+            PendingStallAs::ExecUnitBusy => "exec-unit-busy",
+            PendingStallAs::WarpIdle => "warp-idle",
+        }
+    }
+}
+
 /// The `[ndp]` section. Values from the paper's Table 2 / §5.2 unless marked [DEFAULT]
 /// (spec ndp.md's suggestion where the paper is silent).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -90,8 +130,13 @@ pub struct NdpCfg {
     pub cmd_entries: u32,
     /// Pending packet buffer descriptors per SM (Table 2: 300 x 8 B).
     pub pending_entries: u32,
-    /// Ready packet buffer descriptors per SM (Table 2: 64 x 8 B).
+    /// Ready packet buffer descriptors per SM (Table 2: 64 x 8 B; a bounded stage,
+    /// [`ready::ReadyBuffer`]).
     pub ready_entries: u32,
+    /// Fig. 8's class of a cycle in which a warp was held only by a full pending or ready
+    /// buffer (§6.3; [`PendingStallAs`]). Statistics only: timing is the same either way,
+    /// and both splits are reported.
+    pub pending_stall_as: PendingStallAs,
     /// FLIT size of the memory network's packets, bytes. [DEFAULT] 16 (HMC).
     pub flit_bytes: u32,
     /// Algorithm 1 epoch, SM cycles (§4.3: 30 000).
@@ -134,6 +179,7 @@ impl Default for NdpCfg {
             cmd_entries: 10,
             pending_entries: 300,
             ready_entries: 64,
+            pending_stall_as: PendingStallAs::ExecUnitBusy,
             flit_bytes: 16,
             epoch_cycles: 30_000,
             init_ratio: 0.1,
@@ -283,6 +329,11 @@ pub struct NdpStats {
     /// `OFLD.BEG` issue attempts held back because the SM's pending buffer was full
     /// (`ndp.pending_entries`; one per warp and cycle).
     pub pending_full_stalls: u64,
+    /// Most packets one SM held in its ready buffer at one time (`ndp.ready_entries`).
+    pub peak_ready_packets: u32,
+    /// Issue attempts of offloaded memory instructions held back because the SM's ready
+    /// buffer had no room for their packets (one per warp and attempt).
+    pub ready_full_stalls: u64,
     /// Mean NSU warp-slot occupancy over the run (Fig. 11).
     pub nsu_occupancy: f64,
     /// Per NSU.
@@ -298,9 +349,13 @@ pub struct NdpStats {
 /// over every SM (the GPU node's in the NDP presets); `issue` counts the cycles that issued, so the four add
 /// up to SMs x cycles. Fig. 8 normalises to the baseline's no-issue total: run the
 /// baseline as `ndp.offload = "static"` with `ndp.static_ratio = 0` (markers recorded,
-/// nothing offloaded) to get these keys for it.
+/// nothing offloaded) to get these keys for it. `exec_busy`, `dependency` and `idle` are
+/// the reading `ndp.pending_stall_as` names; `by_reading` holds both readings of the same
+/// run (they differ only in the cycles a full NDP buffer held a warp).
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct NoIssueStats {
+    /// The reading of `exec_busy` / `dependency` / `idle` (`ndp.pending_stall_as`).
+    pub pending_stall_as: &'static str,
     /// ExecUnitBusy: a warp was ready but its unit busy (issue slot held by replays, L1
     /// MSHRs or the write buffer full).
     pub exec_busy: u64,
@@ -311,6 +366,32 @@ pub struct NoIssueStats {
     pub idle: u64,
     /// Cycles that issued at least one instruction.
     pub issue: u64,
+    /// The split under each reading of a buffer-held cycle ([`PendingStallAs`]).
+    pub by_reading: NoIssueReadings,
+}
+
+/// Fig. 8's split under both readings of [`PendingStallAs`] (the same run's cycles).
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct NoIssueReadings {
+    /// `ndp.pending_stall_as = "exec-unit-busy"` (the paper's literal reading).
+    pub exec_unit_busy: NoIssueSplit,
+    /// `ndp.pending_stall_as = "warp-idle"`.
+    pub warp_idle: NoIssueSplit,
+}
+
+/// One reading's no-issue cycles, summed over SMs.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct NoIssueSplit {
+    pub exec_busy: u64,
+    pub dependency: u64,
+    pub idle: u64,
+}
+
+impl NoIssueSplit {
+    /// Every no-issue cycle of this reading.
+    pub fn total(&self) -> u64 {
+        self.exec_busy + self.dependency + self.idle
+    }
 }
 
 /// Packets of one kind ([`packets::Packet`]).
@@ -441,6 +522,17 @@ mod tests {
         assert!(ndp(&["ndp.offload=sometimes"])
             .unwrap_err()
             .contains("offload"));
+        for r in ["exec-unit-busy", "warp-idle"] {
+            let c = ndp(&[&format!("ndp.pending_stall_as={r}")]).unwrap();
+            assert_eq!(c.ndp.pending_stall_as.name(), r);
+        }
+        assert_eq!(
+            ndp(&[]).unwrap().ndp.pending_stall_as,
+            super::PendingStallAs::ExecUnitBusy,
+            "the paper's literal reading is the default"
+        );
+        let e = ndp(&["ndp.pending_stall_as=stalled"]).unwrap_err();
+        assert!(e.contains("pending_stall_as"), "{e}");
         for (set, key) in [
             ("ndp.static_ratio=1.5", "ndp.static_ratio"),
             ("ndp.window=0", "ndp.window"),

@@ -34,21 +34,32 @@
 //! Credits (§3.8): an entry freed at an NSU waits there and rides on the NSU's next
 //! offload ack, or leaves alone as a credit packet (1 FLIT) after [`CREDIT_WAIT`] NSU
 //! cycles; the GPU regains it on arrival and grants the waiting instances in order. A full
-//! SM pending buffer (`ndp.pending_entries`) holds warps at `OFLD.BEG`
-//! ([`System::ndp_begin_blocked`]). Fig. 8's no-issue split: [`NoIssue`].
+//! SM pending buffer (`ndp.pending_entries`) holds warps at `OFLD.BEG`; a granted
+//! instance's packets pass the SM's ready buffer (`ndp.ready_entries`, a bounded stage,
+//! [`crate::ndp::ready`]) and leave it when the first link of their route takes them; a
+//! ready buffer without room for an instruction's packets holds the warp at that memory
+//! instruction ([`System::ndp_issue_held`]). Fig. 8's no-issue split: [`NoIssue`], with
+//! the held cycles counted under both readings of `ndp.pending_stall_as`.
 //!
 //! Simplifications (documented, not hidden): GPU-side `@NSU` ALU instructions still
-//! issue (as the NOPs they become, with their latency); the SM's ready buffer (64) is not
-//! a separate stage; an instance already begun may push the pending buffer past its cap
-//! (bounded by the warps); only the SMs of `ndp.gpu_node` offload.
+//! issue (as the NOPs they become, with their latency); an instance already begun may
+//! push the pending buffer past its cap (bounded by the warps: holding its later memory
+//! instructions could leave every pending instance waiting for a first one); a pending
+//! packet leaves the pending count at the grant and, when the ready buffer is full then,
+//! waits for a ready slot in time (it enters when the earliest ready packet leaves);
+//! only the SMs of `ndp.gpu_node` offload.
 
 use super::{Ev, Kind, Req, System};
 use crate::mapping::{Location, Mode};
 use crate::ndp::nsu::{Buf, Credits, Nsu, NsuOp, NsuOut};
 use crate::ndp::packets::{bytes as pkt_bytes, Packet, MAX_MEM_INSTS, WORD_BYTES};
+use crate::ndp::ready::ReadyBuffer;
 use crate::ndp::select::{BlockDesc, Selector};
 use crate::ndp::target::first_access_target;
-use crate::ndp::{NdpStats, NoIssueStats, NsuStats, OffloadMode, PacketStats};
+use crate::ndp::{
+    NdpStats, NoIssueReadings, NoIssueSplit, NoIssueStats, NsuStats, OffloadMode, PacketStats,
+    PendingStallAs,
+};
 use crate::noc::{Msg, Receipts};
 use locus_engine::{Clock, Ps};
 use locus_workload::{InstClass, Space, WarpInst};
@@ -276,6 +287,15 @@ pub(crate) struct NdpState {
     /// Issue attempts of an `OFLD.BEG` held back by a full pending buffer (one per warp
     /// and cycle).
     pending_stalls: u64,
+    /// Per SM: the ready packet buffer (§3.8, Table 2: 64).
+    ready: Vec<ReadyBuffer>,
+    /// Issue attempts of a memory instruction held back by a full ready buffer.
+    ready_stalls: u64,
+    /// Per warp slot: until when a full pending or ready buffer holds its next
+    /// instruction (Fig. 8: such a warp has a valid, ready instruction; 0: not held).
+    held_until: Vec<Ps>,
+    /// Which reading `NdpStats::no_issue`'s headline split follows.
+    stall_as: PendingStallAs,
     // statistics
     offloaded: u64,
     on_gpu: u64,
@@ -296,11 +316,13 @@ pub(crate) struct NdpState {
     epoch_cycles: u64,
     ratios: Vec<f64>,
     /// Fig. 8, per SM: since when it has issued nothing (`Ps::MAX`: it issued in its last
-    /// tick) and that stretch's class ([`NoIssue`] as `usize`).
+    /// tick) and that stretch's class ([`NoIssue`] as `usize`) under each reading of a
+    /// buffer-held warp (`[exec-unit-busy, warp-idle]`, [`PendingStallAs`]).
     quiet_since: Vec<Ps>,
-    quiet_class: Vec<u8>,
-    /// SM cycles with no instruction issued by class, and cycles with one, summed over SMs.
-    no_issue: [u64; 3],
+    quiet_class: Vec<[u8; 2]>,
+    /// SM cycles with no instruction issued by class under each reading, and cycles with
+    /// one, summed over SMs.
+    no_issue: [[u64; 3]; 2],
     issue_cycles: u64,
     /// Every packet sent, kind and bytes, in the order sent (tests: Fig. 2's order).
     #[cfg(test)]
@@ -385,6 +407,12 @@ impl NdpState {
             pending: vec![0; nsm],
             pending_cap: n.pending_entries,
             pending_stalls: 0,
+            ready: (0..nsm)
+                .map(|_| ReadyBuffer::new(n.ready_entries))
+                .collect(),
+            ready_stalls: 0,
+            held_until: vec![0; nsm * max_warps],
+            stall_as: n.pending_stall_as,
             offloaded: 0,
             on_gpu: 0,
             not_offloadable: 0,
@@ -402,8 +430,8 @@ impl NdpState {
             epoch_cycles: n.epoch_cycles,
             ratios: Vec::new(),
             quiet_since: vec![0; nsm],
-            quiet_class: vec![NoIssue::Idle as u8; nsm],
-            no_issue: [0; 3],
+            quiet_class: vec![[NoIssue::Idle as u8; 2]; nsm],
+            no_issue: [[0; 3]; 2],
             issue_cycles: 0,
             #[cfg(test)]
             log: Vec::new(),
@@ -413,6 +441,7 @@ impl NdpState {
     /// A warp slot starts a new warp.
     pub(crate) fn warp_start(&mut self, wg: usize) {
         self.warps[wg] = WarpNdp::default();
+        self.held_until[wg] = 0;
     }
 
     /// A launch of kernel `name` begins: its static blocks get their selector keys (the
@@ -497,25 +526,53 @@ impl NdpState {
 }
 
 impl System {
-    /// Does warp `wg` of SM `sm` stand at an `OFLD.BEG` while the SM's pending packet
-    /// buffer is full (§3.8 [DEFAULT]: a full buffer stalls new offloads)? Only new
-    /// instances wait: an instance already begun sends its packets on (bounded by the
-    /// warps), so an instance never waits for room its own packets hold.
-    pub(crate) fn ndp_begin_blocked(&mut self, sm: usize, wg: usize) -> bool {
-        let Some(n) = self.ndp.as_deref_mut() else {
-            return false;
+    /// Is warp `wg` of SM `sm`, about to issue `inst`, held by a full NDP buffer of its
+    /// SM (§3.8 [DEFAULT]: a full buffer stalls issue of further offload-block memory
+    /// instructions or `OFLD.BEG`)? Returns when to look again.
+    /// - At an `OFLD.BEG` while the pending packet buffer is full: held, next cycle (it
+    ///   empties on grants). Only new instances wait there: an instance already begun
+    ///   sends its packets on (bounded by the warps), so an instance never waits for room
+    ///   its own packets hold.
+    /// - At a memory instruction of an offloaded instance already granted while the ready
+    ///   buffer has no room for its packets (one per line): held until a ready packet
+    ///   leaves. (An instance not yet granted queues its packets in the pending buffer.)
+    ///
+    /// A held warp is marked for Fig. 8 ([`System::ndp_cycle_end`]).
+    pub(crate) fn ndp_issue_held(&mut self, sm: usize, wg: usize, inst: &WarpInst) -> Option<Ps> {
+        let now = self.q.now();
+        let cyc = self.sms[sm].clk.period;
+        let n = self.ndp.as_deref_mut()?;
+        let wn = n.warps[wg];
+        let until = if wn.mode == 0 {
+            if n.pending[sm] < n.pending_cap {
+                return None;
+            }
+            let w = &self.warps[wg];
+            let prog = &self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize];
+            let begins = prog.offload[(wn.next_mark as usize).min(prog.offload.len())..]
+                .iter()
+                .find(|m| m.begin >= w.pc && m.begin < m.end)
+                .is_some_and(|m| m.begin == w.pc);
+            if !begins {
+                return None;
+            }
+            n.pending_stalls += 1;
+            now + cyc
+        } else {
+            if wn.mode != 2 || block_mem(inst).is_none() || !n.insts[wn.inst as usize].granted {
+                return None;
+            }
+            let rb = &mut n.ready[sm];
+            if rb.room(now, inst.nlines as usize) {
+                return None;
+            }
+            n.ready_stalls += 1;
+            rb.next_departure(now)
+                .expect("a buffer without room holds packets")
+                .max(now + cyc)
         };
-        if n.pending[sm] < n.pending_cap || n.warps[wg].mode != 0 {
-            return false;
-        }
-        let w = &self.warps[wg];
-        let prog = &self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize];
-        let begins = prog.offload[(n.warps[wg].next_mark as usize).min(prog.offload.len())..]
-            .iter()
-            .find(|m| m.begin >= w.pc && m.begin < m.end)
-            .is_some_and(|m| m.begin == w.pc);
-        n.pending_stalls += begins as u64;
-        begins
+        n.held_until[wg] = until;
+        Some(until)
     }
 
     /// Warp `wg` of SM `sm` issues `inst`, the instruction at index `pc` of its program:
@@ -887,10 +944,15 @@ impl System {
 
     /// Send a GPU-side packet of granted instance `i`: the command, an RDF, a GPU-built
     /// RDF response (a cache hit) or a WTA.
+    ///
+    /// The packet passes the SM's ready buffer (§3.8): it enters at its send time, or when
+    /// a slot frees if the buffer is full then, and leaves when the first link of its
+    /// route has serialised it.
     fn ndp_send(&mut self, i: u32, p: Pkt) {
-        let t = p.t.max(self.q.now());
-        let n = self.ndp.as_deref().expect("ndp on");
+        let now = self.q.now();
+        let n = self.ndp.as_deref_mut().expect("ndp on");
         let x = n.insts[i as usize];
+        let t = n.ready[x.sm as usize].enter(now, p.t.max(now));
         let (gpu, tnode) = (n.gpu, n.stack_node[x.target as usize]);
         let (lb, fl) = (n.line_bytes, n.flit);
         let act = p.active as u32;
@@ -913,10 +975,15 @@ impl System {
             ),
         };
         let mut r = self.ndp_req(i, &p, p.packet, tnode);
-        self.ndp
-            .as_deref_mut()
-            .expect("ndp on")
-            .count(p.packet, bytes, true);
+        let to = if p.packet == Packet::Rdf {
+            r.home
+        } else {
+            tnode
+        };
+        let left = self.first_hop_done(t, gpu, to, bytes, msg);
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        n.ready[x.sm as usize].depart(left);
+        n.count(p.packet, bytes, true);
         if p.packet == Packet::Rdf {
             // to the vault owning the line
             let t = self.net.remote(t, gpu, r.home, bytes, msg, &mut r.rx);
@@ -930,6 +997,22 @@ impl System {
             let id = self.new_req(r);
             self.q.push(t, Ev::Ndp(id));
         }
+    }
+
+    /// When `bytes` sent at `t` from node `from` towards `to` will have been serialised
+    /// onto the first link of the route (before the send reserves it): the moment the
+    /// packet has left the sender. A gap-filling link ([`locus_engine::Port::filling_gaps`])
+    /// is read as FIFO here.
+    fn first_hop_done(&self, t: Ps, from: u32, to: u32, bytes: u32, msg: Msg) -> Ps {
+        let g = self.net.graph();
+        let Some(&l) = g.route(from, to).first() else {
+            return t;
+        };
+        let reply = self.cfg.interconnect.reply_network && matches!(msg, Msg::Response | Msg::Ack);
+        let id =
+            self.net.inter_ports().start + if reply { g.links().len() } else { 0 } + l as usize;
+        let port = &self.net.ports[id];
+        t.max(port.next_free()) + port.ser(bytes)
     }
 
     /// A DRAM access of an NDP packet finished at a vault: an RDF's words go to the target
@@ -1304,27 +1387,47 @@ impl System {
         let n = self.ndp.as_deref_mut().expect("ndp on");
         let since = std::mem::replace(&mut n.quiet_since[sm], Ps::MAX);
         if since != Ps::MAX && now > since {
-            n.no_issue[n.quiet_class[sm] as usize] += (now - since) / cyc;
+            for (r, &c) in n.quiet_class[sm].iter().enumerate() {
+                n.no_issue[r][c as usize] += (now - since) / cyc;
+            }
         }
     }
 
     /// Fig. 8: SM `sm`'s tick at `now` ends, having issued (`issued`) or not; `unit_busy`:
-    /// a ready warp found its unit busy in this tick.
+    /// a ready warp found its unit busy in this tick (not counting warps held by a full
+    /// NDP buffer, [`System::ndp_issue_held`], whose class is `ndp.pending_stall_as`'s:
+    /// both readings are kept, `[exec-unit-busy, warp-idle]`).
     pub(crate) fn ndp_cycle_end(&mut self, sm: usize, now: Ps, issued: bool, unit_busy: bool) {
         let cls = if issued {
             None
-        } else if unit_busy || self.sms[sm].mshr_waiters != 0 || self.sms[sm].write_waiters != 0 {
-            Some(NoIssue::ExecBusy)
         } else {
             let base = sm * self.max_warps;
-            let waiting = self.warps[base..base + self.max_warps]
-                .iter()
-                .any(|w| w.live && !w.at_barrier && !w.ofld_wait);
-            Some(if waiting {
-                NoIssue::Dependency
-            } else {
-                NoIssue::Idle
-            })
+            let held =
+                &self.ndp.as_deref().expect("ndp on").held_until[base..base + self.max_warps];
+            let busy =
+                unit_busy || self.sms[sm].mshr_waiters != 0 || self.sms[sm].write_waiters != 0;
+            let (mut any_held, mut waiting, mut waiting_unheld) = (false, false, false);
+            for (w, &h) in self.warps[base..base + self.max_warps].iter().zip(held) {
+                let is_held = h > now;
+                any_held |= is_held;
+                if w.live && !w.at_barrier && !w.ofld_wait {
+                    waiting = true;
+                    waiting_unheld |= !is_held;
+                }
+            }
+            let class = |busy: bool, waiting: bool| {
+                if busy {
+                    NoIssue::ExecBusy
+                } else if waiting {
+                    NoIssue::Dependency
+                } else {
+                    NoIssue::Idle
+                }
+            };
+            Some([
+                class(busy || any_held, waiting),
+                class(busy, waiting_unheld),
+            ])
         };
         let cyc = self.sms[sm].clk.period;
         let replay_busy = self.replay_busy_until(sm);
@@ -1336,14 +1439,14 @@ impl System {
                 // or when replays free its issue slot)
                 n.quiet_since[sm] = now + cyc;
                 n.quiet_class[sm] = if replay_busy > now + cyc {
-                    NoIssue::ExecBusy as u8
+                    [NoIssue::ExecBusy as u8; 2]
                 } else {
-                    NoIssue::Idle as u8
+                    [NoIssue::Idle as u8; 2]
                 };
             }
             Some(c) => {
                 n.quiet_since[sm] = now;
-                n.quiet_class[sm] = c as u8;
+                n.quiet_class[sm] = c.map(|c| c as u8);
             }
         }
     }
@@ -1393,9 +1496,24 @@ impl System {
         let mut no_issue = n.no_issue;
         for (sm, &since) in n.quiet_since.iter().enumerate() {
             if since != Ps::MAX && end > since {
-                no_issue[n.quiet_class[sm] as usize] += (end - since) / self.sms[sm].clk.period;
+                for (r, &c) in n.quiet_class[sm].iter().enumerate() {
+                    no_issue[r][c as usize] += (end - since) / self.sms[sm].clk.period;
+                }
             }
         }
+        let split = |r: usize| NoIssueSplit {
+            exec_busy: no_issue[r][NoIssue::ExecBusy as usize],
+            dependency: no_issue[r][NoIssue::Dependency as usize],
+            idle: no_issue[r][NoIssue::Idle as usize],
+        };
+        let by_reading = NoIssueReadings {
+            exec_unit_busy: split(0),
+            warp_idle: split(1),
+        };
+        let head = match n.stall_as {
+            PendingStallAs::ExecUnitBusy => by_reading.exec_unit_busy,
+            PendingStallAs::WarpIdle => by_reading.warp_idle,
+        };
         let threads = n.threads.max(1) as f64;
         Some(NdpStats {
             offload: n.mode.name().to_string(),
@@ -1423,14 +1541,18 @@ impl System {
             credit_violations: n.credit_errors,
             peak_pending_packets: n.peak_pending,
             pending_full_stalls: n.pending_stalls,
+            peak_ready_packets: n.ready.iter().map(|b| b.peak).max().unwrap_or(0) as u32,
+            ready_full_stalls: n.ready_stalls,
             nsu_occupancy: nsus.iter().map(|u| u.occupancy).sum::<f64>() / nsus.len().max(1) as f64,
             nsus,
             ratio_per_epoch: n.ratios.clone(),
             no_issue: NoIssueStats {
-                exec_busy: no_issue[NoIssue::ExecBusy as usize],
-                dependency: no_issue[NoIssue::Dependency as usize],
-                idle: no_issue[NoIssue::Idle as usize],
+                pending_stall_as: n.stall_as.name(),
+                exec_busy: head.exec_busy,
+                dependency: head.dependency,
+                idle: head.idle,
                 issue: n.issue_cycles,
+                by_reading,
             },
         })
     }

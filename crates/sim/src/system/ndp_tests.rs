@@ -537,3 +537,109 @@ fn full_pending_buffer_stalls_new_offloads() {
     );
     assert!(s.no_issue.exec_busy > 0, "a held OFLD.BEG is a busy unit");
 }
+
+/// Fig. 8's two readings of a buffer-held cycle (`ndp.pending_stall_as`, §6.3): with a
+/// pending buffer of 4 that keeps warps at `OFLD.BEG`, the literal reading counts those
+/// cycles as ExecUnitBusy, the other moves them to the warp-idle / dependency buckets.
+/// Timing is the same under both (the option only reads the cycles); each reading's split
+/// plus the issuing cycles adds up to SMs x cycles; both runs report both readings, equal;
+/// what leaves ExecUnitBusy arrives in the other two buckets. With the default 300 entries
+/// nothing is held and the readings agree.
+#[test]
+fn pending_stall_reading_moves_held_cycles() {
+    let n = 8192u64;
+    let tight = [
+        "ndp.offload=naive",
+        "ndp.nsu_warps=1",
+        "ndp.cmd_entries=1",
+        "ndp.read_entries=32",
+        "ndp.write_entries=32",
+    ];
+    let mut lit = tight.to_vec();
+    lit.push("ndp.pending_entries=4");
+    let mut other = lit.clone();
+    other.push("ndp.pending_stall_as=warp-idle");
+    let (sys, a) = run(&lit, &mut vadd(n));
+    let (_, b) = run(&other, &mut vadd(n));
+    let (za, zb) = (ndp(&a).no_issue, ndp(&b).no_issue);
+    assert!(ndp(&a).pending_full_stalls > 0);
+    assert_eq!(a.sim.total.cycles, b.sim.total.cycles, "statistics only");
+    assert_eq!(za.by_reading, zb.by_reading);
+    assert_eq!(
+        (za.pending_stall_as, zb.pending_stall_as),
+        ("exec-unit-busy", "warp-idle")
+    );
+    let (e, w) = (za.by_reading.exec_unit_busy, za.by_reading.warp_idle);
+    assert_eq!(
+        (za.exec_busy, za.dependency, za.idle),
+        (e.exec_busy, e.dependency, e.idle)
+    );
+    assert_eq!(
+        (zb.exec_busy, zb.dependency, zb.idle),
+        (w.exec_busy, w.dependency, w.idle)
+    );
+    let sms = sys.sms.len() as u64;
+    let cycles = a.sim.total.cycles;
+    for s in [e, w] {
+        let sum = s.total() + za.issue;
+        assert!(
+            sum.abs_diff(sms * cycles) <= sms,
+            "{s:?} + {} vs {sms} x {cycles}",
+            za.issue
+        );
+    }
+    assert_eq!(
+        e.total(),
+        w.total(),
+        "the same no-issue cycles, classed two ways"
+    );
+    assert!(e.exec_busy > w.exec_busy, "{e:?} vs {w:?}");
+    assert!(
+        w.idle > e.idle,
+        "held cycles become warp idle: {e:?} vs {w:?}"
+    );
+    assert!(w.dependency >= e.dependency);
+    assert_eq!(
+        e.exec_busy - w.exec_busy,
+        (w.idle - e.idle) + (w.dependency - e.dependency)
+    );
+    // nothing held: one split
+    let (_, r) = run(&tight, &mut vadd(n));
+    let s = ndp(&r);
+    assert_eq!((s.pending_full_stalls, s.ready_full_stalls), (0, 0));
+    assert_eq!(
+        s.no_issue.by_reading.exec_unit_busy,
+        s.no_issue.by_reading.warp_idle
+    );
+}
+
+/// The SM's ready packet buffer (§3.8, Table 2: 64) is a bounded stage: with one entry
+/// every packet waits for the one before it to leave over its GPU link, so offloaded
+/// memory instructions are held at issue (back-pressure), the buffer never holds more
+/// than its entry, the run is slower, and every instance still completes with the same
+/// packets. With the default 64 the buffer holds more than one packet at a time here.
+#[test]
+fn full_ready_buffer_holds_offloaded_memory_instructions() {
+    let n = 8192u64;
+    let (_, free) = run(&["ndp.offload=naive"], &mut vadd(n));
+    let f = ndp(&free);
+    assert!(
+        f.peak_ready_packets > 1 && f.peak_ready_packets <= 64,
+        "{}",
+        f.peak_ready_packets
+    );
+    let (sys, tight) = run(&["ndp.offload=naive", "ndp.ready_entries=1"], &mut vadd(n));
+    let t = ndp(&tight);
+    assert!(t.ready_full_stalls > 0);
+    assert_eq!(t.peak_ready_packets, 1);
+    assert_eq!(t.instances_offloaded, n / 32);
+    assert_eq!(kind(t, Packet::OffloadAck).0, n / 32);
+    for p in [Packet::OffloadCmd, Packet::Rdf, Packet::Wta] {
+        assert_eq!(kind(t, p), kind(f, p), "{}", p.name());
+    }
+    assert_eq!(sys.live_requests(), 0);
+    assert!(tight.sim.total.cycles > free.sim.total.cycles);
+    // the held cycles are ExecUnitBusy under the literal reading only
+    let z = t.no_issue.by_reading;
+    assert!(z.exec_unit_busy.exec_busy > z.warp_idle.exec_busy, "{z:?}");
+}

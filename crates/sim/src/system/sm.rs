@@ -251,14 +251,14 @@ impl System {
                     }
                     None => {}
                 }
-                if self.ndp.is_some() && self.ndp_begin_blocked(sm, wg) {
-                    // NDP: the SM's pending packet buffer is full, no new offload block
-                    // instance begins; look again next cycle (a busy unit for Fig. 8)
-                    tried_mshr_stall = true;
-                    let t = now + self.sms[sm].clk.period;
-                    self.defer_ready_warp(sm, wg, t);
-                    next = next.min(t);
-                    continue;
+                if self.ndp.is_some() {
+                    if let Some(t) = self.ndp_issue_held(sm, wg, &inst) {
+                        // NDP: the SM's pending or ready packet buffer is full (§3.8);
+                        // look again at `t` (Fig. 8 reads the hold, `ndp_cycle_end`)
+                        self.defer_ready_warp(sm, wg, t);
+                        next = next.min(t);
+                        continue;
+                    }
                 }
                 if inst.class.is_mem()
                     && inst.space != Space::Shared
