@@ -406,8 +406,10 @@ pub fn noc_bits(o: locus_sim::noc::power::Organisation, sim: &serde_json::Value)
 /// and traffic beside the rest of the GPU): `sim.noc_bits`, and `sim.gpu_energy`, one
 /// element per [`NOC_STATIC_SHARES`] reading with `noc_j` (the NoC model over the run's
 /// traffic and time), `rest_j` (the core's energy less its link parts that are this
-/// machine's NoC, [`noc_link_parts`]), `total_j` and `noc_mean_w`. Machines outside the
-/// three organisations (the MCM-GPUs) get nothing, so their claims have no data.
+/// machine's NoC, [`noc_link_parts`]), `total_j` and `noc_mean_w`. Machines are priced as
+/// `locus_sim::noc::power::of_config` maps them (the MCM variants, home-side over several
+/// nodes, as NUBA's network; no claim or figure reads their energy); machines it does not
+/// map get nothing.
 pub fn add_gpu_energy(
     specs: &[RunSpec],
     res: &mut std::collections::BTreeMap<String, super::RunResult>,
@@ -1004,6 +1006,103 @@ mod tests {
         assert!(e.contains("nosuch"), "{e}");
         for (_, w, _) in TABLE2 {
             assert!(locus_workload::registry::find(w).is_some(), "{w}");
+        }
+    }
+
+    fn link(kind: &str, name: &str, bytes: u64) -> serde_json::Value {
+        serde_json::json!({"kind": kind, "name": name, "bytes_sent": bytes})
+    }
+
+    /// NoC traffic is counted once per traversal: the UBAs' crossbar at both ends
+    /// (halved), NUBA's network at its injection ports only (not its inter-switch links).
+    #[test]
+    fn noc_bits_count_each_traversal_once() {
+        use locus_sim::noc::power::Organisation as O;
+        let sim = serde_json::json!({"links": [
+            link("sm-l2", "sm0.out", 100),
+            link("sm-l2", "node0.sm->l0s0", 100),
+            link("sm-l2", "sm0.in", 40),
+            link("sm-l2", "node0.l0s0->sm", 40),
+            link("crossbar", "node0.xbar->ch0", 999),
+            link("inter-node", "node0->xbar0", 30),
+            link("inter-node", "node0->xbar0 (reply)", 20),
+            link("inter-node", "xbar0->xbar1", 500),
+            link("inter-node", "xbar1->node5", 30),
+        ]});
+        assert_eq!(noc_bits(O::MemorySideUba, &sim), 8 * 140);
+        assert_eq!(noc_bits(O::Nuba, &sim), 8 * 50);
+        assert_eq!(noc_bits(O::SmSideUba, &sim), 8 * (140 + 580));
+        assert_eq!(noc_bits(O::Nuba, &serde_json::json!({})), 0);
+    }
+
+    /// Fig. 13's GPU energy is the core's less its NoC link parts plus the NoC model over
+    /// the run's NoC bits and time, for every static-share reading.
+    #[test]
+    fn gpu_energy_replaces_the_noc_links_by_the_noc_model() {
+        let parts = serde_json::json!([
+            {"name": "link inter-node", "joules": 3.0},
+            {"name": "link crossbar", "joules": 5.0},
+            {"name": "link sm-l2", "joules": 7.0},
+            {"name": "static sm", "joules": 11.0},
+        ]);
+        let sim = serde_json::json!({
+            "links": [link("sm-l2", "sm0.out", 1000), link("sm-l2", "node0.sm->l0s0", 1000),
+                      link("inter-node", "node0->xbar0", 600), link("inter-node", "xbar0->node1", 600)],
+            "energy": {"total_j": 26.0, "parts": parts},
+            "total": {"ns": 5000.0},
+        });
+        let specs: Vec<RunSpec> = [
+            ("u", UBA, vec![]),
+            ("n", NUBA, vec![]),
+            ("m", "nuba-mcm", vec![]),
+        ]
+        .into_iter()
+        .map(|(k, p, sets)| RunSpec {
+            key: k.into(),
+            bench: "x".into(),
+            params: Vec::new(),
+            preset: p.into(),
+            sets,
+            sharing: false,
+            apps: Vec::new(),
+            trace: None,
+        })
+        .collect();
+        let mut res: std::collections::BTreeMap<String, super::super::RunResult> = specs
+            .iter()
+            .map(|s| {
+                (
+                    s.key.clone(),
+                    super::super::RunResult {
+                        sim: Some(sim.clone()),
+                        ..Default::default()
+                    },
+                )
+            })
+            .collect();
+        add_gpu_energy(&specs, &mut res).unwrap();
+        let runs = experiment::Runs::new(&res);
+        for (k, p, bits, links_j) in [("u", UBA, 8000u64, 7.0), ("n", NUBA, 4800, 3.0)] {
+            assert_eq!(runs.value(k, "sim.noc_bits"), bits as f64, "{k}");
+            let cfg = locus_sim::preset::load(Some(p), None, &[]).unwrap();
+            for (i, &(_, share)) in NOC_STATIC_SHARES.iter().enumerate() {
+                let m = locus_sim::energy::NocEnergyModel {
+                    static_share: share,
+                    ..locus_sim::energy::NocEnergyModel::of(&cfg.energy)
+                };
+                let e = locus_sim::energy::noc_energy_of(&cfg, bits, 5e-6, &m).unwrap();
+                let at = |f: &str| runs.value(k, &format!("sim.gpu_energy.{i}.{f}"));
+                assert!((at("noc_j") / e.total_j - 1.0).abs() < 1e-12, "{k} {i}");
+                assert!((at("rest_j") - (26.0 - links_j)).abs() < 1e-12, "{k} {i}");
+                assert!((at("total_j") - (26.0 - links_j + e.total_j)).abs() < 1e-12);
+                assert!(e.total_j > 0.0);
+            }
+        }
+        assert!(runs.value("m", "sim.gpu_energy.0.total_j").is_finite());
+        assert!(runs.value("nosuch", ENERGY).is_nan());
+        // every priced machine loads
+        for x in PRICED {
+            assert!(variant_config(x.key).is_some(), "{}", x.key);
         }
     }
 }
