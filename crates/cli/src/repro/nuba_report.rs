@@ -807,7 +807,7 @@ pub fn write(
             MISSING.join(", ")
         )?;
     }
-    writeln!(tail, "- §7.9's Griffin-style page migration and Carrefour-style page replication: the placement policies of `locus_sim::placement` are first touch, round-robin, chunked, random, LAB and CODA's; the core's migration moves a page on its first GPU touch only, with no per-interval access counts, and no policy replicates pages.")?;
+    writeln!(tail, "- §7.9's alternatives to LAB. Griffin-style page migration: its decisions (per-interval access counts, nuba.md A23's trigger) are `locus_sim::placement::griffin`, unit-tested (including the thrashing of a page shared in turns that §7.9 blames for migration's losses), but the system does not feed it accesses or act on its decisions (the core's migration moves a page on its first GPU touch only), so no run uses it. Carrefour-style page replication: missing (no placement policy replicates pages; MDR replicates lines).")?;
     let per_run = ratio(meta.host_seconds, meta.runs as f64);
     let full_runs = TABLE2.len() * (nuba::CONFIGS.len() + nuba::SWEEPS.len());
     let est =

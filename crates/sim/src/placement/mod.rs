@@ -14,12 +14,16 @@
 //! - [`PlacementPolicy::Lab`]: NUBA's Local-And-Balanced placement ([`lab`]): first touch
 //!   while the pages are balanced, least-first otherwise (allocation-order dependent).
 //!
+//! [`griffin`] holds the decisions of NUBA §7.9's Griffin-style page migration (per-interval
+//! access counts); the system does not feed it yet.
+//!
 //! Static policies give the same answer whenever the page is first touched, so lazy mapping
 //! equals allocation-time placement while keeping the page table as small as the footprint.
 
 pub mod chunked;
 pub mod coda;
 pub mod frames;
+pub mod griffin;
 pub mod lab;
 pub mod random;
 pub mod round_robin;
