@@ -739,6 +739,29 @@ pub fn write(
         ),
         led.f(tbs_of(smuba_hi), 1, "config SM-side UBA NoC TB/s (PRICED)"),
     )?;
+    writeln!(
+        f10,
+        "\nThe runs' ratio by the NoC model's static share (Fig. 13's readings): {}.",
+        NOC_STATIC_SHARES
+            .iter()
+            .enumerate()
+            .map(|(i, (name, share))| {
+                let p = format!("sim.gpu_energy.{i}.noc_mean_w");
+                format!(
+                    "{name} {}: {}",
+                    led.f(*share, 1, "NOC_STATIC_SHARES"),
+                    led.x(
+                        am(&sweep
+                            .iter()
+                            .map(|b| ratio(val(&key(b, hi.1), &p), val(&key(b, lo.2), &p)))
+                            .collect::<Vec<_>>()),
+                        "runs: uba hi / nuba lo mean noc W, by static share",
+                    )
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    )?;
     std::fs::write(out.join("fig10_noc.csv"), csv)?;
     plot::grouped_bars_marked(
         &figs.join("nuba-fig10-noc"),
@@ -781,7 +804,7 @@ pub fn write(
     let (mu, mn, mp) = nuba::MCM;
     writeln!(
         f14,
-        "\n## Figs. 15-16: MCM-GPU (sweep benchmarks)\n\nNUBA on {} modules (`nuba-mcm`: {} partitions, {} GB/s inter-module links) vs the memory-side UBA split into the same modules (`{mu}` in `SWEEPS`): {} (paper {}); on the monolithic GPU of the same resources (the 2x GPU-size point above) {} (paper {}). Model caveat (a property of the model, not a measurement of these runs): Locus's UBA-MCM forwards a remote read from the requester module's slice to the home module and returns the reply straight to the SM, so the home slice's data port carries only local replies, which makes this UBA-MCM optimistic wherever one home slice is hot.",
+        "\n## Figs. 15-16: MCM-GPU (sweep benchmarks)\n\nNUBA on {} modules (`nuba-mcm`: {} partitions, {} GB/s inter-module links) vs the memory-side UBA split into the same modules (`{mu}` in `SWEEPS`): {} (paper {}); on the monolithic GPU of the same resources (the {} GPU-size point above) {} (paper {}). Model caveat (a property of the model, not a measurement of these runs): Locus's UBA-MCM forwards a remote read from the requester module's slice to the home module and returns the reply straight to the SM, so the home slice's data port carries only local replies, which makes this UBA-MCM optimistic wherever one home slice is hot.",
         led.int(
             (mcfg.system.nodes / mcfg.interconnect.group_size.max(1)) as u64,
             "config nuba-mcm modules (system.nodes / interconnect.group_size)"
@@ -794,6 +817,7 @@ pub fn write(
         ),
         led.gain(hm_sp(sweep, mu, mn), "fig16 nuba-mcm vs uba-mcm"),
         led.gain(mp, "paper fig16"),
+        sensitivity_setting(&led, "GPU size", "uba-g2", "nuba-g2"),
         led.gain(hm_sp(sweep, "uba-g2", "nuba-g2"), "fig14 gpu size 2x"),
         led.gain(1.301, "paper fig14 gpu size 2x"),
     )?;
