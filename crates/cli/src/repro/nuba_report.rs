@@ -831,7 +831,7 @@ pub fn write(
             MISSING.join(", ")
         )?;
     }
-    writeln!(tail, "- §7.9's alternatives to LAB. Griffin-style page migration: its decisions (per-interval access counts, nuba.md A23's trigger) are `locus_sim::placement::griffin`, unit-tested (including the thrashing of a page shared in turns that §7.9 blames for migration's losses), but the system does not feed it accesses or act on its decisions (the core's migration moves a page on its first GPU touch only), so no run uses it. Carrefour-style page replication: missing (no placement policy replicates pages; MDR replicates lines).")?;
+    writeln!(tail, "- §7.9's alternatives to LAB. Griffin-style page migration: its decisions (per-interval access counts, nuba.md A23's trigger) are `locus_sim::placement::griffin`, unit-tested (including the thrashing of a page shared in turns that §7.9 blames for migration's losses), but the system does not feed it accesses or act on its decisions (the core's migration moves a page on its first GPU touch only), so no run uses it. Carrefour-style page replication: likewise, its decisions (replicas of read-only pages while the node's memory is more than 10% free, collapse on a write, A23) are `locus_sim::placement::carrefour`, unit-tested, but no run replicates pages (MDR replicates LLC lines). Wiring both into the system's access path is what remains.")?;
     let per_run = ratio(meta.host_seconds, meta.runs as f64);
     let full_runs = TABLE2.len() * (nuba::CONFIGS.len() + nuba::SWEEPS.len());
     let est =

@@ -14,12 +14,14 @@
 //! - [`PlacementPolicy::Lab`]: NUBA's Local-And-Balanced placement ([`lab`]): first touch
 //!   while the pages are balanced, least-first otherwise (allocation-order dependent).
 //!
-//! [`griffin`] holds the decisions of NUBA §7.9's Griffin-style page migration (per-interval
-//! access counts); the system does not feed it yet.
+//! [`griffin`] and [`carrefour`] hold the decisions of NUBA §7.9's alternatives to LAB,
+//! Griffin-style page migration (per-interval access counts) and Carrefour-style page
+//! replication (read-only pages, while memory is free); the system does not feed them yet.
 //!
 //! Static policies give the same answer whenever the page is first touched, so lazy mapping
 //! equals allocation-time placement while keeping the page table as small as the footprint.
 
+pub mod carrefour;
 pub mod chunked;
 pub mod coda;
 pub mod frames;
