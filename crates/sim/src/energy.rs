@@ -214,6 +214,131 @@ pub fn energy(cfg: &EnergyCfg, n: &EnergyCounts, seconds: f64) -> EnergyReport {
     }
 }
 
+/// The NoC part of the energy (NUBA Fig. 13, nuba.md §6.1 and §7.4 [S]): a network's
+/// power is `P = P_static(ports, width) + E_flit(width) · flits/s`. The structure comes
+/// from [`crate::noc::power`] (crosspoints and ports by radix and width, calibrated to the
+/// ratios nuba.md §7.4 derives): a network of organisation `o` and width `w` draws
+/// `S · power(o, w)` watts at full load, of which the share `static_share` is drawn
+/// whatever the traffic (leakage, clocking) and the rest is spent per bit carried, so
+/// the dynamic energy per bit is `(1 - static_share) · S · power(o, w) / capacity(w)`
+/// with `capacity(w) = NOC_PORTS · w · 8 · f` bits per second. The one absolute scale
+/// `S` is fixed by the reference network, the memory-side UBA's 16 B crossbar
+/// (nuba.md §2.1), whose dynamic energy per bit is `ref_pj_per_bit`.
+///
+/// Wider networks therefore cost more both per bit (`power(o, w) / w` grows with `w`,
+/// the crosspoint matrix being superlinear in width) and per second (their static part).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NocEnergyModel {
+    /// Dynamic energy per bit carried across the reference network (memory-side UBA at
+    /// 16 B per port), pJ. Default ([`NocEnergyModel::of`]): the core's on-die wire figure
+    /// `energy.sm_l2_pj_per_bit` (NDP spec §5.3: 0.2 pJ/bit/mm over 12 mm), so the NoC
+    /// costs per bit what the core's SM-L2 ports cost.
+    pub ref_pj_per_bit: f64,
+    /// Share of a network's full-load power that does not depend on its traffic, in
+    /// `[0, 1)`. *Placeholder* [Locus]: the paper prices its NoCs with DSENT at 22 nm
+    /// (nuba.md §6.1) and states no split; [`DEFAULT_NOC_STATIC_SHARE`].
+    pub static_share: f64,
+}
+
+/// Default [`NocEnergyModel::static_share`]: half of a network's full-load power is
+/// static ([Locus] placeholder; the NUBA report shows the other readings beside it).
+pub const DEFAULT_NOC_STATIC_SHARE: f64 = 0.5;
+
+/// Injection ports of every priced NoC organisation (nuba.md §2): the 64 SM ports of the
+/// memory-side UBA's crossbar and of the SM-side UBA's two 32-port crossbars, the 64
+/// slice ports of NUBA's inter-partition NoC (one per LLC slice, §2.1). This is the
+/// structure [`crate::noc::power::power`] prices.
+pub const NOC_PORTS: f64 = 64.0;
+
+/// Port width of the reference network, bytes per cycle (nuba.md §2.1: 16 B links).
+pub const NOC_REF_WIDTH_BYTES: f64 = 16.0;
+
+impl NocEnergyModel {
+    /// The default model for a machine whose energy parameters are `cfg`.
+    pub fn of(cfg: &EnergyCfg) -> NocEnergyModel {
+        NocEnergyModel {
+            ref_pj_per_bit: cfg.sm_l2_pj_per_bit,
+            static_share: DEFAULT_NOC_STATIC_SHARE,
+        }
+    }
+}
+
+/// The NoC energy of one run ([`noc_energy`]).
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct NocEnergy {
+    /// Port width, bytes per cycle.
+    pub width_bytes: f64,
+    /// Bits that entered the network (each packet counted once per traversal).
+    pub bits: u64,
+    /// Full-load power of the network, W (static plus dynamic at every port busy).
+    pub full_load_w: f64,
+    /// Static power, W.
+    pub static_w: f64,
+    /// Dynamic energy per bit carried, pJ.
+    pub pj_per_bit: f64,
+    pub static_j: f64,
+    pub dynamic_j: f64,
+    pub total_j: f64,
+    /// Mean NoC power over the run, W (0 for a zero-length run).
+    pub mean_w: f64,
+}
+
+/// The NoC energy of a network of organisation `o`, `width_bytes` per port per cycle at
+/// `clock_ghz`, that carried `bits` over `seconds` (model: [`NocEnergyModel`]).
+pub fn noc_energy(
+    o: crate::noc::power::Organisation,
+    width_bytes: f64,
+    clock_ghz: f64,
+    bits: u64,
+    seconds: f64,
+    m: &NocEnergyModel,
+) -> NocEnergy {
+    use crate::noc::power::{power, Organisation};
+    let capacity = |w: f64| NOC_PORTS * w * 8.0 * clock_ghz * 1e9;
+    let s = m.static_share.clamp(0.0, 1.0 - 1e-9);
+    // watts per unit of `power`: the reference network's dynamic energy per bit
+    let scale = m.ref_pj_per_bit * PJ * capacity(NOC_REF_WIDTH_BYTES)
+        / ((1.0 - s) * power(Organisation::MemorySideUba, NOC_REF_WIDTH_BYTES));
+    let full_load_w = scale * power(o, width_bytes);
+    let static_w = s * full_load_w;
+    let j_per_bit = if width_bytes > 0.0 {
+        (1.0 - s) * full_load_w / capacity(width_bytes)
+    } else {
+        0.0
+    };
+    let static_j = static_w * seconds;
+    let dynamic_j = bits as f64 * j_per_bit;
+    let total_j = static_j + dynamic_j;
+    NocEnergy {
+        width_bytes,
+        bits,
+        full_load_w,
+        static_w,
+        pj_per_bit: j_per_bit / PJ,
+        static_j,
+        dynamic_j,
+        total_j,
+        mean_w: if seconds > 0.0 {
+            total_j / seconds
+        } else {
+            0.0
+        },
+    }
+}
+
+/// [`noc_energy`] of configuration `c`'s NoC (organisation and width from
+/// [`crate::noc::power::of_config`]); `None` for machines that are none of the three
+/// organisations of nuba.md §2.
+pub fn noc_energy_of(
+    c: &crate::config::Config,
+    bits: u64,
+    seconds: f64,
+    m: &NocEnergyModel,
+) -> Option<NocEnergy> {
+    let (o, w) = crate::noc::power::of_config(c)?;
+    Some(noc_energy(o, w, c.system.sm_clock_ghz, bits, seconds, m))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,5 +475,112 @@ mod tests {
             EnergyCounts::insts_from(&c),
             [1, 2, 4, 16 + 32 + 64, 8 + 128 + 256]
         );
+    }
+
+    fn preset(p: &str, sets: &[&str]) -> crate::config::Config {
+        let s: Vec<String> = sets.iter().map(|x| x.to_string()).collect();
+        crate::preset::load(Some(p), None, &s).unwrap()
+    }
+
+    /// Closed form at the reference network (memory-side UBA, 16 B ports, 1.4 GHz):
+    /// `ref_pj_per_bit` per bit, and a static power of `s / (1 - s)` times the dynamic
+    /// power at full load, 64 ports x 16 B x 8 bit x 1.4 GHz x 2.4 pJ = 27.5251 W.
+    #[test]
+    fn noc_energy_closed_form_at_the_reference_network() {
+        let m = NocEnergyModel {
+            ref_pj_per_bit: 2.4,
+            static_share: 0.25,
+        };
+        let c = preset("nuba-mem-uba", &[]);
+        let e = noc_energy_of(&c, 1_000_000, 2e-6, &m).unwrap();
+        assert!(rel(e.width_bytes, 16.0) < 1e-12);
+        assert!(rel(e.pj_per_bit, 2.4) < 1e-12, "{}", e.pj_per_bit);
+        let full_dyn = 64.0 * 16.0 * 8.0 * 1.4e9 * 2.4e-12;
+        assert!(rel(full_dyn, 27.525_12) < 1e-6);
+        assert!(rel(e.static_w, full_dyn / 3.0) < 1e-12, "{}", e.static_w);
+        assert!(rel(e.full_load_w, full_dyn * 4.0 / 3.0) < 1e-12);
+        assert!(rel(e.dynamic_j, 1e6 * 2.4e-12) < 1e-12);
+        assert!(rel(e.static_j, e.static_w * 2e-6) < 1e-12);
+        assert!(rel(e.total_j, e.static_j + e.dynamic_j) < 1e-15);
+        assert!(rel(e.mean_w, e.total_j / 2e-6) < 1e-12);
+        // the default model reads the core's per-bit figure
+        assert_eq!(
+            NocEnergyModel::of(&c.energy).ref_pj_per_bit,
+            c.energy.sm_l2_pj_per_bit
+        );
+    }
+
+    /// NoC energy scales with traffic: the dynamic part is linear in the bits carried,
+    /// the static part does not move with them and is linear in time.
+    #[test]
+    fn noc_energy_scales_with_traffic() {
+        let m = NocEnergyModel::of(&EnergyCfg::default());
+        for p in ["nuba-mem-uba", "nuba"] {
+            let c = preset(p, &[]);
+            let a = noc_energy_of(&c, 1_000_000, 1e-5, &m).unwrap();
+            let b = noc_energy_of(&c, 3_000_000, 1e-5, &m).unwrap();
+            assert!(rel(b.dynamic_j, 3.0 * a.dynamic_j) < 1e-12, "{p}");
+            assert_eq!(a.static_j, b.static_j, "{p}");
+            assert!(b.total_j > a.total_j);
+            let idle = noc_energy_of(&c, 0, 1e-5, &m).unwrap();
+            assert_eq!(idle.dynamic_j, 0.0);
+            assert!(rel(idle.total_j, a.static_j) < 1e-15);
+            let long = noc_energy_of(&c, 1_000_000, 2e-5, &m).unwrap();
+            assert!(rel(long.static_j, 2.0 * a.static_j) < 1e-12);
+            assert_eq!(long.dynamic_j, a.dynamic_j);
+        }
+        // all static: traffic costs nothing; all dynamic: idle costs nothing
+        let c = preset("nuba", &[]);
+        let dynamic_only = NocEnergyModel {
+            static_share: 0.0,
+            ..m
+        };
+        assert_eq!(
+            noc_energy_of(&c, 0, 1e-5, &dynamic_only).unwrap().total_j,
+            0.0
+        );
+    }
+
+    /// NoC energy scales with the configured width (the NoC bandwidth of the presets,
+    /// nuba.md §7.4's 0.7 / 1.4 / 5.6 TB/s points): at the same traffic and time a wider
+    /// network costs more per bit and more static power; the full-load power ratios are
+    /// the structural model's, so the paper's 12.1x (memory-side UBA at 5.6 TB/s over
+    /// NUBA at 0.7 TB/s) and 9.4x (SM-side UBA) hold within 10%.
+    #[test]
+    fn noc_energy_scales_with_the_configured_width() {
+        let m = NocEnergyModel::of(&EnergyCfg::default());
+        let e =
+            |p: &str, sets: &[&str]| noc_energy_of(&preset(p, sets), 1_000_000, 1e-5, &m).unwrap();
+        let uba = [
+            e("nuba-mem-uba", &["noc.sm_port_gbps=11.2"]),
+            e("nuba-mem-uba", &[]),
+            e("nuba-mem-uba", &["noc.sm_port_gbps=44.8"]),
+            e("nuba-mem-uba", &["noc.sm_port_gbps=89.6"]),
+        ];
+        let nuba = [
+            e("nuba", &["interconnect.local_gbps=22.4"]),
+            e("nuba", &[]),
+            e("nuba", &["interconnect.local_gbps=89.6"]),
+            e("nuba", &["interconnect.local_gbps=179.2"]),
+        ];
+        for set in [&uba, &nuba] {
+            for (i, w) in [8.0, 16.0, 32.0, 64.0].iter().enumerate() {
+                assert!(rel(set[i].width_bytes, *w) < 1e-9, "{}", set[i].width_bytes);
+            }
+            for p in set.windows(2) {
+                assert!(p[1].pj_per_bit > p[0].pj_per_bit);
+                assert!(p[1].static_w > p[0].static_w);
+                assert!(p[1].total_j > p[0].total_j);
+            }
+        }
+        let sm64 = e("nuba-sm-uba", &["noc.sm_port_gbps=89.6"]);
+        let near = |got: f64, want: f64| (got / want - 1.0).abs() < 0.10;
+        let r_mem = uba[3].full_load_w / nuba[0].full_load_w;
+        let r_sm = sm64.full_load_w / nuba[0].full_load_w;
+        assert!(near(r_mem, 12.1), "{r_mem}");
+        assert!(near(r_sm, 9.4), "{r_sm}");
+        // the static power alone keeps the structural ratio whatever the split
+        assert!(rel(uba[3].static_w / nuba[0].static_w, r_mem) < 1e-12);
+        assert!(noc_energy_of(&preset("coda-4gpu", &[]), 1, 1.0, &m).is_none());
     }
 }

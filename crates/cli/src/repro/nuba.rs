@@ -275,7 +275,11 @@ pub const NOC_POINTS: &[(f64, &str, &str)] = &[
 /// The machine configuration of the planned variant `key` (a [`CONFIGS`] or [`SWEEPS`]
 /// key), for the models that price a machine rather than a run (the NoC power model).
 pub fn variant_config(key: &str) -> Option<locus_sim::Config> {
-    let v = CONFIGS.iter().chain(SWEEPS).find(|x| x.key == key)?;
+    let v = CONFIGS
+        .iter()
+        .chain(SWEEPS)
+        .chain(PRICED)
+        .find(|x| x.key == key)?;
     let s: Vec<String> = v.sets.iter().map(|x| x.to_string()).collect();
     locus_sim::preset::load(Some(v.preset), None, &s).ok()
 }
@@ -324,7 +328,152 @@ pub const FULL_VS_NOREP: &[(&str, f64)] = &[
 pub const IPC: &str = "sim.total.ipc";
 pub const FILLS: &str = "sim.events_by_kind.l1_fill";
 pub const REPLICA_HITS: &str = "sim.replication.replica_hits";
-pub const ENERGY: &str = "sim.energy.total_j";
+/// The core's energy (no NoC model; its link parts price every port per bit).
+pub const CORE_ENERGY: &str = "sim.energy.total_j";
+/// Fig. 13's GPU energy ([`add_gpu_energy`], default reading): the rest of the GPU from
+/// the core's model plus the NoC of `locus_sim::energy::noc_energy`.
+pub const ENERGY: &str = "sim.gpu_energy.0.total_j";
+/// Fig. 13's NoC energy (default reading).
+pub const NOC_ENERGY: &str = "sim.gpu_energy.0.noc_j";
+/// Mean NoC power over the run, W (default reading): Fig. 10's NoC power.
+pub const NOC_POWER: &str = "sim.gpu_energy.0.noc_mean_w";
+
+/// The readings of the NoC energy model's static share (`NocEnergyModel::static_share`,
+/// which the paper does not state: it prices its NoCs with DSENT, nuba.md §6.1): the
+/// default first, the others shown beside it in the report. Each is one element of
+/// `sim.gpu_energy` in that order.
+pub const NOC_STATIC_SHARES: &[(&str, f64)] = &[
+    ("default", locus_sim::energy::DEFAULT_NOC_STATIC_SHARE),
+    ("traffic only", 0.0),
+    ("mostly static", 0.8),
+];
+
+/// Machines the report prices (NoC power) without running them: the SM-side UBA at
+/// 5.6 TB/s (64 B SM ports), for nuba.md §7.4's 9.4x.
+pub const PRICED: &[Variant] = &[var(
+    "smuba-noc5.6",
+    "nuba-sm-uba",
+    &["noc.sm_port_gbps=89.6"],
+)];
+
+/// The core's link parts (`locus_sim::energy` part names) that are the NoC of
+/// organisation `o`, which Fig. 13's energy replaces by the NoC model: the memory-side
+/// UBA's crossbar is its SM-L2 ports; the SM-side UBA's are its SM-L2 crossbars and its
+/// LLC-to-MC network (A11); NUBA's its inter-partition network. NUBA's SM-to-local-slice
+/// links (its SM-L2 ports) are outside the NoC and stay in the rest of the GPU (A12).
+pub fn noc_link_parts(o: locus_sim::noc::power::Organisation) -> &'static [&'static str] {
+    use locus_sim::noc::power::Organisation as O;
+    match o {
+        O::MemorySideUba => &["link sm-l2"],
+        O::SmSideUba => &["link sm-l2", "link inter-node"],
+        O::Nuba => &["link inter-node"],
+    }
+}
+
+/// Bits that entered the NoC of organisation `o` in the run whose statistics are `sim`
+/// (`sim.links`), each packet counted once per traversal of the network (request and
+/// reply networks together): the core records every port a packet crosses, so the UBAs'
+/// SM-L2 crossbar is counted at the SM and at the slice (halved here), the SM-side UBA's
+/// LLC-to-MC network once per direction, and NUBA's network at its partitions'
+/// injection ports (`node*->xbar*`), not at its inter-switch links.
+pub fn noc_bits(o: locus_sim::noc::power::Organisation, sim: &serde_json::Value) -> u64 {
+    use locus_sim::noc::power::Organisation as O;
+    let links = sim
+        .get("links")
+        .and_then(|l| l.as_array())
+        .cloned()
+        .unwrap_or_default();
+    let bytes = |kind: &str, name_prefix: &str| -> u64 {
+        links
+            .iter()
+            .filter(|l| l.get("kind").and_then(|k| k.as_str()) == Some(kind))
+            .filter(|l| {
+                l.get("name")
+                    .and_then(|n| n.as_str())
+                    .is_some_and(|n| n.starts_with(name_prefix))
+            })
+            .filter_map(|l| l.get("bytes_sent").and_then(|b| b.as_u64()))
+            .sum()
+    };
+    8 * match o {
+        O::MemorySideUba => bytes("sm-l2", "") / 2,
+        O::SmSideUba => bytes("sm-l2", "") / 2 + bytes("inter-node", ""),
+        O::Nuba => bytes("inter-node", "node"),
+    }
+}
+
+/// Add Fig. 13's energy to every run record (nuba.md §7.6, issue 10: NoC power from width
+/// and traffic beside the rest of the GPU): `sim.noc_bits`, and `sim.gpu_energy`, one
+/// element per [`NOC_STATIC_SHARES`] reading with `noc_j` (the NoC model over the run's
+/// traffic and time), `rest_j` (the core's energy less its link parts that are this
+/// machine's NoC, [`noc_link_parts`]), `total_j` and `noc_mean_w`. Machines are priced as
+/// `locus_sim::noc::power::of_config` maps them (the MCM variants, home-side over several
+/// nodes, as NUBA's network; no claim or figure reads their energy); machines it does not
+/// map get nothing.
+pub fn add_gpu_energy(
+    specs: &[RunSpec],
+    res: &mut std::collections::BTreeMap<String, super::RunResult>,
+) -> Result<()> {
+    for s in specs {
+        let Some(r) = res.get_mut(&s.key) else {
+            continue;
+        };
+        let Some(sim) = r.sim.as_mut() else { continue };
+        let cfg = locus_sim::preset::load(Some(&s.preset), None, &s.sets)?;
+        let Some((o, _)) = locus_sim::noc::power::of_config(&cfg) else {
+            continue;
+        };
+        let bits = noc_bits(o, sim);
+        let seconds = sim
+            .pointer("/total/ns")
+            .and_then(|v| v.as_f64())
+            .unwrap_or(f64::NAN)
+            * 1e-9;
+        let core = sim
+            .pointer("/energy/total_j")
+            .and_then(|v| v.as_f64())
+            .unwrap_or(f64::NAN);
+        let links: f64 = sim
+            .pointer("/energy/parts")
+            .and_then(|p| p.as_array())
+            .map(|parts| {
+                parts
+                    .iter()
+                    .filter(|p| {
+                        p.get("name")
+                            .and_then(|n| n.as_str())
+                            .is_some_and(|n| noc_link_parts(o).contains(&n))
+                    })
+                    .filter_map(|p| p.get("joules").and_then(|j| j.as_f64()))
+                    .sum()
+            })
+            .unwrap_or(f64::NAN);
+        let rest = core - links;
+        let readings: Vec<serde_json::Value> = NOC_STATIC_SHARES
+            .iter()
+            .map(|&(_, share)| {
+                let m = locus_sim::energy::NocEnergyModel {
+                    static_share: share,
+                    ..locus_sim::energy::NocEnergyModel::of(&cfg.energy)
+                };
+                let e = locus_sim::energy::noc_energy_of(&cfg, bits, seconds, &m);
+                let noc = e.map_or(f64::NAN, |e| e.total_j);
+                serde_json::json!({
+                    "static_share": share,
+                    "noc_j": noc,
+                    "rest_j": rest,
+                    "total_j": rest + noc,
+                    "noc_mean_w": e.map_or(f64::NAN, |e| e.mean_w),
+                })
+            })
+            .collect();
+        if let Some(o) = sim.as_object_mut() {
+            o.insert("noc_bits".into(), bits.into());
+            o.insert("gpu_energy".into(), readings.into());
+        }
+    }
+    Ok(())
+}
 
 /// The paper's class of workload `w` ("low" / "high"), if it is in Table 2.
 pub fn paper_class(w: &str) -> Option<&'static str> {
@@ -564,24 +713,86 @@ pub fn claims(benches: &[String], sweep: &[String]) -> Vec<Claim> {
         hm_speedup(benches, "rr", "norep"),
         Unit::Gain,
     ));
-    v.push(within(
-        "Fig. 13: GPU energy, NUBA vs memory-side UBA",
-        "-16.0%",
-        0.160,
-        Quantity::Mean(
+    // Fig. 13 (nuba.md §7.6): mean over benchmarks of each benchmark's reduction
+    let fall = |name: &str, text: &str, paper: f64, path: &str, c: &str, base: &str| Claim {
+        name: name.into(),
+        paper_text: text.into(),
+        paper: Some(paper),
+        quantity: Quantity::Mean(
             Mean::Arithmetic,
             benches
                 .iter()
                 .map(|b| {
                     Quantity::Reduction(
-                        Box::new(Quantity::run(format!("{b}-nuba"), ENERGY)),
-                        Box::new(Quantity::run(format!("{b}-uba"), ENERGY)),
+                        Box::new(Quantity::run(format!("{b}-{c}"), path)),
+                        Box::new(Quantity::run(format!("{b}-{base}"), path)),
                     )
                 })
                 .collect(),
         ),
-        Unit::Fall,
+        unit: Unit::Fall,
+        rule: Rule::WithinAbs(0.10),
+    };
+    v.push(fall(
+        "Fig. 13: GPU energy, NUBA vs memory-side UBA",
+        "-16.0%",
+        0.160,
+        ENERGY,
+        "nuba",
+        "uba",
     ));
+    v.push(fall(
+        "Fig. 13: NoC energy, NUBA vs memory-side UBA",
+        "-54.5%",
+        0.545,
+        NOC_ENERGY,
+        "nuba",
+        "uba",
+    ));
+    v.push(fall(
+        "Fig. 13: GPU energy, NUBA vs SM-side UBA",
+        "-13.1%",
+        0.131,
+        ENERGY,
+        "nuba",
+        "smuba",
+    ));
+    v.push(fall(
+        "Fig. 13: GPU energy, SM-side vs memory-side UBA",
+        "-2.9%",
+        0.029,
+        ENERGY,
+        "smuba",
+        "uba",
+    ));
+    v.push(fall(
+        "Fig. 13: NoC energy, SM-side vs memory-side UBA",
+        "-25.9%",
+        0.259,
+        NOC_ENERGY,
+        "smuba",
+        "uba",
+    ));
+    // Fig. 10 / nuba.md §7.4: the runs' mean NoC power, within 10% of the paper's ratio
+    v.push(Claim {
+        name: "Fig. 10: NoC power, memory-side UBA at 5.6 TB/s over NUBA at 0.7 TB/s (runs)".into(),
+        paper_text: "12.10x".into(),
+        paper: Some(12.1),
+        quantity: Quantity::Mean(
+            Mean::Arithmetic,
+            sweep
+                .iter()
+                .map(|b| {
+                    Quantity::Ratio(
+                        Box::new(Quantity::run(format!("{b}-uba-noc5.6"), NOC_POWER)),
+                        Box::new(Quantity::run(format!("{b}-nuba-noc0.7"), NOC_POWER)),
+                    )
+                })
+                .collect(),
+        ),
+        unit: Unit::Times,
+        rule: Rule::WithinAbs(1.21),
+    });
     v.push(within(
         "Fig. 10: NUBA at 0.7 TB/s vs UBA at 1.4 TB/s",
         "+12.7%",
@@ -654,7 +865,8 @@ pub fn run(
         .filter(|s| out.join("runs").join(format!("{}.json", s.key)).exists())
         .count();
     let t0 = std::time::Instant::now();
-    let res = execute(&specs, out, jobs, quiet)?;
+    let mut res = execute(&specs, out, jobs, quiet)?;
+    add_gpu_energy(&specs, &mut res)?;
     let seconds = t0.elapsed().as_secs_f64();
     let runs = experiment::Runs::new(&res);
     let verdicts: Vec<_> = claims.iter().map(|c| c.evaluate(&runs)).collect();
@@ -669,7 +881,9 @@ pub fn run(
         REPLICA_HITS,
         "l2_hit_rate",
         FILLS,
+        CORE_ENERGY,
         ENERGY,
+        NOC_ENERGY,
         "max_remote_link_util",
         "sim.total.mean_load_latency_ns",
     ];
@@ -792,6 +1006,103 @@ mod tests {
         assert!(e.contains("nosuch"), "{e}");
         for (_, w, _) in TABLE2 {
             assert!(locus_workload::registry::find(w).is_some(), "{w}");
+        }
+    }
+
+    fn link(kind: &str, name: &str, bytes: u64) -> serde_json::Value {
+        serde_json::json!({"kind": kind, "name": name, "bytes_sent": bytes})
+    }
+
+    /// NoC traffic is counted once per traversal: the UBAs' crossbar at both ends
+    /// (halved), NUBA's network at its injection ports only (not its inter-switch links).
+    #[test]
+    fn noc_bits_count_each_traversal_once() {
+        use locus_sim::noc::power::Organisation as O;
+        let sim = serde_json::json!({"links": [
+            link("sm-l2", "sm0.out", 100),
+            link("sm-l2", "node0.sm->l0s0", 100),
+            link("sm-l2", "sm0.in", 40),
+            link("sm-l2", "node0.l0s0->sm", 40),
+            link("crossbar", "node0.xbar->ch0", 999),
+            link("inter-node", "node0->xbar0", 30),
+            link("inter-node", "node0->xbar0 (reply)", 20),
+            link("inter-node", "xbar0->xbar1", 500),
+            link("inter-node", "xbar1->node5", 30),
+        ]});
+        assert_eq!(noc_bits(O::MemorySideUba, &sim), 8 * 140);
+        assert_eq!(noc_bits(O::Nuba, &sim), 8 * 50);
+        assert_eq!(noc_bits(O::SmSideUba, &sim), 8 * (140 + 580));
+        assert_eq!(noc_bits(O::Nuba, &serde_json::json!({})), 0);
+    }
+
+    /// Fig. 13's GPU energy is the core's less its NoC link parts plus the NoC model over
+    /// the run's NoC bits and time, for every static-share reading.
+    #[test]
+    fn gpu_energy_replaces_the_noc_links_by_the_noc_model() {
+        let parts = serde_json::json!([
+            {"name": "link inter-node", "joules": 3.0},
+            {"name": "link crossbar", "joules": 5.0},
+            {"name": "link sm-l2", "joules": 7.0},
+            {"name": "static sm", "joules": 11.0},
+        ]);
+        let sim = serde_json::json!({
+            "links": [link("sm-l2", "sm0.out", 1000), link("sm-l2", "node0.sm->l0s0", 1000),
+                      link("inter-node", "node0->xbar0", 600), link("inter-node", "xbar0->node1", 600)],
+            "energy": {"total_j": 26.0, "parts": parts},
+            "total": {"ns": 5000.0},
+        });
+        let specs: Vec<RunSpec> = [
+            ("u", UBA, vec![]),
+            ("n", NUBA, vec![]),
+            ("m", "nuba-mcm", vec![]),
+        ]
+        .into_iter()
+        .map(|(k, p, sets)| RunSpec {
+            key: k.into(),
+            bench: "x".into(),
+            params: Vec::new(),
+            preset: p.into(),
+            sets,
+            sharing: false,
+            apps: Vec::new(),
+            trace: None,
+        })
+        .collect();
+        let mut res: std::collections::BTreeMap<String, super::super::RunResult> = specs
+            .iter()
+            .map(|s| {
+                (
+                    s.key.clone(),
+                    super::super::RunResult {
+                        sim: Some(sim.clone()),
+                        ..Default::default()
+                    },
+                )
+            })
+            .collect();
+        add_gpu_energy(&specs, &mut res).unwrap();
+        let runs = experiment::Runs::new(&res);
+        for (k, p, bits, links_j) in [("u", UBA, 8000u64, 7.0), ("n", NUBA, 4800, 3.0)] {
+            assert_eq!(runs.value(k, "sim.noc_bits"), bits as f64, "{k}");
+            let cfg = locus_sim::preset::load(Some(p), None, &[]).unwrap();
+            for (i, &(_, share)) in NOC_STATIC_SHARES.iter().enumerate() {
+                let m = locus_sim::energy::NocEnergyModel {
+                    static_share: share,
+                    ..locus_sim::energy::NocEnergyModel::of(&cfg.energy)
+                };
+                let e = locus_sim::energy::noc_energy_of(&cfg, bits, 5e-6, &m).unwrap();
+                let at = |f: &str| runs.value(k, &format!("sim.gpu_energy.{i}.{f}"));
+                assert!((at("noc_j") / e.total_j - 1.0).abs() < 1e-12, "{k} {i}");
+                assert!((at("rest_j") - (26.0 - links_j)).abs() < 1e-12, "{k} {i}");
+                assert!((at("total_j") - (26.0 - links_j + e.total_j)).abs() < 1e-12);
+                assert!(e.total_j > 0.0);
+            }
+        }
+        assert!(runs.value("m", "sim.gpu_energy.0.total_j").is_finite());
+        assert!(runs.value("nosuch", ENERGY).is_nan());
+        // every priced machine loads
+        for x in PRICED {
+            assert!(variant_config(x.key).is_some(), "{}", x.key);
         }
     }
 }

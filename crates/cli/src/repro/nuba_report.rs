@@ -9,11 +9,12 @@
 use super::experiment::{self, Mean, Verdict};
 use super::ledger::Ledger;
 use super::nuba::{
-    self, paper_class, ENERGY, FILLS, FULL_VS_NOREP, IPC, MISSING, NOC_POINTS, REPLICA_HITS,
-    SENSITIVITY, TABLE2,
+    self, paper_class, ENERGY, FILLS, FULL_VS_NOREP, IPC, MISSING, NOC_ENERGY, NOC_POINTS,
+    NOC_POWER, NOC_STATIC_SHARES, REPLICA_HITS, SENSITIVITY, TABLE2,
 };
 use crate::plot;
 use anyhow::Result;
+use locus_sim::Config;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -100,6 +101,8 @@ pub fn write(
         }
     )?;
     let cfg = locus_sim::preset::load(Some(nuba::NUBA), None, &[])?;
+    let ucfg = locus_sim::preset::load(Some(nuba::UBA), None, &[])?;
+    let mcfg = locus_sim::preset::load(Some("nuba-mcm"), None, &[])?;
     writeln!(
         md,
         "Locus `repro nuba`: {} runs ({} reused from an earlier invocation) in {} s on {} worker(s); main configurations on {} benchmark(s) ({} low-sharing and {} high-sharing by the paper's Table 2 class), sweeps on {}. Machines: presets `nuba-mem-uba` (the memory-side UBA baseline), `nuba-sm-uba` and `nuba` ({} partitions of {} SMs and {} LLC slices); every other configuration is a `--set` on them (`CONFIGS` and `SWEEPS` in crates/cli/src/repro/nuba.rs). Speedup is the IPC ratio over the same instructions, averaged harmonically (nuba.md §6.6).\n",
@@ -124,6 +127,7 @@ pub fn write(
         led.int(meta.capped as u64, "runs stopped by the cap"),
         led.int(meta.runs as u64, "runs planned"),
     )?;
+    md += &machines_table(&led)?;
     writeln!(
         md,
         "Regenerate: `locus repro nuba -o out/repro-nuba` (or `--quick`), then copy `report.md` to `docs/repro-nuba-report.md`, `figures/*` to `docs/figures/`, and `numbers.txt` / `checks.txt` to `docs/figures/nuba-numbers.txt` / `docs/figures/nuba-checks.txt`. Figures mark the paper's value with a black diamond.\n"
@@ -238,16 +242,59 @@ pub fn write(
                 led.pct(over(&|b| local(&key(b, "ft"))), "mean local share ft"),
                 led.pct(over(&|b| local(&key(b, "norep"))), "mean local share norep"),
             )
-        } else if name.contains("energy") {
-            let st = over(&|b| {
-                ratio(
-                    val(&key(b, "nuba"), "sim.energy.static_j"),
-                    val(&key(b, "nuba"), ENERGY),
-                )
-            });
+        } else if name.contains("NoC power") {
+            let (hi, lo) = (NOC_POINTS[NOC_POINTS.len() - 1].1, NOC_POINTS[0].2);
             format!(
-                "measured: static energy is {} of NUBA's energy (mean over benchmarks), so energy follows run time; the NoC power model of nuba.md §7.4 (Fig. 10) is not part of the energy total",
-                led.pct(st, "static share of nuba energy")
+                "measured: the UBA at the highest bandwidth carried {} NUBA's NoC bits at the lowest in {} of its time, while the structural (full-load) power ratio of the two networks is {}: the dynamic part follows the bits carried, the static part the width (means over benchmarks; `NOC_STATIC_SHARES` readings in Fig. 13)",
+                led.x(
+                    over(&|b| ratio(val(&key(b, hi), "sim.noc_bits"), val(&key(b, lo), "sim.noc_bits"))),
+                    "runs: noc bits uba hi / nuba lo"
+                ),
+                led.x(
+                    over(&|b| ratio(val(&key(b, hi), "sim.total.ns"), val(&key(b, lo), "sim.total.ns"))),
+                    "runs: time uba hi / nuba lo"
+                ),
+                led.x(
+                    ratio(
+                        nuba::variant_config(hi).and_then(|c| locus_sim::noc::power::of(&c)).unwrap_or(f64::NAN),
+                        nuba::variant_config(lo).and_then(|c| locus_sim::noc::power::of(&c)).unwrap_or(f64::NAN),
+                    ),
+                    "model: uba 5.6 / nuba 0.7 noc power"
+                ),
+            )
+        } else if name.contains("energy") {
+            let c = if name.contains("SM-side vs") {
+                "smuba"
+            } else {
+                "nuba"
+            };
+            let base = if name.contains("vs SM-side") {
+                "smuba"
+            } else {
+                "uba"
+            };
+            let share = |k: &str| ratio(val(k, NOC_ENERGY), val(k, ENERGY));
+            format!(
+                "measured: the NoC is {} of the {}'s GPU energy and {} of the {}'s; the {} ran {} of the {}'s time and carried {} of its NoC bits; the core's static energy is {} of the {}'s GPU energy (means over benchmarks; the other static-share readings are in Fig. 13)",
+                led.pct(over(&|b| share(&key(b, base))), "mean noc share of base gpu energy"),
+                config_name(base),
+                led.pct(over(&|b| share(&key(b, c))), "mean noc share of gpu energy"),
+                config_name(c),
+                config_name(c),
+                led.x(
+                    over(&|b| ratio(val(&key(b, c), "sim.total.ns"), val(&key(b, base), "sim.total.ns"))),
+                    "mean run time ratio"
+                ),
+                config_name(base),
+                led.x(
+                    over(&|b| ratio(val(&key(b, c), "sim.noc_bits"), val(&key(b, base), "sim.noc_bits"))),
+                    "mean noc bits ratio"
+                ),
+                led.pct(
+                    over(&|b| ratio(val(&key(b, c), "sim.energy.static_j"), val(&key(b, c), ENERGY))),
+                    "mean static share of gpu energy"
+                ),
+                config_name(c),
             )
         } else if name.contains("L1 misses served locally") {
             format!(
@@ -258,7 +305,7 @@ pub fn write(
                     "mean replica local share"
                 ),
                 led.f(over(&|b| busy(&key(b, "norep"))), 1, "mean partitions running CTAs norep"),
-                led.int(32, "NUBA partitions (preset nuba)"),
+                led.int(cfg.system.nodes as u64, "config nuba system.nodes"),
             )
         } else if name.contains("NUBA") || name.contains("UBA") {
             format!(
@@ -289,19 +336,39 @@ pub fn write(
     writeln!(
         dis,
         "\nModel note: NUBA's remote path crosses its partition's NoC port and one {} B inter-switch link of the two-stage crossbar (nuba.md §2.1 [S]; `hier-xbar` with request and reply networks and gap-filling links), while Locus's memory-side UBA is a flat crossbar of SM and slice ports without the inter-switch links that the paper's hierarchical UBA crossbar also has. Where many SMs camp on one home or stream writes into one switch group, the inter-switch link limits NUBA in Locus but not our UBA; the busiest-link utilisation above measures how close NUBA's links ran to that limit.",
-        led.int(16, "nuba.md §2.1 crossbar link width, bytes")
+        led.f(
+            cfg.interconnect.link_gbps / cfg.system.sm_clock_ghz,
+            0,
+            "config nuba interconnect.link_gbps / system.sm_clock_ghz, bytes per cycle"
+        )
     )?;
 
     // ---- Fig. 3: page sharing on the baseline
-    let ucfg = locus_sim::preset::load(Some(nuba::UBA), None, &[])?;
     let mut f3 = format!("\n## Fig. 3: page sharing on the memory-side UBA ({} SMs, {} B pages)\n\nPages by the number of distinct SMs that touched them during the (capped) baseline run; \"low\" when the single-SM share is above the paper's {} (nuba.md §6.4), beside Table 2's class.\n\n",
         led.int(ucfg.system.sms_per_node as u64 * ucfg.system.nodes as u64, "baseline SMs"),
         led.int(ucfg.system.page_bytes, "baseline page bytes"),
         led.pct(0.8, "paper low-sharing threshold"));
-    let buckets = ["1", "2-10", "11-25", "26-64"];
+    // the sharer buckets of the page-sharing statistic (the last one is open-ended)
+    let bk = locus_sim::page_sharing::BUCKETS;
+    let buckets: Vec<String> = (0..4)
+        .map(|i| {
+            let lo = if i == 0 { 1 } else { bk[i - 1] + 1 };
+            if lo == bk[i] {
+                format!("{lo}")
+            } else {
+                format!("{lo}-{}", bk[i])
+            }
+        })
+        .collect();
     let mut rows = Vec::new();
-    let mut fig3_csv =
-        String::from("bench,paper_class,class,single_sm_fraction,b1,b2_10,b11_25,b26_64\n");
+    let mut fig3_csv = format!(
+        "bench,paper_class,class,single_sm_fraction,{}\n",
+        buckets
+            .iter()
+            .map(|b| format!("b{}", b.replace('-', "_")))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
     let mut single = Vec::new();
     let mut agree = 0;
     for b in benches {
@@ -583,25 +650,47 @@ pub fn write(
     ];
     let mut cats = Vec::new();
     let mut marks = Vec::new();
-    let mut csv = String::from("tbs,uba,nuba,uba_noc_power,nuba_noc_power\n");
+    let mut csv = String::from(
+        "uba_tbs,nuba_tbs,uba,nuba,uba_noc_power_model,nuba_noc_power_model,uba_noc_w,nuba_noc_w\n",
+    );
     // NoC power (locus_sim::noc::power, nuba.md §7.4), relative to the UBA at 1.4 TB/s
     let power = |k: &str| {
         nuba::variant_config(k)
             .and_then(|c| locus_sim::noc::power::of(&c))
             .unwrap_or(f64::NAN)
     };
+    // a configuration's NoC bandwidth, TB/s, from its ports (noc_tbs)
+    let tbs_of = |k: &str| nuba::variant_config(k).map_or(f64::NAN, |c| noc_tbs(&c));
+    // the runs' mean NoC power, W (sim.gpu_energy, default reading), mean over benchmarks
+    let noc_w = |c: &str| {
+        am(&sweep
+            .iter()
+            .map(|b| val(&key(b, c), NOC_POWER))
+            .collect::<Vec<_>>())
+    };
     let p0 = power("uba");
     for (i, &(tbs, u, n)) in NOC_POINTS.iter().enumerate() {
         let (a, b) = (hm_sp(sweep, "uba", u), hm_sp(sweep, "uba", n));
         let (pa, pb) = (ratio(power(u), p0), ratio(power(n), p0));
-        let _ = writeln!(csv, "{tbs},{a},{b},{pa},{pb}");
-        let label = led.f(tbs, 1, "noc point TB/s");
+        let (wa, wb) = (noc_w(u), noc_w(n));
+        let (ta, tb) = (tbs_of(u), tbs_of(n));
+        let _ = writeln!(csv, "{ta},{tb},{a},{b},{pa},{pb},{wa},{wb}");
+        let label = led.f(ta, 1, "config UBA NoC TB/s (SM ports x noc.sm_port_gbps)");
         rows.push(vec![
-            label.clone(),
+            format!(
+                "{label} / {}",
+                led.f(
+                    tb,
+                    1,
+                    "config NUBA NoC TB/s (partitions x interconnect.local_gbps)"
+                )
+            ),
             led.x(a, "fig10 uba"),
             led.x(b, "fig10 nuba"),
             led.f(pa, 2, "fig10 uba noc power (model)"),
             led.f(pb, 2, "fig10 nuba noc power (model)"),
+            led.f(wa, 1, "fig10 uba noc W (runs)"),
+            led.f(wb, 1, "fig10 nuba noc W (runs)"),
         ]);
         cats.push(format!("{label} TB/s"));
         series[0].1.push(a);
@@ -612,30 +701,66 @@ pub fn write(
     }
     f10 += &table(
         &[
-            "NoC TB/s".to_string(),
+            "NoC TB/s UBA / NUBA".to_string(),
             "UBA".into(),
             "NUBA".into(),
-            "NoC power UBA".into(),
-            "NoC power NUBA".into(),
+            "NoC power UBA (model)".into(),
+            "NoC power NUBA (model)".into(),
+            "NoC W UBA (runs)".into(),
+            "NoC W NUBA (runs)".into(),
         ],
         &rows,
     );
-    let smuba = |gbps: &str| {
-        locus_sim::preset::load(
-            Some("nuba-sm-uba"),
-            None,
-            &[format!("noc.sm_port_gbps={gbps}")],
-        )
-        .ok()
-        .and_then(|c| locus_sim::noc::power::of(&c))
-        .unwrap_or(f64::NAN)
-    };
-    writeln!(f10, "\nNoC power is the structural model of `locus_sim::noc::power` (crosspoints and ports by radix and width, calibrated to the ratios nuba.md §7.4 derives; relative to the UBA at the baseline bandwidth). The paper: NUBA at the lowest bandwidth {} over UBA at the baseline bandwidth, about equal to UBA at the highest, with {} / {} less NoC power than the memory- / SM-side UBA at the highest; the model gives {} / {}.",
+    writeln!(
+        f10,
+        "\nThe paper's points are {} TB/s (nuba.md §7.4); the table shows each configuration's own bandwidth from its ports.",
+        NOC_POINTS
+            .iter()
+            .map(|p| led.f(p.0, 1, "paper NoC bandwidth point, TB/s (nuba.md §7.4)"))
+            .collect::<Vec<_>>()
+            .join(" / ")
+    )?;
+    let (hi, lo) = (NOC_POINTS[NOC_POINTS.len() - 1], NOC_POINTS[0]);
+    let smuba_hi = nuba::PRICED[0].key;
+    writeln!(f10, "\nNoC power (model) is the structural model of `locus_sim::noc::power` (crosspoints and ports by radix and width, calibrated to the ratios nuba.md §7.4 derives; full-load power relative to the UBA at the baseline bandwidth); NoC W (runs) is the mean power of the NoC part of Fig. 13's energy over each run (`locus_sim::energy::noc_energy`: that structure's static share plus energy per bit carried, default reading; mean over the sweep benchmarks). The paper: NUBA at the lowest bandwidth {} over UBA at the baseline bandwidth, about equal to UBA at the highest, with {} / {} less NoC power than the memory- / SM-side UBA at the highest. Model (full load): {} / {}. Runs (memory-side UBA at {} TB/s over NUBA at {} TB/s, mean NoC power): {}; the SM-side UBA is not run at {} TB/s (`{smuba_hi}` in `PRICED` is priced only).",
         led.gain(1.127, "paper fig10"),
         led.x(12.1, "paper §7.4"),
         led.x(9.4, "paper §7.4"),
-        led.x(ratio(power("uba-noc5.6"), power("nuba-noc0.7")), "model: uba 5.6 / nuba 0.7 noc power"),
-        led.x(ratio(smuba("89.6"), power("nuba-noc0.7")), "model: sm-uba 5.6 / nuba 0.7 noc power"),
+        led.x(ratio(power(hi.1), power(lo.2)), "model: uba 5.6 / nuba 0.7 noc power"),
+        led.x(ratio(power(smuba_hi), power(lo.2)), "model: sm-uba 5.6 / nuba 0.7 noc power"),
+        led.f(tbs_of(hi.1), 1, "config UBA NoC TB/s (SM ports x noc.sm_port_gbps)"),
+        led.f(tbs_of(lo.2), 1, "config NUBA NoC TB/s (partitions x interconnect.local_gbps)"),
+        led.x(
+            am(&sweep
+                .iter()
+                .map(|b| ratio(val(&key(b, hi.1), NOC_POWER), val(&key(b, lo.2), NOC_POWER)))
+                .collect::<Vec<_>>()),
+            "runs: uba 5.6 / nuba 0.7 mean noc W",
+        ),
+        led.f(tbs_of(smuba_hi), 1, "config SM-side UBA NoC TB/s (PRICED)"),
+    )?;
+    writeln!(
+        f10,
+        "\nThe runs' ratio by the NoC model's static share (Fig. 13's readings): {}.",
+        NOC_STATIC_SHARES
+            .iter()
+            .enumerate()
+            .map(|(i, (name, share))| {
+                let p = format!("sim.gpu_energy.{i}.noc_mean_w");
+                format!(
+                    "{name} {}: {}",
+                    led.f(*share, 1, "NOC_STATIC_SHARES"),
+                    led.x(
+                        am(&sweep
+                            .iter()
+                            .map(|b| ratio(val(&key(b, hi.1), &p), val(&key(b, lo.2), &p)))
+                            .collect::<Vec<_>>()),
+                        "runs: uba hi / nuba lo mean noc W, by static share",
+                    )
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
     )?;
     std::fs::write(out.join("fig10_noc.csv"), csv)?;
     plot::grouped_bars_marked(
@@ -653,12 +778,13 @@ pub fn write(
         String::from("\n## Fig. 14: sensitivity (NUBA vs memory-side UBA, sweep benchmarks)\n\n");
     let mut rows = Vec::new();
     let mut csv = String::from("study,setting,ours,paper\n");
-    for &(study, setting, u, n, paper) in SENSITIVITY {
+    for &(study, _, u, n, paper) in SENSITIVITY {
         let (bs, x) = (sweep, hm_sp(sweep, u, n));
+        let setting = sensitivity_setting(&led, study, u, n);
         let _ = writeln!(csv, "{study},{setting},{x},{paper}");
         rows.push(vec![
             study.to_string(),
-            led.put(setting.to_string(), "sensitivity setting"),
+            setting,
             led.gain(x, "fig14"),
             led.gain(paper, "paper fig14"),
             led.int(bs.len() as u64, "fig14 benchmarks"),
@@ -667,7 +793,7 @@ pub fn write(
     f14 += &table(
         &[
             "study".to_string(),
-            "setting".into(),
+            "setting (from the configuration)".into(),
             "Locus".into(),
             "paper".into(),
             "benchmarks".into(),
@@ -678,12 +804,20 @@ pub fn write(
     let (mu, mn, mp) = nuba::MCM;
     writeln!(
         f14,
-        "\n## Figs. 15-16: MCM-GPU (sweep benchmarks)\n\nNUBA on {} modules (`nuba-mcm`: {} partitions, {} GB/s inter-module links) vs the memory-side UBA split into the same modules (`{mu}` in `SWEEPS`): {} (paper {}); on the monolithic GPU of the same resources (the 2x GPU-size point above) {} (paper {}). Model caveat (a property of the model, not a measurement of these runs): Locus's UBA-MCM forwards a remote read from the requester module's slice to the home module and returns the reply straight to the SM, so the home slice's data port carries only local replies, which makes this UBA-MCM optimistic wherever one home slice is hot.",
-        led.int(4, "MCM modules (nuba.md §7.8)"),
-        led.int(64, "nuba-mcm partitions"),
-        led.int(720, "MCM inter-module link GB/s (nuba.md §7.8)"),
+        "\n## Figs. 15-16: MCM-GPU (sweep benchmarks)\n\nNUBA on {} modules (`nuba-mcm`: {} partitions, {} GB/s inter-module links) vs the memory-side UBA split into the same modules (`{mu}` in `SWEEPS`): {} (paper {}); on the monolithic GPU of the same resources (the {} GPU-size point above) {} (paper {}). Model caveat (a property of the model, not a measurement of these runs): Locus's UBA-MCM forwards a remote read from the requester module's slice to the home module and returns the reply straight to the SM, so the home slice's data port carries only local replies, which makes this UBA-MCM optimistic wherever one home slice is hot.",
+        led.int(
+            (mcfg.system.nodes / mcfg.interconnect.group_size.max(1)) as u64,
+            "config nuba-mcm modules (system.nodes / interconnect.group_size)"
+        ),
+        led.int(mcfg.system.nodes as u64, "config nuba-mcm system.nodes"),
+        led.f(
+            mcfg.interconnect.link_gbps,
+            0,
+            "config nuba-mcm interconnect.link_gbps"
+        ),
         led.gain(hm_sp(sweep, mu, mn), "fig16 nuba-mcm vs uba-mcm"),
         led.gain(mp, "paper fig16"),
+        sensitivity_setting(&led, "GPU size", "uba-g2", "nuba-g2"),
         led.gain(hm_sp(sweep, "uba-g2", "nuba-g2"), "fig14 gpu size 2x"),
         led.gain(1.301, "paper fig14 gpu size 2x"),
     )?;
@@ -697,7 +831,7 @@ pub fn write(
             MISSING.join(", ")
         )?;
     }
-    writeln!(tail, "- §7.9's Griffin-style page migration and Carrefour-style page replication (the core's migration moves a page on its first GPU touch only, with no per-interval access counts), and the NoC share of Fig. 13's energy (the NoC power model prices Fig. 10's networks only).")?;
+    writeln!(tail, "- §7.9's alternatives to LAB. Griffin-style page migration: its decisions (per-interval access counts, nuba.md A23's trigger) are `locus_sim::placement::griffin`, unit-tested (including the thrashing of a page shared in turns that §7.9 blames for migration's losses), but the system does not feed it accesses or act on its decisions (the core's migration moves a page on its first GPU touch only), so no run uses it. Carrefour-style page replication: likewise, its decisions (replicas of read-only pages while the node's memory is more than 10% free, collapse on a write, A23) are `locus_sim::placement::carrefour`, unit-tested, but no run replicates pages (MDR replicates LLC lines). Wiring both into the system's access path is what remains.")?;
     let per_run = ratio(meta.host_seconds, meta.runs as f64);
     let full_runs = TABLE2.len() * (nuba::CONFIGS.len() + nuba::SWEEPS.len());
     let est =
@@ -713,7 +847,8 @@ pub fn write(
         led.f(est, 0, "full-run estimate minutes"),
     )?;
 
-    let report = format!("{md}{head}{dis}{diag}{f3}{f7}{f8}{f11}{f12}{f10}{f14}{tail}");
+    let f13 = fig13(&led, out, &figs, benches, runs)?;
+    let report = format!("{md}{head}{dis}{diag}{f3}{f7}{f8}{f11}{f12}{f13}{f10}{f14}{tail}");
     std::fs::write(out.join("report.md"), &report)?;
     std::fs::write(out.join("numbers.txt"), led.numbers_txt())?;
     std::fs::write(out.join("checks.txt"), led.checks_txt())?;
@@ -725,4 +860,292 @@ pub fn write(
         );
     }
     Ok(format!("{head}{dis}"))
+}
+
+/// A configuration's NoC bandwidth, TB/s, from its ports: the UBAs' SM ports
+/// (`noc.sm_port_gbps` x SMs), NUBA's partition ports (`interconnect.local_gbps` x
+/// partitions); NaN for machines outside nuba.md §2's three organisations.
+fn noc_tbs(c: &Config) -> f64 {
+    use locus_sim::noc::power::Organisation as O;
+    let sms = (c.system.nodes * c.system.sms_per_node) as f64;
+    match locus_sim::noc::power::of_config(c) {
+        Some((O::MemorySideUba | O::SmSideUba, _)) => sms * c.noc.sm_port_gbps / 1000.0,
+        Some((O::Nuba, _)) => c.system.nodes as f64 * c.interconnect.local_gbps / 1000.0,
+        None => f64::NAN,
+    }
+}
+
+/// The compared machines as the presets define them (nuba.md §6.2 Table 1), every value
+/// read from the loaded configuration.
+fn machines_table(led: &Ledger) -> Result<String> {
+    let mut rows = Vec::new();
+    for p in [nuba::UBA, "nuba-sm-uba", nuba::NUBA, "nuba-mcm"] {
+        let c = locus_sim::preset::load(Some(p), None, &[])?;
+        let n = c.system.nodes as u64;
+        let width = locus_sim::noc::power::of_config(&c).map_or(f64::NAN, |x| x.1);
+        let p2p = if c.system.nodes > 1
+            && c.l2.organisation == locus_sim::config::L2Organisation::HomeSide
+        {
+            // the SM-to-local-slice links (nuba.md §3.2): every slice's ports
+            n as f64 * c.l2.slices_per_node as f64 * c.l2.slice_gbps / 1000.0
+        } else {
+            f64::NAN
+        };
+        let nf = |v: f64, prec: usize, src: &str| {
+            if v.is_finite() {
+                led.f(v, prec, src)
+            } else {
+                "-".to_string()
+            }
+        };
+        rows.push(vec![
+            format!("`{p}`"),
+            led.int(
+                n * c.system.sms_per_node as u64,
+                "config SMs (nodes x sms_per_node)",
+            ),
+            led.f(c.system.sm_clock_ghz, 1, "config system.sm_clock_ghz"),
+            led.int(n, "config system.nodes"),
+            led.int(n * c.l2.slices_per_node as u64, "config LLC slices"),
+            led.f(
+                (n * c.l2.bytes_per_node) as f64 / (1u64 << 20) as f64,
+                1,
+                "config LLC MB",
+            ),
+            led.int(
+                n * c.memory.channels_per_node as u64,
+                "config DRAM channels",
+            ),
+            nf(noc_tbs(&c), 2, "config NoC TB/s"),
+            nf(
+                width,
+                0,
+                "config NoC port width B/cycle (noc::power::of_config)",
+            ),
+            nf(p2p, 2, "config SM-to-local-slice links TB/s"),
+        ]);
+    }
+    Ok(format!(
+        "Machines (read from the presets at report time):\n\n{}\n",
+        table(
+            &[
+                "preset".to_string(),
+                "SMs".into(),
+                "GHz".into(),
+                "nodes (partitions)".into(),
+                "LLC slices".into(),
+                "LLC MB".into(),
+                "DRAM channels".into(),
+                "NoC TB/s".into(),
+                "NoC port B/cycle".into(),
+                "SM-to-local-slice TB/s".into(),
+            ],
+            &rows,
+        )
+    ))
+}
+
+/// The report's name of a main configuration key.
+fn config_name(k: &str) -> &'static str {
+    match k {
+        "uba" => "memory-side UBA",
+        "smuba" => "SM-side UBA",
+        "nuba" => "NUBA",
+        "norep" => "NUBA-No-Rep",
+        _ => "configuration",
+    }
+}
+
+/// The setting of a Fig. 14 point as its configuration sets it (UBA key `u`, NUBA key
+/// `n`), relative to the preset where the study is a scale.
+fn sensitivity_setting(led: &Ledger, study: &str, u: &str, n: &str) -> String {
+    let (Some(cu), Some(cn), Some(base)) = (
+        nuba::variant_config(u),
+        nuba::variant_config(n),
+        nuba::variant_config("nuba"),
+    ) else {
+        return "no data".into();
+    };
+    let sms = |c: &Config| (c.system.nodes * c.system.sms_per_node) as f64;
+    let llc = |c: &Config| (c.system.nodes as u64 * c.l2.bytes_per_node) as f64;
+    match study {
+        "GPU size" => format!(
+            "{}x",
+            led.f(sms(&cn) / sms(&base), 1, "config SMs / preset nuba SMs")
+        ),
+        "LLC capacity" => format!(
+            "{}x",
+            led.f(
+                llc(&cn) / llc(&base),
+                1,
+                "config LLC bytes / preset nuba LLC bytes"
+            )
+        ),
+        "slices per partition" => {
+            led.int(cn.l2.slices_per_node as u64, "config l2.slices_per_node")
+        }
+        "page size" => {
+            let b = cn.system.page_bytes;
+            if b >= 1 << 20 {
+                format!("{} MB", led.int(b >> 20, "config system.page_bytes / 2^20"))
+            } else {
+                format!("{} KB", led.int(b >> 10, "config system.page_bytes / 2^10"))
+            }
+        }
+        "UBA address mapping" => if cu.memory.channel_xor {
+            "PAE (memory.channel_xor)"
+        } else {
+            "fixed-channel"
+        }
+        .to_string(),
+        "LAB threshold (No-Rep)" => led.f(
+            cn.placement.lab_threshold,
+            2,
+            "config placement.lab_threshold",
+        ),
+        _ => "no data".into(),
+    }
+}
+
+/// Fig. 13 (nuba.md §7.6): GPU energy split into the NoC (the NoC model over each run's
+/// traffic and time) and the rest of the GPU (the core's model less its NoC link parts),
+/// normalised to the memory-side UBA, per benchmark; the static-share readings beside it.
+fn fig13(
+    led: &Ledger,
+    out: &Path,
+    figs: &Path,
+    benches: &[String],
+    runs: &experiment::Runs,
+) -> Result<String> {
+    let val = |k: &str, p: &str| runs.value(k, p);
+    let key = |b: &str, c: &str| format!("{b}-{c}");
+    let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::NAN };
+    let abbr = |w: &str| {
+        TABLE2
+            .iter()
+            .find(|t| t.1 == w)
+            .map(|t| t.0.to_string())
+            .unwrap_or_else(|| w.to_string())
+    };
+    let gpu = |i: usize| format!("sim.gpu_energy.{i}.total_j");
+    let noc = |i: usize| format!("sim.gpu_energy.{i}.noc_j");
+    let cfgs = ["uba", "smuba", "nuba"];
+    let mut f = String::from("\n## Fig. 13: GPU energy, NoC and the rest of the GPU (normalised to the memory-side UBA)\n\nThe NoC is `locus_sim::energy::noc_energy` over each run's NoC traffic and time: the structure and width of `locus_sim::noc::power` (the model of Fig. 10) give its static power, and its energy per bit carried is scaled from the core's on-die per-bit figure at the memory-side UBA's 16 B crossbar. The rest of the GPU is the core's energy model less its link parts that are the machine's NoC (the UBAs' SM-L2 crossbar ports, the SM-side UBA's LLC-to-MC network, NUBA's inter-partition network); NUBA's SM-to-local-slice links stay in the rest (nuba.md A12). Default reading of the static share first.\n\n");
+    let mut rows = Vec::new();
+    let mut csv = String::from("bench,config,noc_norm,rest_norm,gpu_norm\n");
+    let mut cats = Vec::new();
+    let (mut noc_part, mut rest_part) = (Vec::new(), Vec::new());
+    for b in benches {
+        let u = val(&key(b, "uba"), &gpu(0));
+        let mut r = vec![abbr(b)];
+        r.push(led.pct(
+            ratio(val(&key(b, "uba"), &noc(0)), u),
+            "fig13 noc share of uba",
+        ));
+        for c in cfgs {
+            let (g, n) = (val(&key(b, c), &gpu(0)), val(&key(b, c), &noc(0)));
+            let _ = writeln!(
+                csv,
+                "{b},{c},{},{},{}",
+                ratio(n, u),
+                ratio(g - n, u),
+                ratio(g, u)
+            );
+            cats.push(format!(
+                "{} {}",
+                abbr(b),
+                match c {
+                    "uba" => "UBA",
+                    "smuba" => "SM-UBA",
+                    _ => "NUBA",
+                }
+            ));
+            noc_part.push(ratio(n, u));
+            rest_part.push(ratio(g - n, u));
+            if c != "uba" {
+                r.push(led.x(ratio(g, u), "fig13 gpu energy / uba"));
+                r.push(led.x(
+                    ratio(n, val(&key(b, "uba"), &noc(0))),
+                    "fig13 noc energy / uba",
+                ));
+            }
+        }
+        r.push(led.pct(
+            ratio(
+                val(&key(b, "nuba"), "sim.energy.parts.2.joules"),
+                val(&key(b, "nuba"), &gpu(0)),
+            ),
+            "fig13 nuba sm-to-local-slice links share",
+        ));
+        rows.push(r);
+    }
+    f += &table(
+        &[
+            "benchmark".to_string(),
+            "NoC share, UBA".into(),
+            "GPU energy SM-side UBA".into(),
+            "NoC energy SM-side UBA".into(),
+            "GPU energy NUBA".into(),
+            "NoC energy NUBA".into(),
+            "NUBA's SM-to-local-slice links, share of its GPU energy".into(),
+        ],
+        &rows,
+    );
+    // the readings of the static share: mean reductions over benchmarks
+    let fall = |path: &dyn Fn(usize) -> String, i: usize, c: &str, base: &str| {
+        am(&benches
+            .iter()
+            .map(|b| 1.0 - ratio(val(&key(b, c), &path(i)), val(&key(b, base), &path(i))))
+            .collect::<Vec<_>>())
+    };
+    let fl = |v: f64, src: &str| {
+        if v.is_finite() {
+            led.put(format!("{:+.1}%", -100.0 * v), src)
+        } else {
+            "no data".into()
+        }
+    };
+    let mut rows = Vec::new();
+    for (i, (name, share)) in NOC_STATIC_SHARES.iter().enumerate() {
+        rows.push(vec![
+            format!("{name}: {}", led.f(*share, 1, "NOC_STATIC_SHARES")),
+            fl(fall(&gpu, i, "nuba", "uba"), "fig13 gpu nuba vs uba"),
+            fl(fall(&noc, i, "nuba", "uba"), "fig13 noc nuba vs uba"),
+            fl(fall(&gpu, i, "nuba", "smuba"), "fig13 gpu nuba vs smuba"),
+            fl(fall(&gpu, i, "smuba", "uba"), "fig13 gpu smuba vs uba"),
+            fl(fall(&noc, i, "smuba", "uba"), "fig13 noc smuba vs uba"),
+        ]);
+    }
+    rows.push(vec![
+        "paper".to_string(),
+        fl(0.160, "paper fig13"),
+        fl(0.545, "paper fig13"),
+        fl(0.131, "paper fig13"),
+        fl(0.029, "paper fig13"),
+        fl(0.259, "paper fig13"),
+    ]);
+    f += "\nMeans over benchmarks of each benchmark's change, by the NoC model's static share (`NOC_STATIC_SHARES` in crates/cli/src/repro/nuba.rs; the paper states no split):\n\n";
+    f += &table(
+        &[
+            "static share".to_string(),
+            "GPU energy NUBA vs UBA".into(),
+            "NoC energy NUBA vs UBA".into(),
+            "GPU energy NUBA vs SM-side UBA".into(),
+            "GPU energy SM-side vs memory-side UBA".into(),
+            "NoC energy SM-side vs memory-side UBA".into(),
+        ],
+        &rows,
+    );
+    std::fs::write(out.join("fig13_energy.csv"), csv)?;
+    plot::stacked_bars(
+        &figs.join("nuba-fig13-energy"),
+        "Fig. 13: GPU energy normalised to memory-side UBA",
+        "energy / UBA",
+        &cats,
+        &[
+            ("NoC".to_string(), noc_part),
+            ("rest of GPU".to_string(), rest_part),
+        ],
+    )?;
+    Ok(f)
 }

@@ -14,12 +14,18 @@
 //! - [`PlacementPolicy::Lab`]: NUBA's Local-And-Balanced placement ([`lab`]): first touch
 //!   while the pages are balanced, least-first otherwise (allocation-order dependent).
 //!
+//! [`griffin`] and [`carrefour`] hold the decisions of NUBA §7.9's alternatives to LAB,
+//! Griffin-style page migration (per-interval access counts) and Carrefour-style page
+//! replication (read-only pages, while memory is free); the system does not feed them yet.
+//!
 //! Static policies give the same answer whenever the page is first touched, so lazy mapping
 //! equals allocation-time placement while keeping the page table as small as the footprint.
 
+pub mod carrefour;
 pub mod chunked;
 pub mod coda;
 pub mod frames;
+pub mod griffin;
 pub mod lab;
 pub mod random;
 pub mod round_robin;
