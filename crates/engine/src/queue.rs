@@ -67,6 +67,11 @@ pub struct EventQueue<E> {
     /// Next entry of the current bucket to pop (0 while it is unsorted).
     head: usize,
     in_ring: usize,
+    /// Events pushed into the bucket being drained once it is sorted: a min-heap beside
+    /// the sorted rest of the bucket, so such a push costs O(log k) instead of moving the
+    /// bucket's tail (a sorted insert's memmove); [`EventQueue::pop`] takes the smaller
+    /// of the two heads, so the pop order (time, then push order) is unchanged.
+    cur_heap: BinaryHeap<Entry<E>>,
     far: BinaryHeap<Entry<E>>,
     seq: u64,
     now: Ps,
@@ -87,6 +92,7 @@ impl<E: Copy> EventQueue<E> {
             cur_sorted: true,
             head: 0,
             in_ring: 0,
+            cur_heap: BinaryHeap::new(),
             far: BinaryHeap::new(),
             seq: 0,
             now: 0,
@@ -104,11 +110,8 @@ impl<E: Copy> EventQueue<E> {
         let b = e.time >> SHIFT;
         let slot = &mut self.buckets[(b % NB) as usize];
         if b == self.cur && self.cur_sorted {
-            // keep the rest of the bucket being drained sorted ascending (a new event has
-            // the largest `seq`, so it goes after every event of its time: mostly the end)
-            let k = e.key();
-            let pos = self.head + slot[self.head..].partition_point(|x| x.key() < k);
-            slot.insert(pos, e);
+            // the bucket being drained stays as sorted; the newcomer waits in the heap
+            self.cur_heap.push(e);
         } else {
             slot.push(e);
         }
@@ -160,17 +163,28 @@ impl<E: Copy> EventQueue<E> {
                 self.cur_sorted = true;
                 self.head = 0;
             }
-            if let Some(&e) = bucket.get(self.head) {
+            let from_bucket = match (bucket.get(self.head), self.cur_heap.peek()) {
+                (Some(a), Some(h)) => a.key() < h.key(),
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => {
+                    bucket.clear();
+                    self.head = 0;
+                    self.cur += 1;
+                    self.cur_sorted = false;
+                    continue;
+                }
+            };
+            let e = if from_bucket {
                 self.head += 1;
-                self.in_ring -= 1;
-                self.now = e.time;
-                self.popped += 1;
-                return Some((e.time, e.ev));
-            }
-            bucket.clear();
-            self.head = 0;
-            self.cur += 1;
-            self.cur_sorted = false;
+                bucket[self.head - 1]
+            } else {
+                self.cur_heap.pop().expect("peeked")
+            };
+            self.in_ring -= 1;
+            self.now = e.time;
+            self.popped += 1;
+            return Some((e.time, e.ev));
         }
     }
     /// Drop every pending event without advancing time (a run whose remaining events are
@@ -186,6 +200,7 @@ impl<E: Copy> EventQueue<E> {
         }
         self.head = 0;
         self.in_ring = 0;
+        self.cur_heap.clear();
         self.far.clear();
     }
     pub fn is_empty(&self) -> bool {
