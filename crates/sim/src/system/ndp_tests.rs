@@ -499,6 +499,16 @@ fn naive_offload_raises_warp_idle() {
     assert!(v.idle > v.dependency, "{v:?}");
 }
 
+/// NaiveNDP with one NSU warp slot and one command entry: reservations wait, so the SM's
+/// pending buffer fills (the setting of the pending-buffer tests).
+const TIGHT_NSU: [&str; 5] = [
+    "ndp.offload=naive",
+    "ndp.nsu_warps=1",
+    "ndp.cmd_entries=1",
+    "ndp.read_entries=32",
+    "ndp.write_entries=32",
+];
+
 /// The SM's pending packet buffer (§3.8, Table 2: 300) caps new offloads: with room for
 /// 4 packets and NSU buffers that keep reservations waiting, warps are held at `OFLD.BEG`
 /// while it is full, the buffer's peak stays far below the uncapped run's, and every
@@ -506,13 +516,7 @@ fn naive_offload_raises_warp_idle() {
 #[test]
 fn full_pending_buffer_stalls_new_offloads() {
     let n = 8192u64;
-    let tight = [
-        "ndp.offload=naive",
-        "ndp.nsu_warps=1",
-        "ndp.cmd_entries=1",
-        "ndp.read_entries=32",
-        "ndp.write_entries=32",
-    ];
+    let tight = TIGHT_NSU;
     let (_, r) = run(&tight, &mut vadd(n));
     let free = ndp(&r);
     assert_eq!(free.pending_full_stalls, 0);
@@ -548,13 +552,7 @@ fn full_pending_buffer_stalls_new_offloads() {
 #[test]
 fn pending_stall_reading_moves_held_cycles() {
     let n = 8192u64;
-    let tight = [
-        "ndp.offload=naive",
-        "ndp.nsu_warps=1",
-        "ndp.cmd_entries=1",
-        "ndp.read_entries=32",
-        "ndp.write_entries=32",
-    ];
+    let tight = TIGHT_NSU;
     let mut lit = tight.to_vec();
     lit.push("ndp.pending_entries=4");
     let mut other = lit.clone();
