@@ -333,16 +333,18 @@ pub fn resolve(
 /// Replay cause (4): bank-conflict replays of one shared access (spec §3.2.4 precise rule):
 /// the largest number of distinct `bank_bytes` words any one bank is asked for, minus one.
 /// Lanes reading the same word are served by one broadcast. `addr` is the byte offset in
-/// shared memory (any offset that keeps it modulo `banks * bank_bytes` will do).
+/// shared memory (any offset that keeps it modulo `banks * bank_bytes` will do). A lane
+/// touches up to four words (`LDS.64`: two, `LDS.128`: four); the whole warp counts as one
+/// request (the hardware's split of wide accesses into phases is not modelled).
 pub fn bank_conflict_replays(lanes: &[LaneAddr], banks: u32, bank_bytes: u32) -> u32 {
-    // (bank, word) of every word touched, at most 32 lanes x 2 words
-    let mut words = [0u64; 64];
+    // (bank, word) of every word touched, at most 32 lanes x 4 words
+    let mut words = [0u64; 128];
     let mut n = 0;
     let bb = bank_bytes.max(1) as u64;
     for l in lanes {
         let first = l.addr / bb;
         let last = (l.addr + l.bytes.max(1) as u64 - 1) / bb;
-        for w in first..=last.min(first + 1) {
+        for w in first..=last.min(first + 3) {
             if n < words.len() {
                 words[n] = w;
                 n += 1;
@@ -502,6 +504,27 @@ mod tests {
                 addr,
             })
             .collect()
+    }
+
+    #[test]
+    fn sixteen_byte_lanes_touch_four_words() {
+        // two lanes, 16 B each, 64 words apart (banks 0..3 twice): 2-way on 4 banks
+        let two = [
+            LaneAddr {
+                lane: 0,
+                addr: 0,
+                bytes: 16,
+            },
+            LaneAddr {
+                lane: 1,
+                addr: 256,
+                bytes: 16,
+            },
+        ];
+        assert_eq!(bank_conflict_replays(&two, 32, 4), 1);
+        // 16 B apart: words 0..7 on banks 0..7, no conflict
+        let apart = [two[0], LaneAddr { addr: 16, ..two[1] }];
+        assert_eq!(bank_conflict_replays(&apart, 32, 4), 0);
     }
 
     #[test]

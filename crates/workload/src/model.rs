@@ -317,6 +317,24 @@ impl<'a> Thread<'a> {
     pub fn sh_ld_f32(&mut self, idx: u32) -> f32 {
         f32::from_bits(self.sh_ld(idx))
     }
+    /// Shared-memory load of the four f32 words `idx .. idx + 4` (`idx` a multiple of 4):
+    /// one `LDS.128`, as the compiler reads a row of an unrolled shared tile (the CUDA
+    /// sample matrixMul's `As[ty][k]`, seen in H100 SASS: validation/gpu/h100/sass.txt).
+    #[track_caller]
+    pub fn sh_ld_f32x4(&mut self, idx: u32) -> [f32; 4] {
+        debug_assert!(idx.is_multiple_of(4), "LDS.128 needs 16-byte alignment");
+        self.rec(
+            site_of(Location::caller()),
+            InstClass::Load,
+            Space::Shared,
+            crate::program::NO_OBJ,
+            idx as u64 * 4,
+            16,
+        );
+        std::array::from_fn(|i| {
+            f32::from_bits(self.smem.get(idx as usize + i).copied().unwrap_or(0))
+        })
+    }
     /// Shared-memory store of 32-bit word `idx`.
     #[track_caller]
     pub fn sh_st(&mut self, idx: u32, v: u32) {

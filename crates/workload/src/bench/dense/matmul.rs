@@ -70,10 +70,13 @@ impl Kernel for MatMul {
     /// (2) and the four shared-memory bases of `As[ty][tx]`, `Bs[ty][tx]`, `As[ty]`,
     /// `Bs[..][tx]` (4), the loop-entry `ISETP; BRA` (17). Per tile: two global addresses
     /// (`IADD3; IMAD.WIDE` x2), `LDG` x2, `STS` x2, `BAR`; the 16 products fully unrolled
-    /// (`#pragma unroll`): `LDS` x2 and one `FFMA` each, shared addresses at constant offsets
-    /// (0 int); the loop control `IADD3` x2 (`a`, `b`), `ISETP`, `BRA` (4). After the last
-    /// tile: the output index (`IMAD` x2, `IMAD.WIDE`), `STG`, `EXIT`. 62 instructions per
-    /// tile (its two `BAR` included), 36 of them memory.
+    /// (`#pragma unroll`): per product one `LDS` of `Bs[k][tx]` and one `FFMA`, and per four
+    /// products one `LDS.128` of `As[ty][k .. k + 4]` (the H100 SASS of the sample reads the
+    /// row that way: validation/gpu/h100/sass.txt; `locus validate gpu`), shared addresses at
+    /// constant offsets (0 int); the loop control `IADD3` x2 (`a`, `b`), `ISETP`, `BRA` (4).
+    /// After the last tile: the output index (`IMAD` x2, `IMAD.WIDE`), `STG`, `EXIT`. 50
+    /// instructions per tile (its two `BAR` included), 24 of them memory, as the measured
+    /// loop body.
     fn thread(&self, t: &mut Thread<'_>, phase: u32) {
         let (tx, ty) = (t.tid.x as u64, t.tid.y as u64);
         let (bx, by) = (t.block.x as u64, t.block.y as u64);
@@ -92,11 +95,15 @@ impl Kernel for MatMul {
             t.sh_st_f32(256 + sa, bv);
         } else {
             let mut acc = self.acc.get(local, 0);
-            for kk in 0..BS {
-                let x = t.sh_ld_f32((ty * BS + kk) as u32);
-                let y = t.sh_ld_f32((256 + kk * BS + tx) as u32);
-                t.fp(1);
-                acc += x * y;
+            for q in 0..BS / 4 {
+                // `As[ty][4q .. 4q + 4]` in one LDS.128, as the compiled kernel reads it
+                let xs = t.sh_ld_f32x4((ty * BS + 4 * q) as u32);
+                for (j, x) in xs.into_iter().enumerate() {
+                    let kk = 4 * q + j as u64;
+                    let y = t.sh_ld_f32((256 + kk * BS + tx) as u32);
+                    t.fp(1);
+                    acc += x * y;
+                }
             }
             self.acc.set(local, 0, acc);
             t.alu(3);
