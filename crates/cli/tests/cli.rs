@@ -863,6 +863,8 @@ fn repro_hms_quick_writes_report_and_rank_check_works() {
         "mean-error",
         "## Model terms against the simulator's own counters",
         "ours+replay-issue",
+        "## Eq. 12 as printed and clamped",
+        "ours+overlap-clamp",
     ] {
         assert!(report.contains(part), "report lacks {part}");
     }
