@@ -833,7 +833,9 @@ fn place_runs_on_k80_and_refuses_illegal_placements() {
 /// `repro hms --quick` on two benchmarks (neuralnet's five test placements, matmul's eight
 /// training placements) writes the report with every section, the CSVs and the figures;
 /// training and test cases stay apart (the report's test table holds no training
-/// benchmark), and `model rank --check` prints simulated truth and a rank correlation.
+/// benchmark), the report passes its audit (a NaN, a number not in the ledger or an
+/// unchecked comparison fails here), and `model rank --check` prints simulated truth and a
+/// rank correlation.
 #[test]
 fn repro_hms_quick_writes_report_and_rank_check_works() {
     let d = tmp("repro-hms");
@@ -861,10 +863,41 @@ fn repro_hms_quick_writes_report_and_rank_check_works() {
         "mean-error",
         "## Model terms against the simulator's own counters",
         "ours+replay-issue",
+        "## Eq. 12 as printed and clamped",
+        "ours+overlap-clamp",
     ] {
         assert!(report.contains(part), "report lacks {part}");
     }
     assert!(!report.contains("NaN"), "NaN in the report");
+    // the report passes its audit: every number in the ledger, every comparison checked
+    let nums = std::fs::read_to_string(out.join("numbers.txt")).unwrap();
+    let checks = std::fs::read_to_string(out.join("checks.txt")).unwrap();
+    let problems = audit::audit(&report, &nums, &checks);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // the machine line is the preset's (read from presets/k80.toml here), and the
+    // mean-error sentence is a checked comparison
+    let preset = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../presets/k80.toml"),
+    )
+    .unwrap();
+    let key = |k: &str| {
+        preset
+            .lines()
+            .find_map(|l| l.strip_prefix(k))
+            .and_then(|v| v.trim_start().strip_prefix('='))
+            .map(|v| v.split('#').next().unwrap().trim().to_string())
+            .unwrap_or_else(|| panic!("{k} not in presets/k80.toml"))
+    };
+    let machine = format!("{} SMs at {} GHz", key("sms_per_node"), key("sm_clock_ghz"));
+    assert!(report.contains(&machine), "report lacks `{machine}`");
+    assert!(checks
+        .lines()
+        .any(|c| c.ends_with("\tless than") || c.ends_with("\tgreater than")));
+    // a typed number or an unchecked comparison would be caught by the same audit
+    let forged = report.replacen("## Claims", "## Claims over 977 runs", 1);
+    assert!(!audit::audit(&forged, &nums, &checks).is_empty());
+    let forged = report.replacen("## Claims", "## Claims: ours is lower than the paper", 1);
+    assert!(!audit::audit(&forged, &nums, &checks).is_empty());
     let fig5 = report.split("## Fig. 5").nth(1).unwrap();
     let fig5 = fig5.split("## Fig. 6").next().unwrap();
     assert!(

@@ -312,3 +312,34 @@ fn first_touch_frames_follow_touch_order() {
     let virt = memsim::run(&p, &[Place::Global], &MemCfg::default());
     assert_eq!(virt.dram[1].addr, 2 << 20);
 }
+
+/// Eq. 12 as printed (the default): with trained coefficients `T_overlap = ratio × T_mem`
+/// exactly, whatever the ratio, so a ratio of 3 hides 3 T_mem and a ratio of -2 adds
+/// 2 T_mem; `overlap_clamp` bounds the same ratio to [0, T_mem]. Fails if the default
+/// clamped, or the named reading did not.
+#[test]
+fn eq12_is_literal_by_default_and_clamped_only_when_named() {
+    let p = synthetic(26, 64, 8, Place::Global, 4096, |_, it, _| {
+        u64::from(it % 16) * 8
+    });
+    let m = Model::new(p, Hw::default());
+    for ratio in [3.0, -2.0, 0.5] {
+        let coefs = locus_model::train::Coefs {
+            w: vec![0.0; 11],
+            c: ratio,
+        };
+        let lit = m
+            .predict(&[Place::Global], Flags::ours(), Some(&coefs))
+            .unwrap();
+        let cl = m
+            .predict(&[Place::Global], Flags::ours_overlap_clamp(), Some(&coefs))
+            .unwrap();
+        assert!(lit.t_mem > 0.0);
+        assert!((lit.t_overlap - ratio * lit.t_mem).abs() < 1e-6 * lit.t_mem);
+        assert!((lit.total - (lit.t_comp + lit.t_mem - lit.t_overlap + lit.t_init)).abs() < 1e-6);
+        let want = (ratio * cl.t_mem).clamp(0.0, cl.t_mem);
+        assert!((cl.t_overlap - want).abs() < 1e-6 * cl.t_mem);
+        assert_eq!(lit.t_comp, cl.t_comp);
+        assert_eq!(lit.t_mem, cl.t_mem);
+    }
+}

@@ -10,6 +10,7 @@
 //! number is computed here. The claims and their pass rules are [`CLAIMS`], declared in
 //! code before anything runs.
 
+use super::ledger::Ledger;
 use crate::hms::{self, Evaluation};
 use crate::plot;
 use anyhow::{Context, Result};
@@ -188,15 +189,22 @@ pub fn c_a(trace: &[(u64, u32, u64)], hw: &Hw) -> (f64, f64, usize) {
     (mean, sd, cs.len())
 }
 
-fn pct(x: f64) -> String {
+/// `100 x` with one decimal through the ledger ("n/a" when not finite).
+fn pct(l: &Ledger, x: f64, src: &str) -> String {
+    num(l, 100.0 * x, 1, src)
+}
+
+/// `x` with `d` decimals through the ledger ("n/a" when not finite).
+fn num(l: &Ledger, x: f64, d: usize, src: &str) -> String {
     if x.is_finite() {
-        format!("{:.1}", 100.0 * x)
+        l.f(x, d, src)
     } else {
         "n/a".into()
     }
 }
 
-fn num(x: f64, d: usize) -> String {
+/// `x` with `d` decimals for a CSV (not printed in the report).
+fn csvnum(x: f64, d: usize) -> String {
     if x.is_finite() {
         format!("{x:.d$}")
     } else {
@@ -208,6 +216,7 @@ fn num(x: f64, d: usize) -> String {
 /// writes the same tables otherwise (the whole Table IV set is small at the scale rule).
 pub fn run(out: &Path, quick: bool, only: Option<&[String]>, quiet: bool) -> Result<()> {
     let t0 = std::time::Instant::now();
+    let l = Ledger::default();
     let figs = out.join("figures");
     std::fs::create_dir_all(&figs).with_context(|| format!("-o {}", out.display()))?;
     let cfg = locus_sim::preset::load(Some("k80"), None, &[])?;
@@ -242,24 +251,37 @@ pub fn run(out: &Path, quick: bool, only: Option<&[String]>, quiet: bool) -> Res
         let on_sim = shares(hms::rows_of_trace(&s.dram, &hw.mapping));
         let on_model = shares(hms::rows_of_model_order(m, false));
         let on_virt = shares(hms::rows_of_model_order(m, true));
-        let f = |x: [f64; 3]| format!("{:.3} / {:.3} / {:.3}", x[0], x[1], x[2]);
+        let f = |x: [f64; 3], src: &str| {
+            x.map(|v| {
+                num(
+                    &l,
+                    v,
+                    3,
+                    &format!("{wl} sample, row hit / miss / conflict shares: {src}"),
+                )
+            })
+            .join(" / ")
+        };
         let _ = writeln!(
             order,
             "| {wl} | {} | {} | {} | {} | {} |",
-            s.dram.len(),
-            f(sim),
-            f(on_sim),
-            f(on_model),
-            f(on_virt)
+            l.int(
+                s.dram.len() as u64,
+                &format!("{wl} sample: simulated DRAM requests (record_dram_trace)")
+            ),
+            f(sim, "simulator's controller"),
+            f(on_sim, "model FSM on the simulator's order"),
+            f(on_model, "model, first-touch frames"),
+            f(on_virt, "model, virtual addresses")
         );
     }
     let secs = t0.elapsed().as_secs_f64();
-    let (tcsv, mut tmd) = terms(&ev, &cfg);
+    let (tcsv, mut tmd) = terms(&ev, &cfg, &l);
     if !order.is_empty() {
         let _ = write!(tmd, "\nRow outcomes (hit / miss / conflict shares of the sample's DRAM requests): the simulator's controller; the model's open-page FSM and Algorithm 1's mapping replayed over the simulator's own arrival order (`System::record_dram_trace`); the same FSM over the model's merged order (§3.7 [D]: lockstep SMs, loose round-robin warps) with the machine's first-touch page frames (`MemCfg::first_touch_page`, from the preset: the simulator gives a page the next free frame at its first touch), and on the profile's virtual addresses (physically contiguous arrays, the paper's K80). Where the second column matches the first, the mapping and the FSM are right; the last column shows what taking virtual addresses for physical ones costs.\n\n| kernel | DRAM requests | simulator | model FSM, simulator's order | model, first-touch frames | model, virtual addresses |\n| --- | --- | --- | --- | --- | --- |\n{order}");
     }
     std::fs::write(out.join("terms.csv"), tcsv)?;
-    write(out, &figs, &ev, &fig4, &hw, quick, secs, &tmd)
+    write(out, &figs, &ev, &fig4, &hw, quick, secs, &tmd, &l)
 }
 
 /// Kernels whose sample's row outcomes are traced for the row-order diagnosis.
@@ -272,7 +294,7 @@ fn shares(r: [u64; 3]) -> [f64; 3] {
 
 /// Per-term comparison of the model (`ours`, trained) with the simulator on every
 /// expressible case ([`hms::term_pairs`]): the long CSV and the report's section.
-fn terms(ev: &Evaluation, cfg: &locus_sim::Config) -> (String, String) {
+fn terms(ev: &Evaluation, cfg: &locus_sim::Config, l: &Ledger) -> (String, String) {
     let ours = ev.variant("ours");
     let coefs = ev.coefs.get(ours).and_then(|c| c.as_ref());
     let mut csv = String::from("set,benchmark,placement,term,model,simulator,model_over_sim\n");
@@ -294,9 +316,9 @@ fn terms(ev: &Evaluation, cfg: &locus_sim::Config) -> (String, String) {
                 if c.test { "test" } else { "training" },
                 c.case.bench,
                 c.label,
-                num(a, 4),
-                num(b, 4),
-                num(ratio, 4)
+                csvnum(a, 4),
+                csvnum(b, 4),
+                csvnum(ratio, 4)
             );
             if c.test && a.is_finite() && b.is_finite() {
                 let g = &mut agg[i];
@@ -313,7 +335,7 @@ fn terms(ev: &Evaluation, cfg: &locus_sim::Config) -> (String, String) {
         }
     }
     let mut md = String::from("\n## Model terms against the simulator's own counters\n\nEvery term of `ours` (trained Eq. 11) beside the simulator's counterpart on the same placement (`terms.csv`, every expressible case). Over the test cases: the median model / simulator ratio, the mean |log2 ratio| over the cases where both are positive, and the mean absolute difference (for the rates and shares).\n\n| term | what | cases | median model/sim | mean abs log2 ratio | mean abs difference |\n| --- | --- | --- | --- | --- | --- |\n");
-    for ((name, what), (l, n, d, mut rs)) in hms::TERMS.iter().zip(agg) {
+    for ((name, what), (lsum, n, d, mut rs)) in hms::TERMS.iter().zip(agg) {
         rs.sort_by(f64::total_cmp);
         let med = if rs.is_empty() {
             f64::NAN
@@ -322,10 +344,27 @@ fn terms(ev: &Evaluation, cfg: &locus_sim::Config) -> (String, String) {
         };
         let _ = writeln!(
             md,
-            "| {name} | {what} | {n} | {} | {} | {} |",
-            num(med, 3),
-            num(l / rs.len().max(1) as f64, 3),
-            num(d / n.max(1) as f64, 3)
+            "| {name} | {} | {} | {} | {} | {} |",
+            l.put(what.to_string(), "term description (hms::TERMS)"),
+            l.int(n as u64, &format!("{name}: test cases compared")),
+            num(
+                l,
+                med,
+                3,
+                &format!("{name}: median model/sim over the test cases")
+            ),
+            num(
+                l,
+                lsum / rs.len().max(1) as f64,
+                3,
+                &format!("{name}: mean |log2 ratio| over the test cases")
+            ),
+            num(
+                l,
+                d / n.max(1) as f64,
+                3,
+                &format!("{name}: mean |model - sim| over the test cases")
+            )
         );
     }
     let pick = [0usize, 1, 12, 15, 16, 17, 18, 19];
@@ -341,11 +380,17 @@ fn terms(ev: &Evaluation, cfg: &locus_sim::Config) -> (String, String) {
         md.push_str(" --- |");
     }
     md.push('\n');
-    for (b, l, pairs) in &per_case {
-        let _ = write!(md, "| {b} | {l} |");
+    for (b, lab, pairs) in &per_case {
+        let _ = write!(md, "| {b} | {lab} |");
         for &i in &pick {
             let (a, s) = pairs[i];
-            let _ = write!(md, " {} / {} |", num(a, 2), num(s, 2));
+            let t = hms::TERMS[i].0;
+            let _ = write!(
+                md,
+                " {} / {} |",
+                num(l, a, 2, &format!("{b} {lab}: {t}, model")),
+                num(l, s, 2, &format!("{b} {lab}: {t}, simulator"))
+            );
         }
         md.push('\n');
     }
@@ -362,6 +407,7 @@ fn write(
     quick: bool,
     secs: f64,
     terms_md: &str,
+    l: &Ledger,
 ) -> Result<()> {
     let vi = |n: &str| ev.variant(n);
     let err = |n: &str| ev.mean_error(vi(n)).0 * 100.0;
@@ -572,19 +618,43 @@ fn write(
     }
     std::fs::write(out.join("verdicts.csv"), csv)?;
     // ---- report ----
+    let o = |x: f64| x.to_string();
+    let rule_bound = |r: Rule| match r {
+        Rule::AtMost(b) | Rule::AtLeast(b) => b,
+    };
+    let claim = |id: &str| CLAIMS.iter().find(|c| c.id == id).expect("declared claim");
     let mut r = String::new();
     let _ = writeln!(
         r,
-        "# HMS placement model (Huang & Li) on preset `k80`\n\nGenerated by `locus repro hms{}` in {:.0} s ({} Table IV cases simulated on `k80`, model machine parameters read from the preset). Nothing below is typed by hand: every number is computed by `crates/cli/src/repro/hms.rs` from the runs. The claims and their pass rules are declared in code (`CLAIMS`) before any run.\n",
+        "# HMS placement model (Huang & Li) on preset `k80`\n\nGenerated by `locus repro hms{}` in {} s ({} Table IV cases simulated on `k80`, model machine parameters read from the preset). Nothing below is typed by hand: every number is computed by `crates/cli/src/repro/hms.rs` from the runs and entered with its source in `numbers.txt`; every comparison is checked (`checks.txt`), and the report is audited against both before it is written. The claims and their pass rules are declared in code (`CLAIMS`) before any run.\n",
         if quick { " --quick" } else { "" },
-        secs,
-        ev.cases.iter().filter(|c| c.skipped.is_none()).count()
+        l.f(secs, 0, "wall-clock run time (s)"),
+        l.int(
+            ev.cases.iter().filter(|c| c.skipped.is_none()).count() as u64,
+            "Table IV cases simulated (expressible)"
+        )
     );
-    let _ = writeln!(r, "Scale rule (one for all, `hms::BENCHES`): each benchmark keeps its suite's kernel and access pattern with its input shrunk until the profiled kernel's first launches simulate in about a second; iterations and repetitions at 1.\n");
+    let _ = writeln!(r, "Scale rule (one for all, `hms::BENCHES`): each benchmark keeps its suite's kernel and access pattern with its input shrunk until the profiled kernel's first launches simulate in about a second; iterations and repetitions at their smallest (the parameters are listed in `hms::BENCHES`).\n");
+    let pre = "preset k80 via hms::hw_for";
     let _ = writeln!(
         r,
-        "Machine as the model sees it: {} SMs at {} GHz, SIMD width {}, hit_lat {} cycles, shmem_lat {} cycles, row hit / miss / conflict {:.1} / {:.1} / {:.1} ns (Algorithm 1 on the preset's GDDR5 plus the crossbar round trip), {} banks ({} channels by modulo), peak {:.0} GB/s.\n",
-        hw.sms, hw.clock_ghz, hw.simd_width, hw.hit_lat, hw.shmem_lat, hw.row_lat_ns[0], hw.row_lat_ns[1], hw.row_lat_ns[2], hw.banks, hw.mapping.chan_mod, hw.mem_peak_gbs
+        "Machine as the model sees it (every value read from the preset by `hms::hw_for`): {} SMs at {} GHz, SIMD width {}, max {} warps and {} blocks per SM, hit_lat {} cycles, shmem_lat {} cycles, L2 {} KiB, shared memory {} B per block, constant memory {} B, row hit / miss / conflict {} / {} / {} ns (Algorithm 1 on the preset's DRAM plus the crossbar round trip), {} banks ({} channels by modulo), peak {} GB/s.\n",
+        l.int(hw.sms as u64, &format!("{pre}: system.sms_per_node x nodes")),
+        l.put(o(hw.clock_ghz), &format!("{pre}: system.sm_clock_ghz")),
+        l.int(hw.simd_width as u64, &format!("{pre}: 32 x sm.issue_width")),
+        l.int(hw.max_warps_per_sm as u64, &format!("{pre}: sm.max_warps")),
+        l.int(hw.max_blocks_per_sm as u64, &format!("{pre}: sm.max_blocks")),
+        l.put(o(hw.hit_lat), &format!("{pre}: l2.hit_latency + 2 noc.sm_l2_latency")),
+        l.put(o(hw.shmem_lat), &format!("{pre}: sm.smem_latency")),
+        l.int(hw.mem.l2_bytes / 1024, &format!("{pre}: l2.bytes_per_node / 1024")),
+        l.int(hw.smem_per_block, &format!("{pre}: spaces.shared_bytes_per_block")),
+        l.int(hw.const_bytes, &format!("{pre}: spaces.const_bytes")),
+        l.f(hw.row_lat_ns[0], 1, "Algorithm 1 on the preset's DRAM: row hit + crossbar (ns)"),
+        l.f(hw.row_lat_ns[1], 1, "Algorithm 1 on the preset's DRAM: row miss + crossbar (ns)"),
+        l.f(hw.row_lat_ns[2], 1, "Algorithm 1 on the preset's DRAM: row conflict + crossbar (ns)"),
+        l.int(hw.banks as u64, &format!("{pre}: memory.channels_per_node x dram.banks")),
+        l.int(hw.mapping.chan_mod as u64, "Algorithm 1: detected modulo channel count"),
+        l.f(hw.mem_peak_gbs, 0, &format!("{pre}: DRAM peak bandwidth x channels (GB/s)"))
     );
     let _ = writeln!(r, "## Claims\n\n| claim | paper | quantity | ours | rule | verdict |\n| --- | --- | --- | --- | --- | --- |");
     for (c, v) in CLAIMS.iter().zip(values) {
@@ -592,10 +662,10 @@ fn write(
             r,
             "| {} | {} | {} | {} | {} | **{}** |",
             c.id,
-            c.paper,
-            c.quantity,
-            num(v, 3),
-            c.rule.text(),
+            l.put(c.paper.to_string(), "paper (declared claim, spec §6)"),
+            l.put(c.quantity.to_string(), "declared claim quantity"),
+            num(l, v, 3, &format!("claim {}: value from the runs", c.id)),
+            l.put(c.rule.text(), "declared rule"),
             if c.rule.holds(v) { "pass" } else { "fail" }
         );
     }
@@ -607,6 +677,13 @@ fn write(
         t.sort_by(|a, b| b.error(vi("ours")).total_cmp(&a.error(vi("ours"))));
         t.into_iter().take(3).collect()
     };
+    // the benchmarks Eq. 11 was fitted on (expressible training cases)
+    let train_benches: std::collections::BTreeSet<&str> = ev
+        .cases
+        .iter()
+        .filter(|c| !c.test && c.skipped.is_none())
+        .map(|c| c.case.bench)
+        .collect();
     for (c, v) in CLAIMS.iter().zip(values) {
         if c.rule.holds(v) {
             continue;
@@ -617,31 +694,46 @@ fn write(
                 for w in &worst {
                     let m = &ev.models[w.case.workload];
                     let pr = crate::hms::predict_terms(m, w.case, vi("ours"), ev);
+                    let case = format!("{} {}", w.case.bench, w.label);
                     let _ = write!(
                         s,
-                        "{} {} ({} %: predicted {:.0} = T_comp {:.0} + T_mem {:.0} - T_overlap {:.0}, simulated {:.0}); ",
-                        w.case.bench,
-                        w.label,
-                        pct(w.error(vi("ours"))),
-                        w.pred[vi("ours")],
-                        pr.0,
-                        pr.1,
-                        pr.2,
-                        w.truth
+                        "{case} ({} %: predicted {} = T_comp {} + T_mem {} - T_overlap {}, simulated {}); ",
+                        pct(l, w.error(vi("ours")), &format!("{case}: error of ours (%)")),
+                        l.f(w.pred[vi("ours")], 0, &format!("{case}: predicted cycles (ours)")),
+                        l.f(pr.0, 0, &format!("{case}: T_comp (ours)")),
+                        l.f(pr.1, 0, &format!("{case}: T_mem (ours)")),
+                        l.f(pr.2, 0, &format!("{case}: T_overlap (ours)")),
+                        l.f(w.truth, 0, &format!("{case}: simulated cycles"))
                     );
                 }
-                s.push_str("the regression is trained on 8 other benchmarks' placements, so a test kernel whose overlap differs from theirs is predicted with the wrong T_overlap.");
+                let _ = write!(
+                    s,
+                    "the regression is trained on the placements of {} other benchmark(s), so a test kernel whose overlap differs from theirs is predicted with the wrong T_overlap.",
+                    l.int(train_benches.len() as u64, "training benchmarks with an expressible case")
+                );
                 s
             }
-            "neuralnet-ranked" => format!(
-                "measured: predicted ranks {:?} against simulated ranks {:?} (order of the cases: {}).",
-                pred.iter().map(|&p| rank(&pred, p)).collect::<Vec<_>>(),
-                truth.iter().map(|&t| rank(&truth, t)).collect::<Vec<_>>(),
+            "neuralnet-ranked" => {
+                format!(
+                "measured: predicted ranks {} against simulated ranks {} (order of the cases: {}).",
+                l.put(
+                    format!("{:?}", pred.iter().map(|&p| rank(&pred, p)).collect::<Vec<_>>()),
+                    "neuralnet: ranks of the predicted times (ours)"
+                ),
+                l.put(
+                    format!("{:?}", truth.iter().map(|&t| rank(&truth, t)).collect::<Vec<_>>()),
+                    "neuralnet: ranks of the simulated times"
+                ),
                 cats6.join(", ")
-            ),
+            )
+            }
             "issued-insts-indicator" => {
-                let paper_share = t1.iter().filter(|t| t.3[0] >= 0.94).count() as f64
-                    / t1.len().max(1) as f64;
+                let paper_share =
+                    t1.iter().filter(|t| t.3[0] >= 0.94).count() as f64 / t1.len().max(1) as f64;
+                let thr = l.put(
+                    o(0.94),
+                    "paper's Table I threshold (cosine shown when ≥ it)",
+                );
                 let low: Vec<String> = t1
                     .iter()
                     .filter(|t| t.2[0].is_nan() || t.2[0] < 0.94)
@@ -649,74 +741,216 @@ fn write(
                         format!(
                             "{} ({}; paper {})",
                             t.0,
-                            num(t.2[0], 3),
-                            if t.3[0].is_finite() { num(t.3[0], 3) } else { "< 0.94".into() }
+                            num(l, t.2[0], 3, &format!("{}: inst_issued cosine", t.0)),
+                            if t.3[0].is_finite() {
+                                num(
+                                    l,
+                                    t.3[0],
+                                    3,
+                                    &format!("{}: paper's inst_issued cosine (Table I)", t.0),
+                                )
+                            } else {
+                                format!("< {thr}")
+                            }
                         )
                     })
                     .collect();
+                let share = num(l, paper_share, 3, "share of the paper's own Table I kernels (those with a Locus counterpart) at ≥ the threshold");
+                let bound = rule_bound(c.rule);
+                let tail = match l.cmp(
+                    paper_share,
+                    bound,
+                    &share,
+                    &format!(
+                        "the rule's bound {}",
+                        l.put(o(bound), "declared rule bound")
+                    ),
+                ) {
+                    Some(s) if paper_share < bound => {
+                        format!("; {s}, so the rule cannot be met on this subset")
+                    }
+                    _ => String::new(),
+                };
                 format!(
-                    "measured: below 0.94 here: {}; the paper's own Table I gives a share of {} over these same kernels (its seventh kernel, convo2, has no Locus counterpart), so the rule's 6 of 7 cannot be met on this subset.",
+                    "measured: below {thr} here: {}; the paper's own Table I gives a share of {share} over these same kernels (its seventh kernel, convo2, has no Locus counterpart){tail}.",
                     low.join(", "),
-                    num(paper_share, 3)
                 )
             }
-            id @ ("instr-counting-helps" | "queuing-helps" | "mapping-helps" | "queuing-alone-helps") => {
+            id @ ("instr-counting-helps"
+            | "queuing-helps"
+            | "mapping-helps"
+            | "queuing-alone-helps") => {
                 let (a, b) = match id {
                     "instr-counting-helps" => ("baseline", "baseline+instr"),
                     "queuing-helps" => ("baseline+instr", "baseline+instr+queue-even"),
                     "mapping-helps" => ("baseline+instr+queue-even", "ours"),
                     _ => ("baseline", "baseline+queue-mapped"),
                 };
-                let mut d: Vec<(f64, String)> = test
+                let mut d: Vec<(f64, &hms::CaseResult)> = test
                     .iter()
-                    .map(|c| {
-                        (
-                            c.error(vi(b)) - c.error(vi(a)),
-                            format!(
-                                "{} {} ({} % → {} %)",
-                                c.case.bench,
-                                c.label,
-                                pct(c.error(vi(a))),
-                                pct(c.error(vi(b)))
-                            ),
-                        )
-                    })
+                    .map(|c| (c.error(vi(b)) - c.error(vi(a)), *c))
                     .collect();
                 d.sort_by(|x, y| y.0.total_cmp(&x.0));
                 let worse = d.iter().filter(|x| x.0 > 0.0).count();
+                let most: Vec<String> = d
+                    .iter()
+                    .take(3)
+                    .map(|(_, c)| {
+                        let case = format!("{} {}", c.case.bench, c.label);
+                        format!(
+                            "{case} ({} % → {} %)",
+                            pct(l, c.error(vi(a)), &format!("{case}: error of {a} (%)")),
+                            pct(l, c.error(vi(b)), &format!("{case}: error of {b} (%)"))
+                        )
+                    })
+                    .collect();
                 format!(
-                    "measured: `{b}` errs more than `{a}` on {worse} of {} test placements; most: {}. Each variant's Eq. 11 is refitted on the training set, so a technique changes the learnt overlap as well as its own term.",
-                    d.len(),
-                    d.iter().take(3).map(|x| x.1.clone()).collect::<Vec<_>>().join(", ")
+                    "measured: `{b}` errs more than `{a}` on {} of {} test placements; most: {}. Each variant's Eq. 11 is refitted on the training set, so a technique changes the learnt overlap as well as its own term.",
+                    l.int(worse as u64, &format!("test placements where {b} errs more than {a}")),
+                    l.int(d.len() as u64, "expressible test placements"),
+                    most.join(", ")
                 )
             }
             _ => "unexplained".into(),
         };
-        let _ = writeln!(r, "- **{}** ({}): {}", c.id, num(v, 3), why);
-    }
-    // Fig. 5 table
-    let _ = writeln!(r, "\n## Fig. 5: test placements, predicted / simulated\n\n![Fig. 5](figures/hms-fig5-accuracy.svg)\n\n| benchmark | placement | simulated cycles | ours | error % | Sim et al. [7] | error % |\n| --- | --- | --- | --- | --- | --- | --- |");
-    for c in &test {
         let _ = writeln!(
             r,
-            "| {} | {} | {:.0} | {:.3} | {} | {:.3} | {} |",
+            "- **{}** ({}): {}",
+            c.id,
+            num(l, v, 3, &format!("claim {}: value from the runs", c.id)),
+            why
+        );
+    }
+    // Fig. 5 table
+    let cite7 = l.put(
+        "[7]".into(),
+        "citation: Sim et al., PPoPP'12 (the paper's reference 7)",
+    );
+    let _ = writeln!(r, "\n## Fig. 5: test placements, predicted / simulated\n\n![Fig. 5](figures/hms-fig5-accuracy.svg)\n\n| benchmark | placement | simulated cycles | ours | error % | Sim et al. {cite7} | error % |\n| --- | --- | --- | --- | --- | --- | --- |");
+    for c in &test {
+        let case = format!("{} {}", c.case.bench, c.label);
+        let _ = writeln!(
+            r,
+            "| {} | {} | {} | {} | {} | {} | {} |",
             c.case.bench,
             c.label,
-            c.truth,
-            c.pred[vi("ours")] / c.truth,
-            pct(c.error(vi("ours"))),
-            c.pred[vi("sim-et-al")] / c.truth,
-            pct(c.error(vi("sim-et-al")))
+            l.f(c.truth, 0, &format!("{case}: simulated cycles")),
+            l.f(
+                c.pred[vi("ours")] / c.truth,
+                3,
+                &format!("{case}: predicted / simulated (ours)")
+            ),
+            pct(
+                l,
+                c.error(vi("ours")),
+                &format!("{case}: error of ours (%)")
+            ),
+            l.f(
+                c.pred[vi("sim-et-al")] / c.truth,
+                3,
+                &format!("{case}: predicted / simulated (sim-et-al)")
+            ),
+            pct(
+                l,
+                c.error(vi("sim-et-al")),
+                &format!("{case}: error of sim-et-al (%)")
+            )
         );
+    }
+    let e_sim = ev.mean_error(vi("sim-et-al")).0;
+    let (p_ours, p_sim) = (paper_error("ours"), paper_error("sim-et-al"));
+    let ours_txt = pct(l, e_ours, "mean test error of ours (%)");
+    let sim_txt = pct(l, e_sim, "mean test error of sim-et-al (%)");
+    let p_ours_txt = num(l, p_ours, 1, "paper: mean error of its model (§6.3, %)");
+    let p_sim_txt = num(
+        l,
+        p_sim,
+        1,
+        "paper: implied mean error of Sim et al. (spec §6.4 [I], %)",
+    );
+    let mut cmps = Vec::new();
+    if let Some(s) = l.cmp(
+        100.0 * e_ours,
+        100.0 * e_sim,
+        "ours' mean error",
+        "Sim et al.'s",
+    ) {
+        cmps.push(s);
+    }
+    if let Some(s) = l.cmp(
+        100.0 * e_ours,
+        p_ours,
+        "ours' mean error",
+        &format!("the paper's {p_ours_txt} %"),
+    ) {
+        cmps.push(s);
     }
     let _ = writeln!(
         r,
-        "\nMean error over {} test placements: ours {} % (paper 9.9 %), Sim et al. {} % (paper ≈ 27.5 %). Not a claim of the paper: `ours` calibrated to the sample's simulated time (spec §7 #16, `T_t = T_sample × T_model(t) / T_model(sample)`) errs by {} %.\n",
-        n_test,
-        pct(e_ours),
-        pct(ev.mean_error(vi("sim-et-al")).0),
-        pct(ev.mean_error(vi(hms::CALIBRATED)).0)
+        "\nMean error over {} test placements: ours {ours_txt} % (paper {p_ours_txt} %), Sim et al. {sim_txt} % (paper ≈ {p_sim_txt} %){}{}. Not a claim of the paper: `ours` calibrated to the sample's simulated time (spec §7 {}, `T_t = T_sample × T_model(t) / T_model(sample)`) errs by {} %.\n",
+        l.int(n_test as u64, "expressible test placements"),
+        if cmps.is_empty() { "" } else { "; " },
+        cmps.join("; "),
+        l.put("#16".into(), "spec reference: open question 16 of §7"),
+        pct(l, ev.mean_error(vi(hms::CALIBRATED)).0, "mean test error of ours-calibrated (%)")
     );
+    // Eq. 12 as printed (the default) beside the named clamped reading
+    {
+        let (vo, vc) = (vi("ours"), vi("ours+overlap-clamp"));
+        let e_clamp = ev.mean_error(vc).0;
+        let lit_txt = pct(l, e_ours, "mean test error of ours (%)");
+        let clamp_txt = pct(l, e_clamp, "mean test error of ours+overlap-clamp (%)");
+        let cmp = l
+            .cmp(
+                100.0 * e_clamp,
+                100.0 * e_ours,
+                &format!("`ours+overlap-clamp`'s {clamp_txt} %"),
+                &format!("the literal form's {lit_txt} %"),
+            )
+            .map(|s| format!(": {s}"))
+            .unwrap_or_default();
+        let mut rows = String::new();
+        let (mut below, mut above) = (0usize, 0usize);
+        for c in &test {
+            let m = &ev.models[c.case.workload];
+            let (tc, tm, to) = crate::hms::predict_terms(m, c.case, vo, ev);
+            if !(to < 0.0 || to > tm) {
+                continue;
+            }
+            if to < 0.0 {
+                below += 1;
+            } else {
+                above += 1;
+            }
+            let case = format!("{} {}", c.case.bench, c.label);
+            let _ = writeln!(
+                rows,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                c.case.bench,
+                c.label,
+                l.f(tc, 0, &format!("{case}: T_comp (ours)")),
+                l.f(tm, 0, &format!("{case}: T_mem (ours)")),
+                l.f(to, 0, &format!("{case}: T_overlap as printed (ours)")),
+                l.f(c.pred[vo], 0, &format!("{case}: predicted cycles (ours)")),
+                l.f(
+                    c.pred[vc],
+                    0,
+                    &format!("{case}: predicted cycles (ours+overlap-clamp)")
+                ),
+                l.f(c.truth, 0, &format!("{case}: simulated cycles"))
+            );
+        }
+        let _ = writeln!(
+            r,
+            "## Eq. 12 as printed and clamped\n\n`ours` takes Eq. 12 literally, `T_overlap = T_overlap_ratio × T_mem` with the trained Eq. 11 ratio and nothing clamped (§III-D); the named reading `ours+overlap-clamp` (`Flags::overlap_clamp`, not the paper's) bounds it to [0, T_mem]. Mean test error: as printed {lit_txt} %, clamped {clamp_txt} %{cmp}. The literal T_overlap falls below 0 on {} and above T_mem on {} of the {} test placements; those placements:\n",
+            l.int(below as u64, "test placements whose literal T_overlap is negative"),
+            l.int(above as u64, "test placements whose literal T_overlap exceeds T_mem"),
+            l.int(test.len() as u64, "expressible test placements")
+        );
+        if !rows.is_empty() {
+            let _ = writeln!(r, "| benchmark | placement | T_comp | T_mem | T_overlap (Eq. 12) | predicted, as printed | predicted, clamped | simulated cycles |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n{rows}");
+        }
+    }
     let skipped: Vec<&hms::CaseResult> = ev.cases.iter().filter(|c| c.skipped.is_some()).collect();
     if !skipped.is_empty() {
         let _ = writeln!(
@@ -731,7 +965,10 @@ fn write(
                 if c.test { "test" } else { "training" },
                 c.case.kernel,
                 c.label,
-                c.skipped.as_deref().unwrap_or("")
+                l.put(
+                    c.skipped.clone().unwrap_or_default(),
+                    "why the case is skipped (the simulator's or the model's refusal)"
+                )
             );
         }
         r.push('\n');
@@ -739,47 +976,103 @@ fn write(
     // Fig. 6
     let _ = writeln!(r, "## Fig. 6: the five neuralnet placements\n\n![Fig. 6](figures/hms-fig6-neuralnet.svg)\n\n| placement | simulated cycles | simulated rank | predicted cycles | predicted rank |\n| --- | --- | --- | --- | --- |");
     for (i, c) in nn.iter().enumerate() {
+        let case = format!("neuralnet {}", c.label);
         let _ = writeln!(
             r,
-            "| {} | {:.0} | {} | {:.0} | {} |",
+            "| {} | {} | {} | {} | {} |",
             c.label,
-            truth[i],
-            rank(&truth, truth[i]),
-            pred[i],
-            rank(&pred, pred[i])
+            l.f(truth[i], 0, &format!("{case}: simulated cycles")),
+            l.int(
+                rank(&truth, truth[i]) as u64,
+                &format!("{case}: simulated rank")
+            ),
+            l.f(pred[i], 0, &format!("{case}: predicted cycles (ours)")),
+            l.int(
+                rank(&pred, pred[i]) as u64,
+                &format!("{case}: predicted rank (ours)")
+            )
         );
     }
     let _ = writeln!(
         r,
-        "\nSpearman correlation: {} (paper: all five in the measured order, i.e. 1).\n",
-        num(rho, 3)
+        "\nSpearman correlation: {} (paper: all five in the measured order, i.e. {}).\n",
+        num(
+            l,
+            rho,
+            3,
+            "neuralnet: Spearman of predicted and simulated times (ours)"
+        ),
+        l.put(
+            o(rule_bound(claim("neuralnet-ranked").rule)),
+            "Spearman of a ranking in the measured order (declared rule bound)"
+        )
     );
     // Figs 7-9
     let _ = writeln!(r, "## Figs. 7-9: ablations (mean test error, %)\n\n![Figs. 7-9](figures/hms-fig7-9-ablations.svg)\n\n| variant | ours | paper (implied, §6.4) |\n| --- | --- | --- |");
     for (v, e, p) in &abl {
-        let _ = writeln!(r, "| {v} | {} | {} |", num(*e, 1), num(*p, 1));
+        let _ = writeln!(
+            r,
+            "| {v} | {} | {} |",
+            num(l, *e, 1, &format!("{v}: mean test error (%)")),
+            num(
+                l,
+                *p,
+                1,
+                &format!("{v}: paper's implied mean error (spec §6.4 [I], %)")
+            )
+        );
     }
     // Table I
-    let _ = writeln!(r, "\n## Table I: cosine similarity of events and time over each kernel's placements\n\nissue_slots equals inst_issued on the simulator (no dual issue), so it is one column. Paper values in brackets (n/a: below 0.94).\n\n| kernel | placements | inst_issued | inst_integer | ldst_issued | L2_transactions |\n| --- | --- | --- | --- | --- | --- |");
-    for (l, k, cos, paper) in &t1 {
-        let _ = write!(r, "| {l} | {k} |");
+    let _ = writeln!(r, "\n## Table I: cosine similarity of events and time over each kernel's placements\n\nissue_slots equals inst_issued on the simulator (no dual issue), so it is one column. Paper values in brackets (n/a: below {}).\n\n| kernel | placements | inst_issued | inst_integer | ldst_issued | L2_transactions |\n| --- | --- | --- | --- | --- | --- |", l.put(o(0.94), "paper's Table I threshold (cosine shown when ≥ it)"));
+    for (lab, k, cos, paper) in &t1 {
+        let _ = write!(
+            r,
+            "| {lab} | {} |",
+            l.int(*k as u64, &format!("{lab}: placements simulated"))
+        );
         for i in 0..4 {
-            let _ = write!(r, " {} ({}) |", num(cos[i], 3), num(paper[i], 3));
+            let _ = write!(
+                r,
+                " {} ({}) |",
+                num(
+                    l,
+                    cos[i],
+                    3,
+                    &format!("{lab}: cosine of {} and time", names[i])
+                ),
+                num(
+                    l,
+                    paper[i],
+                    3,
+                    &format!("{lab}: paper's cosine of {} (Table I)", names[i])
+                )
+            );
         }
         r.push('\n');
     }
     // Fig 4
-    let _ = writeln!(r, "\n## Fig. 4: DRAM inter-arrival variability\n\n![Fig. 4](figures/hms-fig4-ca.svg)\n\nc_a per bank (channel and bank bits of Algorithm 1's mapping) from `System::record_dram_trace`, weighted by the bank's requests; the paper's values are from GPGPU-Sim's C2050 (96 banks).\n\n| kernel | mean c_a | sd over banks | banks | DRAM requests | paper |\n| --- | --- | --- | --- | --- | --- |");
-    for (l, m, sd, b, q, p) in fig4 {
+    let _ = writeln!(r, "\n## Fig. 4: DRAM inter-arrival variability\n\n![Fig. 4](figures/hms-fig4-ca.svg)\n\nc_a per bank (channel and bank bits of Algorithm 1's mapping) from `System::record_dram_trace`, weighted by the bank's requests; the paper's values are from GPGPU-Sim's C2050 ({} banks).\n\n| kernel | mean c_a | sd over banks | banks | DRAM requests | paper |\n| --- | --- | --- | --- | --- | --- |", l.int(96, "paper: GPGPU-Sim C2050's banks (§5, spec §2.3)"));
+    for (lab, m, sd, b, q, p) in fig4 {
         let _ = writeln!(
             r,
-            "| {l} | {} | {} | {b} | {q} | {} |",
-            num(*m, 2),
-            num(*sd, 2),
-            num(*p, 2)
+            "| {lab} | {} | {} | {} | {} | {} |",
+            num(l, *m, 2, &format!("{lab}: bank-weighted mean c_a")),
+            num(l, *sd, 2, &format!("{lab}: sd of c_a over banks")),
+            l.int(*b as u64, &format!("{lab}: banks with 3+ requests")),
+            l.int(*q as u64, &format!("{lab}: DRAM requests traced")),
+            num(l, *p, 2, &format!("{lab}: paper's mean c_a (Fig. 4)"))
         );
     }
-    let _ = writeln!(r, "\n## Files\n\n`cases.csv` (every Table IV case: simulated cycles, each variant's prediction and error, or why it was skipped), `table1.csv`, `fig4.csv`, `ablations.csv`, `verdicts.csv`, `coefs.json` (Eq. 11 per variant; `coefs-ours.json` feeds `locus model rank --coefs`), figures/ (PNG and SVG).");
-    std::fs::write(out.join("report.md"), r)?;
+    let _ = writeln!(r, "\n## Files\n\n`cases.csv` (every Table IV case: simulated cycles, each variant's prediction and error, or why it was skipped), `table1.csv`, `fig4.csv`, `ablations.csv`, `verdicts.csv`, `coefs.json` (Eq. 11 per variant; `coefs-ours.json` feeds `locus model rank --coefs`), `terms.csv`, figures/ (PNG and SVG), `numbers.txt` (every number above with its source) and `checks.txt` (every comparison made, checked by `repro::audit`).");
+    std::fs::write(out.join("report.md"), &r)?;
+    std::fs::write(out.join("numbers.txt"), l.numbers_txt())?;
+    std::fs::write(out.join("checks.txt"), l.checks_txt())?;
+    let problems = super::audit::audit(&r, &l.numbers_txt(), &l.checks_txt());
+    if !problems.is_empty() {
+        anyhow::bail!(
+            "the HMS report fails its audit (a number or claim its data do not support):\n  {}",
+            problems.join("\n  ")
+        );
+    }
     Ok(())
 }
