@@ -80,7 +80,8 @@ pub struct ModelArgs {
     #[arg(long)]
     pub measure: bool,
     /// Model variant: ours, sim-et-al, baseline, baseline+instr, baseline+instr+queue-even,
-    /// baseline+queue-mapped (hms spec §6.4).
+    /// baseline+queue-mapped (hms spec §6.4); ours+overlap-clamp (Eq. 12's T_overlap
+    /// clamped to [0, T_mem] instead of as printed), ours+replay-issue.
     #[arg(long, default_value = "ours")]
     pub variant: String,
     /// Kingman's formula: standard (textbook) or printed (Eq. 9 as printed).
