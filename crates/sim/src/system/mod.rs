@@ -666,15 +666,17 @@ impl System {
                 .then(|| Box::new(spaces::SpaceState::new(cfg, nsm))),
             rep: crate::replication::Replication::new(cfg),
             ndp: ndp::NdpState::new(cfg, nsm),
-            griffin: (cfg.placement.migration == crate::config::MigrationKind::Griffin).then(|| {
-                crate::placement::griffin::Griffin::new(
-                    cfg.system.nodes,
-                    crate::placement::griffin::GriffinCfg {
-                        interval_cycles: cfg.placement.migration_interval_cycles,
-                        ratio: cfg.placement.migration_ratio,
-                    },
-                )
-            }),
+            griffin: (cfg.placement.migration == crate::config::MigrationKind::Griffin).then(
+                || {
+                    crate::placement::griffin::Griffin::new(
+                        cfg.system.nodes,
+                        crate::placement::griffin::GriffinCfg {
+                            interval_cycles: cfg.placement.migration_interval_cycles,
+                            ratio: cfg.placement.migration_ratio,
+                        },
+                    )
+                },
+            ),
             cfg: cfg.clone(),
         };
         // the spaces decide per lane (bank conflicts, divergence, 2-D tiles)

@@ -685,10 +685,7 @@ impl System {
             }
             Some(_) if n > 1 => {
                 let share = (self.cfg.system.page_bytes / n as u64) as u32 + self.net.header_bytes;
-                (0..n)
-                    .filter(|&k| k != node)
-                    .map(|k| (k, share))
-                    .collect()
+                (0..n).filter(|&k| k != node).map(|k| (k, share)).collect()
             }
             _ => Vec::new(),
         };
