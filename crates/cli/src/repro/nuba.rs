@@ -123,6 +123,19 @@ pub const CONFIGS: &[Variant] = &[
             "placement.migration=griffin",
         ],
     ),
+    // not the default reading: Griffin's interval scaled down with the full run's length
+    // (the paper's 100K cycles / 32, as FULL_WARP_INSTS is the paper's count / 32), so
+    // that the short runs see as many intervals as a paper-length run would
+    var(
+        "griffin-s32",
+        NUBA,
+        &[
+            "replication.kind=none",
+            "placement.policy=first-touch",
+            "placement.migration=griffin",
+            "placement.migration_interval_cycles=3125",
+        ],
+    ),
 ];
 
 /// §7.9's alternatives to LAB (nuba.md §7.9, no figure): the paper's "around 26%" gain of
