@@ -588,6 +588,7 @@ fn repro_nuba_quick_report_passes_its_audit() {
         "Fig. 11:",
         "Fig. 12:",
         "Fig. 14:",
+        "§7.9: alternatives to LAB",
         "+23.1%",
         "Run time",
     ] {
@@ -615,9 +616,10 @@ fn repro_nuba_quick_report_passes_its_audit() {
             "{f} missing"
         );
     }
-    // one row per run: 7 configurations + 23 sweep points on the one benchmark
+    // one row per run: 9 configurations (§7.9's two Griffin runs included) + 23 sweep
+    // points on the one benchmark
     let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
-    assert_eq!(runs.lines().count(), 1 + 7 + 23);
+    assert_eq!(runs.lines().count(), 1 + 9 + 23);
     let _ = std::fs::remove_dir_all(&d);
 }
 

@@ -611,6 +611,22 @@ pub enum PlacementPolicy {
     Lab,
 }
 
+/// Run-time page migration on top of the placement policy (NUBA §7.9's first alternative
+/// to LAB; `placement.migration`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum MigrationKind {
+    /// Pages stay where the placement policy put them (default).
+    #[default]
+    None,
+    /// Griffin-style migration (NUBA §7.9, nuba.md A23, [`crate::placement::griffin`]):
+    /// every `placement.migration_interval_cycles`, a page whose accesses from other
+    /// partitions are at least `placement.migration_ratio` times its local ones moves to
+    /// the partition that accessed it most, through the core's migration path (fault and
+    /// shootdown `placement.migration_cycles`, then the page copied over the network).
+    Griffin,
+}
+
 /// How CODA rounds the per-GPU span to pages (spec §3.4, A2).
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
@@ -658,6 +674,13 @@ pub struct PlacementCfg {
     /// NPB threshold of the `lab` policy (NUBA §4.2: 0.9; first touch while NPB is
     /// strictly above it). Must be in [0, 1].
     pub lab_threshold: f64,
+    /// Run-time page migration (NUBA §7.9; `none` by default).
+    pub migration: MigrationKind,
+    /// Griffin's counting interval, SM cycles (nuba.md A23: 100K).
+    pub migration_interval_cycles: u64,
+    /// Griffin's trigger: remote accesses at least this many times the local ones in an
+    /// interval (nuba.md A23: 2).
+    pub migration_ratio: f64,
 }
 
 impl Default for PlacementCfg {
@@ -675,6 +698,9 @@ impl Default for PlacementCfg {
             seed: 1,
             random_nodes: Vec::new(),
             lab_threshold: 0.9,
+            migration: MigrationKind::None,
+            migration_interval_cycles: 100_000,
+            migration_ratio: 2.0,
         }
     }
 }
@@ -1323,6 +1349,21 @@ impl Config {
             return Err(format!(
                 "placement.lab_threshold = {th}: must be in [0, 1] (NPB lies in [1/n, 1]; NUBA §4.2 uses 0.9)"
             ));
+        }
+        if self.placement.migration != MigrationKind::None {
+            let iv = self.placement.migration_interval_cycles;
+            if iv == 0 || iv > MAX_LATENCY_CYCLES as u64 * 100 {
+                return Err(format!(
+                    "placement.migration_interval_cycles = {iv}: must be in [1, {}] SM cycles (nuba.md A23 uses 100000)",
+                    MAX_LATENCY_CYCLES as u64 * 100
+                ));
+            }
+            let r = self.placement.migration_ratio;
+            if !(r.is_finite() && r > 0.0) {
+                return Err(format!(
+                    "placement.migration_ratio = {r}: must be a positive number (nuba.md A23 uses 2)"
+                ));
+            }
         }
         self.check_replication()?;
         if self.placement.samples == 0 {

@@ -6,12 +6,14 @@
 //! its accesses from its home partition moves to the partition that accessed it most
 //! in that interval; the counts then start again.
 //!
-//! This is the decision logic only, a pure state machine over (page, accessing node)
-//! events and interval boundaries: the core's migration path
-//! ([`super::Placement::migrate`]) moves a page when told, but the system does not yet
-//! feed this policy its accesses, so `locus repro nuba` does not run it (its report says
-//! so). The tests show the mechanism the paper blames for its losses on high-sharing
-//! benchmarks: a page shared by several partitions whose majority accessor changes from
+//! This is the decision logic, a pure state machine over (page, accessing node) events
+//! and interval boundaries. With `placement.migration = "griffin"` the system feeds it
+//! every L1 line request at translation (the requesting SM's partition), closes an
+//! interval at each of its timer epochs (`placement.migration_interval_cycles`) and moves
+//! each decided page through the core's migration path (`System::migrate_page`: the
+//! fault and shootdown cost, then the page copied over the network; `locus repro nuba`
+//! runs it as §7.9's study). The tests show the mechanism the paper blames for its
+//! losses on high-sharing benchmarks: a page shared by several partitions whose majority accessor changes from
 //! one interval to the next moves every interval (thrashing).
 
 use std::collections::BTreeMap;

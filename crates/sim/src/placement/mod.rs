@@ -16,7 +16,10 @@
 //!
 //! [`griffin`] and [`carrefour`] hold the decisions of NUBA §7.9's alternatives to LAB,
 //! Griffin-style page migration (per-interval access counts) and Carrefour-style page
-//! replication (read-only pages, while memory is free); the system does not feed them yet.
+//! replication (read-only pages, while memory is free). Griffin runs beside any policy
+//! with `placement.migration = "griffin"` (the system counts accesses at translation and
+//! acts on its decisions at timer epochs); Carrefour is decision logic only (the page table
+//! has one frame per page for every partition, so no page can have replicas).
 //!
 //! Static policies give the same answer whenever the page is first touched, so lazy mapping
 //! equals allocation-time placement while keeping the page table as small as the footprint.

@@ -460,6 +460,9 @@ pub struct System {
     pub(crate) rep: crate::replication::Replication,
     /// Partitioned execution (NDP, `ndp.offload` other than `none`), else `None`.
     pub(crate) ndp: Option<Box<ndp::NdpState>>,
+    /// Griffin-style page migration (`placement.migration = "griffin"`, NUBA §7.9), else
+    /// `None`.
+    pub(crate) griffin: Option<crate::placement::griffin::Griffin>,
 }
 
 /// The policy a periodic timer belongs to; an epoch dispatches on it by `match` (no `dyn`).
@@ -473,6 +476,8 @@ pub(crate) enum TimerOwner {
     Replication,
     /// NDP's hill-climbing epochs (`ndp.epoch_cycles`, ndp.md §4.3).
     Ndp,
+    /// Griffin's counting intervals (`placement.migration_interval_cycles`, NUBA §7.9).
+    Migration,
 }
 
 /// A periodic timer: fires `Ev::Epoch(id)` at every multiple of `period` from time 0
@@ -661,6 +666,17 @@ impl System {
                 .then(|| Box::new(spaces::SpaceState::new(cfg, nsm))),
             rep: crate::replication::Replication::new(cfg),
             ndp: ndp::NdpState::new(cfg, nsm),
+            griffin: (cfg.placement.migration == crate::config::MigrationKind::Griffin).then(
+                || {
+                    crate::placement::griffin::Griffin::new(
+                        cfg.system.nodes,
+                        crate::placement::griffin::GriffinCfg {
+                            interval_cycles: cfg.placement.migration_interval_cycles,
+                            ratio: cfg.placement.migration_ratio,
+                        },
+                    )
+                },
+            ),
             cfg: cfg.clone(),
         };
         // the spaces decide per lane (bank conflicts, divergence, 2-D tiles)
@@ -680,6 +696,12 @@ impl System {
             crate::ndp::OffloadMode::Dyn | crate::ndp::OffloadMode::DynCache
         ) {
             s.add_timer(TimerOwner::Ndp, cfg.ndp.epoch_cycles);
+        }
+        if s.griffin.is_some() {
+            s.add_timer(
+                TimerOwner::Migration,
+                cfg.placement.migration_interval_cycles,
+            );
         }
         s
     }
@@ -735,6 +757,33 @@ impl System {
                 }
             }
             TimerOwner::Ndp => self.ndp_epoch(),
+            TimerOwner::Migration => self.griffin_epoch(at),
+        }
+    }
+
+    /// The end of a Griffin counting interval at time `at` (NUBA §7.9, nuba.md A23): the
+    /// policy decides from the interval's per-partition access counts
+    /// ([`crate::placement::griffin::Griffin::end_interval`]) and each decided page moves
+    /// through the core's migration path ([`System::migrate_page`]: fault and shootdown,
+    /// then the whole page copied from its old partition over the network; accesses to
+    /// it wait until the copy lands). Pages of fine-grained frames (no single home) and
+    /// pages still being moved are left where they are.
+    fn griffin_epoch(&mut self, at: Ps) {
+        let Some(mut g) = self.griffin.take() else {
+            return;
+        };
+        let page = self.placement.page_bytes();
+        let (placement, map, migrating) = (&self.placement, &self.map, &self.migrating);
+        let moves = g.end_interval(|vpn| {
+            let pte = placement.lookup(vpn)?;
+            if pte.mode != Mode::Cgp || migrating.get(&vpn).is_some_and(|&r| r > at) {
+                return None;
+            }
+            Some(map.locate(pte.ppn * page, Mode::Cgp).node)
+        });
+        self.griffin = Some(g);
+        for m in moves {
+            self.migrate_page(m.vpn, m.to, at);
         }
     }
 

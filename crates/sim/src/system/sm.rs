@@ -618,6 +618,19 @@ impl System {
                     self.migrating.remove(&vpn);
                 }
             }
+        } else if self.griffin.is_some() {
+            // a page Griffin is moving is unusable until its copy lands
+            let now = self.q.now();
+            if let Some(&ready) = self.migrating.get(&vpn) {
+                if ready > now {
+                    wait = ready - now;
+                } else {
+                    self.migrating.remove(&vpn);
+                }
+            }
+        }
+        if let Some(g) = &mut self.griffin {
+            g.record(vpn, node);
         }
         if !self.cfg.tlb.enabled {
             return (pa, mode, wait);
@@ -646,7 +659,7 @@ impl System {
     /// page table then points at a coarse frame on `node` ([`crate::placement::Placement::migrate`],
     /// the old frame freed), and every access to the page waits until the last share has
     /// arrived. Returns when the page is usable.
-    fn migrate_page(&mut self, vpn: u64, node: u32, now: Ps) -> Ps {
+    pub(crate) fn migrate_page(&mut self, vpn: u64, node: u32, now: Ps) -> Ps {
         let n = self.cfg.system.nodes;
         let fault = now + self.clk.cycles(self.cfg.placement.migration_cycles as u64);
         let mut ready = fault;
@@ -658,17 +671,32 @@ impl System {
             (Some(_), Some(old), Some(new)) => Some((old.ppn << shift, new.ppn << shift)),
             _ => None,
         };
-        if old.is_some() && n > 1 {
-            let share = (self.cfg.system.page_bytes / n as u64) as u32 + self.net.header_bytes;
-            for from in (0..n).filter(|&k| k != node) {
-                let mut rx = Receipts::default();
-                let t = self
-                    .net
-                    .remote(fault, from, node, share, Msg::Migration, &mut rx);
-                self.net.arrive(&mut rx);
-                self.c.migrated_bytes += share as u64;
-                ready = ready.max(t);
+        // who sends what: every other node its share of a fine-grained page; the home of a
+        // coarse-grained page (Griffin's moves, NUBA §7.9) the whole page
+        let senders: Vec<(u32, u32)> = match old {
+            Some(o) if n > 1 && o.mode == Mode::Cgp => {
+                let page = self.placement.page_bytes();
+                let from = self.map.locate(o.ppn * page, Mode::Cgp).node;
+                let bytes = page as u32 + self.net.header_bytes;
+                (from != node)
+                    .then_some((from, bytes))
+                    .into_iter()
+                    .collect()
             }
+            Some(_) if n > 1 => {
+                let share = (self.cfg.system.page_bytes / n as u64) as u32 + self.net.header_bytes;
+                (0..n).filter(|&k| k != node).map(|k| (k, share)).collect()
+            }
+            _ => Vec::new(),
+        };
+        for (from, bytes) in senders {
+            let mut rx = Receipts::default();
+            let t = self
+                .net
+                .remote(fault, from, node, bytes, Msg::Migration, &mut rx);
+            self.net.arrive(&mut rx);
+            self.c.migrated_bytes += bytes as u64;
+            ready = ready.max(t);
         }
         if let (Some(c), Some((from, to))) = (&mut self.chk, moved) {
             c.page_copy(from, to, 1 << shift, ready);

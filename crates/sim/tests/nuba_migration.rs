@@ -1,0 +1,171 @@
+//! NUBA §7.9's first alternative to LAB, Griffin-style page migration
+//! (`placement.migration = "griffin"`, nuba.md A23), on a synthetic kernel whose outcome is
+//! known in advance: every page lives on one partition that never touches it, and each
+//! page is read by one block only.
+
+mod common;
+use common::cfg;
+
+use locus_sim::{Config, Report, System};
+use locus_workload::model::{Host, Kernel, ModelWorkload, Thread};
+use locus_workload::{Dim3, KernelInfo, Memory, ObjId};
+
+/// 4 B elements per 4 KB page.
+const PAGE: u64 = 1024;
+/// Pages each block reads.
+const PAGES_PER_BLOCK: u64 = 2;
+/// Blocks of each kernel (4 per partition of the 8-partition machine).
+const BLOCKS: u64 = 32;
+
+struct Seq(Vec<Box<dyn Kernel>>);
+impl Host for Seq {
+    fn next_kernel(&mut self, _m: &mut Memory) -> Option<Box<dyn Kernel>> {
+        (!self.0.is_empty()).then(|| self.0.remove(0))
+    }
+}
+
+/// `BLOCKS` blocks of 128 threads; block `b` reads its own `PAGES_PER_BLOCK` pages of
+/// `data` `reps` times. It writes nothing (so no other page is mapped).
+struct Reader {
+    name: &'static str,
+    reps: u64,
+    data: ObjId,
+}
+impl Kernel for Reader {
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: self.name.into(),
+            grid: Dim3::x(BLOCKS as u32),
+            block: Dim3::x(128),
+            regs_per_thread: 16,
+            smem_per_block: 0,
+        }
+    }
+    fn thread(&self, t: &mut Thread<'_>, _p: u32) {
+        let b = t.block_id();
+        let l = t.local_id();
+        let n = PAGES_PER_BLOCK * PAGE;
+        let mut acc = 0u32;
+        for _ in 0..self.reps {
+            for i in (l..n).step_by(128) {
+                acc = acc.wrapping_add(t.ld::<u32>(self.data, b * n + i));
+            }
+        }
+        std::hint::black_box(acc);
+    }
+}
+
+/// 8 partitions, every page pinned on partition 7, no replication, Griffin intervals of
+/// 2000 cycles.
+fn config(migration: &str) -> Config {
+    cfg(
+        "nuba",
+        &[
+            "system.nodes=8",
+            "interconnect.group_size=4",
+            "replication.kind=none",
+            "placement.policy=node",
+            "placement.node=7",
+            "placement.first_touch_fault_cycles=0",
+            &format!("placement.migration={migration}"),
+            "placement.migration_interval_cycles=2000",
+        ],
+    )
+}
+
+/// Kernel 1 reads each block's pages many times (it spans several intervals); kernel 2
+/// reads them once more.
+fn simulate(c: &Config) -> (Report, System) {
+    let mut m = Memory::new();
+    let data = m.alloc::<u32>("data", BLOCKS * PAGES_PER_BLOCK * PAGE, false);
+    let ks: Vec<Box<dyn Kernel>> = vec![
+        Box::new(Reader {
+            name: "long",
+            reps: 40,
+            data,
+        }),
+        Box::new(Reader {
+            name: "again",
+            reps: 1,
+            data,
+        }),
+    ];
+    let mut w = ModelWorkload::new("pinned", m, Box::new(Seq(ks)));
+    let mut s = System::new(c);
+    let r = s.run(&mut w, &mut |_| {}).unwrap();
+    (r, s)
+}
+
+/// A page accessed only from another partition moves there at the end of the first
+/// interval (it has remote accesses and no local one, so remote >= 2 x local), as a whole
+/// page copied from its old home (page + header bytes), exactly once (afterwards it is
+/// only accessed locally); the next kernel's L1 misses are then all local. Without
+/// migration the same run's misses stay remote (the check can fail).
+#[test]
+fn a_page_used_only_remotely_moves_once_and_is_then_local() {
+    let (r, s) = simulate(&config("griffin"));
+    let c = config("griffin");
+    let pages = BLOCKS * PAGES_PER_BLOCK;
+    let k1 = &r.sim.kernels[0].summary;
+    let k2 = &r.sim.kernels[1].summary;
+    assert!(
+        k1.cycles > 3 * c.placement.migration_interval_cycles,
+        "kernel 1 spans several intervals: {} cycles",
+        k1.cycles
+    );
+    let t = &r.sim.total.counters;
+    // the blocks of partition 7 read local pages; every other page moves, once, in the
+    // first interval (each page's block reads it from its start)
+    assert_eq!(r.sim.placement.pages_mapped, pages);
+    assert!(t.migrations > 0 && t.migrations < pages, "{}", t.migrations);
+    assert_eq!(k1.counters.migrations, t.migrations, "all in kernel 1");
+    assert_eq!(k2.counters.migrations, 0);
+    assert_eq!(
+        t.migrated_bytes,
+        t.migrations * (c.system.page_bytes + c.interconnect.header_bytes as u64),
+        "one whole-page copy per move"
+    );
+    // the first epoch decided them all: later epochs found nothing remote
+    assert!(s.epochs_fired()[0] >= 3, "{:?}", s.epochs_fired());
+    // kernel 2: every L1 miss is served by the requester's own partition
+    assert!(k2.counters.l1_misses > 0);
+    assert_eq!(k2.counters.l1_miss_remote, 0, "{:?}", k2.counters);
+    assert!(k2.counters.l1_miss_local > 0);
+
+    // without migration: the same pages stay on partition 7
+    let (r0, _) = simulate(&config("none"));
+    let t0 = &r0.sim.total.counters;
+    assert_eq!(t0.migrations, 0);
+    let k2 = &r0.sim.kernels[1].summary.counters;
+    assert!(
+        k2.l1_miss_remote > 3 * k2.l1_miss_local,
+        "7 of 8 partitions read remotely: {} remote, {} local",
+        k2.l1_miss_remote,
+        k2.l1_miss_local
+    );
+    assert_eq!(
+        r0.sim.total.counters.l1_miss_remote + r0.sim.total.counters.l1_miss_local,
+        r0.sim.total.counters.l1_misses
+    );
+}
+
+/// `placement.migration` is refused with a clear error when its parameters are not
+/// usable.
+#[test]
+fn bad_migration_parameters_are_refused() {
+    for (set, key) in [
+        (
+            "placement.migration_interval_cycles=0",
+            "placement.migration_interval_cycles",
+        ),
+        ("placement.migration_ratio=0", "placement.migration_ratio"),
+        ("placement.migration_ratio=-1", "placement.migration_ratio"),
+    ] {
+        let sets = vec!["placement.migration=griffin".to_string(), set.to_string()];
+        let e = match locus_sim::preset::load(Some("nuba"), None, &sets) {
+            Ok(_) => panic!("{set} accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains(key), "{set}: {e}");
+    }
+}
