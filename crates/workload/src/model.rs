@@ -299,14 +299,23 @@ impl<'a> Thread<'a> {
     pub fn atomic_min_u32(&mut self, o: ObjId, idx: u64, v: u32) -> u32 {
         self.atomic::<u32>(o, idx, |x| x.min(v))
     }
+    /// Record one shared-memory access of `bytes` bytes at byte offset `off` from `site`.
+    fn rec_shared(&mut self, site: u64, class: InstClass, off: u64, bytes: usize) {
+        self.rec(
+            site,
+            class,
+            Space::Shared,
+            crate::program::NO_OBJ,
+            off,
+            bytes,
+        );
+    }
     /// Shared-memory load of 32-bit word `idx` (per-block scratch, on chip).
     #[track_caller]
     pub fn sh_ld(&mut self, idx: u32) -> u32 {
-        self.rec(
+        self.rec_shared(
             site_of(Location::caller()),
             InstClass::Load,
-            Space::Shared,
-            crate::program::NO_OBJ,
             idx as u64 * 4,
             4,
         );
@@ -323,11 +332,9 @@ impl<'a> Thread<'a> {
     #[track_caller]
     pub fn sh_ld_f32x4(&mut self, idx: u32) -> [f32; 4] {
         debug_assert!(idx.is_multiple_of(4), "LDS.128 needs 16-byte alignment");
-        self.rec(
+        self.rec_shared(
             site_of(Location::caller()),
             InstClass::Load,
-            Space::Shared,
-            crate::program::NO_OBJ,
             idx as u64 * 4,
             16,
         );
@@ -338,11 +345,9 @@ impl<'a> Thread<'a> {
     /// Shared-memory store of 32-bit word `idx`.
     #[track_caller]
     pub fn sh_st(&mut self, idx: u32, v: u32) {
-        self.rec(
+        self.rec_shared(
             site_of(Location::caller()),
             InstClass::Store,
-            Space::Shared,
-            crate::program::NO_OBJ,
             idx as u64 * 4,
             4,
         );
@@ -361,11 +366,9 @@ impl<'a> Thread<'a> {
     /// `LDS.64`, as a `volatile __shared__ double` array compiles (miniFE's `dot_kernel`).
     #[track_caller]
     pub fn sh_ld_f64(&mut self, idx: u32) -> f64 {
-        self.rec(
+        self.rec_shared(
             site_of(Location::caller()),
             InstClass::Load,
-            Space::Shared,
-            crate::program::NO_OBJ,
             idx as u64 * 8,
             8,
         );
@@ -376,11 +379,9 @@ impl<'a> Thread<'a> {
     /// Shared-memory store of an f64 at 8-byte slot `idx`: one `STS.64`.
     #[track_caller]
     pub fn sh_st_f64(&mut self, idx: u32, v: f64) {
-        self.rec(
+        self.rec_shared(
             site_of(Location::caller()),
             InstClass::Store,
-            Space::Shared,
-            crate::program::NO_OBJ,
             idx as u64 * 8,
             8,
         );
