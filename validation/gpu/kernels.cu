@@ -427,6 +427,10 @@ __global__ void hotspotOpt1(float *p, float *tIn, float *tOut, float sdc, int nx
   temp2 = temp3;
   tOut[c] = cc * temp2 + cw * tIn[W] + ce * tIn[E] + cs * tIn[S] + cn * tIn[N] + cb * temp1 + ct * temp3 + sdc * p[c] + ct * amb_temp;
 }
+// Locus micro `single-load`: one thread, one load (volatile, so the compiler keeps it). Its
+// measured duration is the launch cost plus one unloaded memory access, which the
+// simulator's kernels do not pay (docs/real-gpu.md: small kernels run 3-7x faster simulated).
+__global__ void single(const volatile unsigned *a, unsigned idx) { (void)a[idx]; }
 
 // ---------------- the benchmark list ----------------
 // One entry per Locus workload: the `locus run` workload and params that build the same
@@ -633,6 +637,11 @@ static std::vector<Bench> benches() {
                    hotspotOpt1<<<dim3(nx / 64, ny / 4), dim3(64, 4)>>>(p[0], p[1], p[2], 0.5f, nx, ny, nz, 0.1f, 0.1f,
                                                                        0.1f, 0.1f, 0.05f, 0.05f, 0.5f);
                  }});
+  }
+  {
+    v.push_back({"single-load", "", "single",
+                 [=] { p[0] = dalloc(1 << 18, 1); },
+                 [=] { single<<<1, 1>>>((const volatile unsigned *)p[0], 0); }});
   }
   return v;
 }
