@@ -625,6 +625,15 @@ pub enum MigrationKind {
     /// the partition that accessed it most, through the core's migration path (fault and
     /// shootdown `placement.migration_cycles`, then the page copied over the network).
     Griffin,
+    /// Carrefour-style page replication (NUBA §7.9, nuba.md A23,
+    /// [`crate::placement::carrefour`]): every `placement.migration_interval_cycles`, a
+    /// coarse page that has only been read gets a replica in each partition that read it
+    /// remotely, while that partition's free memory fraction exceeds
+    /// `placement.replication_min_free`; reads from a partition with a replica use it, and
+    /// the first write to a replicated page collapses every replica (the writer pays
+    /// `placement.migration_cycles` of fault and shootdown) and the page is never
+    /// replicated again.
+    Carrefour,
 }
 
 /// How CODA rounds the per-GPU span to pages (spec §3.4, A2).
@@ -676,11 +685,14 @@ pub struct PlacementCfg {
     pub lab_threshold: f64,
     /// Run-time page migration (NUBA §7.9; `none` by default).
     pub migration: MigrationKind,
-    /// Griffin's counting interval, SM cycles (nuba.md A23: 100K).
+    /// Griffin's and Carrefour's counting interval, SM cycles (nuba.md A23: 100K).
     pub migration_interval_cycles: u64,
     /// Griffin's trigger: remote accesses at least this many times the local ones in an
     /// interval (nuba.md A23: 2).
     pub migration_ratio: f64,
+    /// Carrefour replicates into a partition only while its free memory fraction is above
+    /// this (nuba.md A23: 10%). Must be in [0, 1).
+    pub replication_min_free: f64,
 }
 
 impl Default for PlacementCfg {
@@ -701,6 +713,7 @@ impl Default for PlacementCfg {
             migration: MigrationKind::None,
             migration_interval_cycles: 100_000,
             migration_ratio: 2.0,
+            replication_min_free: 0.10,
         }
     }
 }
@@ -1364,6 +1377,12 @@ impl Config {
                     "placement.migration_ratio = {r}: must be a positive number (nuba.md A23 uses 2)"
                 ));
             }
+        }
+        let f = self.placement.replication_min_free;
+        if !(0.0..1.0).contains(&f) {
+            return Err(format!(
+                "placement.replication_min_free = {f}: must be in [0, 1) (nuba.md A23 uses 0.1)"
+            ));
         }
         self.check_replication()?;
         if self.placement.samples == 0 {

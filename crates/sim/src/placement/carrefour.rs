@@ -7,9 +7,15 @@
 //! a replicated page collapses it back to its home copy (the replicas are dropped), and
 //! a page once written is never replicated again.
 //!
-//! This is the decision logic only, a pure state machine over (page, node, read/write)
-//! events and interval boundaries: the system does not yet feed it accesses or serve
-//! reads from its replicas, so `locus repro nuba` does not run it (its report says so).
+//! This is the decision logic, a pure state machine over (page, node, read/write) events
+//! and interval boundaries. With `placement.migration = "carrefour"` the system feeds it
+//! every line request of a coarse page at translation, closes an interval at each timer
+//! epoch (`placement.migration_interval_cycles`), makes the decided replicas in the page
+//! table's per-partition replica frames ([`crate::placement::Replicas`]; the page copied
+//! over the network) and serves reads from them; a write collapses them first
+//! (`System::translate`). Collapse on write is the paper's Carrefour (Dashti et al.: a
+//! write to a replicated page faults and the replicas are merged back), chosen over
+//! refusing replication up front because only a write shows a page is not read-only.
 //! Unlike MDR ([`crate::replication`]), which replicates single read-only cache lines in
 //! the LLC, this replicates whole pages in memory, which the paper blames for severe
 //! cache thrashing on high-sharing benchmarks (§7.9).
@@ -80,6 +86,24 @@ impl Carrefour {
             self.readers.entry(vpn).or_default().insert(node);
         }
         Vec::new()
+    }
+
+    /// Has page `vpn` ever been written?
+    pub fn is_written(&self, vpn: u64) -> bool {
+        self.written.contains(&vpn)
+    }
+
+    /// The replica of `vpn` on `node` could not be made (no frame): drop it from the
+    /// state, so a later interval may try again.
+    pub fn forget(&mut self, vpn: u64, node: u32) {
+        if let Some(s) = self.replicas.get_mut(&vpn) {
+            if s.remove(&node) {
+                self.made -= 1;
+            }
+            if s.is_empty() {
+                self.replicas.remove(&vpn);
+            }
+        }
     }
 
     /// The node that serves a read of page `vpn` (homed at `home`) from `node`: its own

@@ -37,6 +37,10 @@ pub struct Frames {
     next_fresh: u64,
     fgp_free: Vec<u64>,
     cgp_free: Vec<Vec<u64>>,
+    /// Frames in use now: coarse ones per node, fine-grained ones (each striped over
+    /// every node) in all. Kept for the free-memory fraction Carrefour checks.
+    live_cgp: Vec<u64>,
+    live_fgp: u64,
     pub stats: FrameStats,
 }
 
@@ -51,6 +55,8 @@ impl Frames {
             next_fresh: 0,
             fgp_free: Vec::new(),
             cgp_free: vec![Vec::new(); nodes as usize],
+            live_cgp: vec![0; nodes as usize],
+            live_fgp: 0,
             stats: FrameStats::default(),
         }
     }
@@ -105,8 +111,14 @@ impl Frames {
     fn mark(&mut self, ppn: u64, mode: Mode) -> (u64, Mode) {
         self.used[(ppn / self.n) as usize] += 1;
         match mode {
-            Mode::Fgp => self.stats.fgp_frames += 1,
-            Mode::Cgp => self.stats.cgp_frames += 1,
+            Mode::Fgp => {
+                self.stats.fgp_frames += 1;
+                self.live_fgp += 1;
+            }
+            Mode::Cgp => {
+                self.stats.cgp_frames += 1;
+                self.live_cgp[(ppn % self.n) as usize] += 1;
+            }
         }
         (ppn, mode)
     }
@@ -120,8 +132,14 @@ impl Frames {
         }
         self.used[g] -= 1;
         match self.mode[g] {
-            GroupMode::Fgp => self.fgp_free.push(ppn),
-            GroupMode::Cgp => self.cgp_free[(ppn % self.n) as usize].push(ppn),
+            GroupMode::Fgp => {
+                self.fgp_free.push(ppn);
+                self.live_fgp -= 1;
+            }
+            GroupMode::Cgp => {
+                self.cgp_free[(ppn % self.n) as usize].push(ppn);
+                self.live_cgp[(ppn % self.n) as usize] -= 1;
+            }
             GroupMode::Free => {}
         }
         if self.used[g] == 0 {
@@ -132,6 +150,17 @@ impl Frames {
             }
             self.mode[g] = GroupMode::Free;
         }
+    }
+
+    /// Fraction of node `node`'s frames free now: its coarse frames in use and its share
+    /// (1/N) of every fine-grained frame in use count as taken.
+    pub fn free_fraction(&self, node: u32) -> f64 {
+        if self.groups == 0 {
+            return 0.0;
+        }
+        let used = self.live_cgp.get(node as usize).copied().unwrap_or(0) as f64
+            + self.live_fgp as f64 / self.n as f64;
+        (1.0 - used / self.groups as f64).max(0.0)
     }
 
     /// Mode of the group holding `ppn` (None if never used or free).
@@ -165,6 +194,25 @@ mod tests {
             "all four came from one group"
         );
         assert_eq!(f.stats.groups_to_cgp, 1);
+    }
+
+    #[test]
+    fn free_fraction_counts_coarse_frames_per_node_and_fine_ones_striped() {
+        let mut f = Frames::new(4, 10);
+        assert_eq!(f.free_fraction(1), 1.0);
+        let (a, _) = f.alloc(Mode::Cgp, 1).unwrap();
+        let (b, _) = f.alloc(Mode::Cgp, 1).unwrap();
+        // node 1: 2 of its 10 frames; node 0 none
+        assert!((f.free_fraction(1) - 0.8).abs() < 1e-12);
+        assert_eq!(f.free_fraction(0), 1.0);
+        // one fine-grained frame takes a quarter frame on every node
+        let (c, _) = f.alloc(Mode::Fgp, 0).unwrap();
+        assert!((f.free_fraction(0) - 0.975).abs() < 1e-12);
+        assert!((f.free_fraction(1) - 0.775).abs() < 1e-12);
+        for x in [a, b, c] {
+            f.free(x);
+        }
+        assert_eq!((f.free_fraction(0), f.free_fraction(1)), (1.0, 1.0));
     }
 
     #[test]

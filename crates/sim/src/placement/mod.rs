@@ -18,8 +18,10 @@
 //! Griffin-style page migration (per-interval access counts) and Carrefour-style page
 //! replication (read-only pages, while memory is free). Griffin runs beside any policy
 //! with `placement.migration = "griffin"` (the system counts accesses at translation and
-//! acts on its decisions at timer epochs); Carrefour is decision logic only (the page table
-//! has one frame per page for every partition, so no page can have replicas).
+//! acts on its decisions at timer epochs); Carrefour runs with
+//! `placement.migration = "carrefour"`: the page table then keeps, beside each page's
+//! home frame, per-partition replica frames ([`Replicas`]: a replica bitmask per page and
+//! a frame table, O(1) per lookup) that serve reads from the partitions holding them.
 //!
 //! Static policies give the same answer whenever the page is first touched, so lazy mapping
 //! equals allocation-time placement while keeping the page table as small as the footprint.
@@ -71,6 +73,68 @@ pub struct PlacementStats {
     /// Pages that could not get a frame (simulated memory exhausted).
     pub pages_oom: u64,
     pub frames: frames::FrameStats,
+    /// Carrefour's page replicas (`placement.migration = "carrefour"` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<ReplicaStats>,
+}
+
+/// Carrefour's replica counters (NUBA §7.9).
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct ReplicaStats {
+    /// Replica frames made, and the most held at once.
+    pub made: u64,
+    pub peak_frames: u64,
+    /// Replica frames held at the end.
+    pub frames_now: u64,
+    /// Replicas refused: their partition had no coarse frame left.
+    pub refused_no_frame: u64,
+    /// Pages whose replicas a write collapsed, and the replica frames dropped.
+    pub collapses: u64,
+    pub dropped: u64,
+    /// Reads served by a replica (at the reader's own partition).
+    pub replica_reads: u64,
+    /// Reads served by a replica of a page already written (stale data): must stay 0.
+    pub stale_reads: u64,
+    /// Page bytes copied to make replicas (headers excluded).
+    pub copied_bytes: u64,
+}
+
+/// Per-partition page replicas (Carrefour, NUBA §7.9): for each replicated page a bitmask
+/// of the partitions holding a replica and a row of `nodes` frame slots (frame number and
+/// the time its copy lands); rows are reused, so a lookup allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub struct Replicas {
+    nodes: usize,
+    /// vpn -> row.
+    rows: FxHashMap<u64, u32>,
+    /// Per row: bitmask of partitions with a replica (bit n = partition n).
+    mask: Vec<u64>,
+    /// Per row and partition: (ppn, copy landing time in ps).
+    frames: Vec<(u64, u64)>,
+    spare: Vec<u32>,
+    pub stats: ReplicaStats,
+}
+
+impl Replicas {
+    fn new(nodes: u32) -> Replicas {
+        Replicas {
+            nodes: nodes as usize,
+            ..Replicas::default()
+        }
+    }
+
+    /// The replica of `vpn` on `node`: (ppn, landing time).
+    #[inline]
+    pub fn get(&self, vpn: u64, node: u32) -> Option<(u64, u64)> {
+        let &r = self.rows.get(&vpn)?;
+        (self.mask[r as usize] >> node & 1 == 1)
+            .then(|| self.frames[r as usize * self.nodes + node as usize])
+    }
+
+    /// Partitions holding a replica of `vpn` (bitmask; 0 = none).
+    pub fn mask(&self, vpn: u64) -> u64 {
+        self.rows.get(&vpn).map_or(0, |&r| self.mask[r as usize])
+    }
 }
 
 /// The page table plus the policy that fills it.
@@ -91,6 +155,8 @@ pub struct Placement {
     decisions: Vec<Option<ObjPlacement>>,
     /// LAB's page counts (policy `lab` only).
     lab: Option<lab::Lab>,
+    /// Carrefour's replicas (`placement.migration = "carrefour"` only).
+    replicas: Option<Replicas>,
     pub stats: PlacementStats,
 }
 
@@ -119,6 +185,8 @@ impl Placement {
             decisions: Vec::new(),
             lab: (cfg.placement.policy == PlacementPolicy::Lab)
                 .then(|| lab::Lab::new(cfg.system.nodes, groups, cfg.placement.lab_threshold)),
+            replicas: (cfg.placement.migration == crate::config::MigrationKind::Carrefour)
+                .then(|| Replicas::new(cfg.system.nodes)),
             stats: PlacementStats::default(),
         }
     }
@@ -275,6 +343,112 @@ impl Placement {
         Some(old)
     }
 
+    /// Fraction of partition `node`'s memory frames free now ([`Frames::free_fraction`]).
+    pub fn free_fraction(&self, node: u32) -> f64 {
+        self.frames.free_fraction(node)
+    }
+
+    /// Carrefour's replicas, when on.
+    #[inline]
+    pub fn replicas(&self) -> Option<&Replicas> {
+        self.replicas.as_ref()
+    }
+
+    /// The frame that serves a read of `vpn` from partition `node` at time `now` (ps): its
+    /// replica there once the replica's copy has landed, else `None` (the home frame).
+    /// `written`: the page has been written (a replica serving it is stale, counted).
+    #[inline]
+    pub fn replica_for_read(
+        &mut self,
+        vpn: u64,
+        node: u32,
+        now: u64,
+        written: bool,
+    ) -> Option<u64> {
+        let r = self.replicas.as_mut()?;
+        match r.get(vpn, node) {
+            Some((ppn, ready)) if ready <= now => {
+                r.stats.replica_reads += 1;
+                r.stats.stale_reads += written as u64;
+                Some(ppn)
+            }
+            _ => None,
+        }
+    }
+
+    /// Make a replica of mapped page `vpn` on partition `node` whose copy lands at `ready`
+    /// (ps): a coarse frame on `node` is taken (it counts against the partition's memory).
+    /// Returns its frame, or `None` when replication is off, the page is unmapped, the
+    /// replica exists, or `node` has no coarse frame left (counted as refused).
+    pub fn add_replica(&mut self, vpn: u64, node: u32, ready: u64) -> Option<u64> {
+        self.table.get(&vpn)?;
+        let r = self.replicas.as_mut()?;
+        if r.get(vpn, node).is_some() || node as usize >= r.nodes.min(64) {
+            return None;
+        }
+        let ppn = match self.frames.alloc(Mode::Cgp, node) {
+            Some((ppn, Mode::Cgp)) => ppn,
+            Some((ppn, Mode::Fgp)) => {
+                // a fine-grained frame is striped over every node: not a local copy
+                self.frames.free(ppn);
+                r.stats.refused_no_frame += 1;
+                return None;
+            }
+            None => {
+                r.stats.refused_no_frame += 1;
+                return None;
+            }
+        };
+        let n = r.nodes;
+        let row = match r.rows.get(&vpn) {
+            Some(&row) => row,
+            None => {
+                let row = match r.spare.pop() {
+                    Some(row) => row,
+                    None => {
+                        r.mask.push(0);
+                        r.frames.extend(std::iter::repeat_n((0, 0), n));
+                        (r.mask.len() - 1) as u32
+                    }
+                };
+                r.rows.insert(vpn, row);
+                row
+            }
+        };
+        r.mask[row as usize] |= 1 << node;
+        r.frames[row as usize * n + node as usize] = (ppn, ready);
+        r.stats.made += 1;
+        r.stats.frames_now += 1;
+        r.stats.peak_frames = r.stats.peak_frames.max(r.stats.frames_now);
+        r.stats.copied_bytes += 1 << self.page_shift;
+        Some(ppn)
+    }
+
+    /// Collapse page `vpn`'s replicas (a write to it, Carrefour): every replica frame is
+    /// freed and reads go to the home frame again. Returns the partitions that held one
+    /// (bitmask; 0 = the page had none).
+    pub fn collapse(&mut self, vpn: u64) -> u64 {
+        let Some(r) = self.replicas.as_mut() else {
+            return 0;
+        };
+        let Some(row) = r.rows.remove(&vpn) else {
+            return 0;
+        };
+        let m = std::mem::take(&mut r.mask[row as usize]);
+        for node in 0..r.nodes {
+            if m >> node & 1 == 1 {
+                self.frames.free(r.frames[row as usize * r.nodes + node].0);
+                r.stats.frames_now -= 1;
+                r.stats.dropped += 1;
+            }
+        }
+        r.spare.push(row);
+        if m != 0 {
+            r.stats.collapses += 1;
+        }
+        m
+    }
+
     /// LAB's pages per partition, if the policy is `lab`.
     pub fn lab_pages(&self) -> Option<&[u64]> {
         self.lab.as_ref().map(|l| l.pages())
@@ -284,6 +458,7 @@ impl Placement {
     pub fn snapshot(&self) -> PlacementStats {
         let mut s = self.stats.clone();
         s.frames = self.frames.stats;
+        s.replicas = self.replicas.as_ref().map(|r| r.stats);
         s
     }
 }

@@ -463,6 +463,9 @@ pub struct System {
     /// Griffin-style page migration (`placement.migration = "griffin"`, NUBA §7.9), else
     /// `None`.
     pub(crate) griffin: Option<crate::placement::griffin::Griffin>,
+    /// Carrefour-style page replication (`placement.migration = "carrefour"`, NUBA §7.9),
+    /// else `None`.
+    pub(crate) carrefour: Option<crate::placement::carrefour::Carrefour>,
 }
 
 /// The policy a periodic timer belongs to; an epoch dispatches on it by `match` (no `dyn`).
@@ -677,6 +680,15 @@ impl System {
                     )
                 },
             ),
+            carrefour: (cfg.placement.migration == crate::config::MigrationKind::Carrefour).then(
+                || {
+                    crate::placement::carrefour::Carrefour::new(
+                        crate::placement::carrefour::CarrefourCfg {
+                            min_free_fraction: cfg.placement.replication_min_free,
+                        },
+                    )
+                },
+            ),
             cfg: cfg.clone(),
         };
         // the spaces decide per lane (bank conflicts, divergence, 2-D tiles)
@@ -697,7 +709,7 @@ impl System {
         ) {
             s.add_timer(TimerOwner::Ndp, cfg.ndp.epoch_cycles);
         }
-        if s.griffin.is_some() {
+        if s.griffin.is_some() || s.carrefour.is_some() {
             s.add_timer(
                 TimerOwner::Migration,
                 cfg.placement.migration_interval_cycles,
@@ -757,7 +769,10 @@ impl System {
                 }
             }
             TimerOwner::Ndp => self.ndp_epoch(),
-            TimerOwner::Migration => self.griffin_epoch(at),
+            TimerOwner::Migration => {
+                self.griffin_epoch(at);
+                self.carrefour_epoch(at);
+            }
         }
     }
 
@@ -785,6 +800,32 @@ impl System {
         for m in moves {
             self.migrate_page(m.vpn, m.to, at);
         }
+    }
+
+    /// The end of a Carrefour counting interval at time `at` (NUBA §7.9, nuba.md A23):
+    /// every coarse page only read so far gets a replica in each partition that read it
+    /// remotely this interval, while that partition's free memory fraction (replicas
+    /// decided at this epoch counted) stays above `placement.replication_min_free`
+    /// ([`crate::placement::carrefour::Carrefour::end_interval`]); the replicas are made by
+    /// [`System::make_replicas`].
+    fn carrefour_epoch(&mut self, at: Ps) {
+        let Some(mut cf) = self.carrefour.take() else {
+            return;
+        };
+        let thr = self.cfg.placement.replication_min_free;
+        let per_frame =
+            1.0 / (self.cfg.memory.bytes_per_node / self.placement.page_bytes()).max(1) as f64;
+        let mut pending = vec![0u32; self.cfg.system.nodes as usize];
+        let placement = &self.placement;
+        let d = cf.end_interval(|n| {
+            let f = placement.free_fraction(n) - pending[n as usize] as f64 * per_frame;
+            if f > thr {
+                pending[n as usize] += 1;
+            }
+            f
+        });
+        self.carrefour = Some(cf);
+        self.make_replicas(&d.replicate, at);
     }
 
     /// Record a time-series sample of the cumulative counters at time `at`.

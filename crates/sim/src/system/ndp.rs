@@ -789,7 +789,7 @@ impl System {
                     *w = true;
                 }
             }
-            let (pa, mode, tlat) = self.translate(sm, lr.addr, lr.obj);
+            let (pa, mode, tlat) = self.translate(sm, lr.addr, lr.obj, store);
             let line = pa >> self.line_shift;
             scratch.push(LineAt {
                 loc: self.map.locate(line << self.line_shift, mode),

@@ -577,9 +577,17 @@ impl System {
         self.free_slots[sm] += 1;
     }
 
-    /// Translate `va` for SM `sm` (TLB timing included): (pa, mode, extra latency).
+    /// Translate `va` for SM `sm` (TLB timing included): (pa, mode, extra latency). `write`
+    /// says whether the access writes (stores, atomics): under Carrefour a write collapses
+    /// the page's replicas first and a read may be served by its partition's replica.
     #[inline]
-    pub(crate) fn translate(&mut self, sm: usize, va: u64, obj: u16) -> (u64, Mode, Ps) {
+    pub(crate) fn translate(
+        &mut self,
+        sm: usize,
+        va: u64,
+        obj: u16,
+        write: bool,
+    ) -> (u64, Mode, Ps) {
         let node = self.sms[sm].node;
         let vpn = va / self.placement.page_bytes();
         use crate::config::PlacementPolicy as P;
@@ -632,6 +640,10 @@ impl System {
         if let Some(g) = &mut self.griffin {
             g.record(vpn, node);
         }
+        if self.carrefour.is_some() {
+            let w = self.carrefour_access(vpn, node, write, &mut pa, &mut mode);
+            wait = wait.max(w);
+        }
         if !self.cfg.tlb.enabled {
             return (pa, mode, wait);
         }
@@ -650,6 +662,77 @@ impl System {
             }
         }
         (pa, mode, wait.max(self.clk.cycles(lat)))
+    }
+
+    /// Carrefour at one access to page `vpn` from partition `node` (NUBA §7.9, nuba.md
+    /// A23; `placement.migration = "carrefour"`): the access is counted for the interval's
+    /// decisions ([`crate::placement::carrefour::Carrefour::record`]; only coarse pages,
+    /// which have one home partition, take part). A write to a replicated page first
+    /// collapses every replica ([`crate::placement::Placement::collapse`]: the frames are
+    /// freed, the page table maps the home frame alone again) and the writer waits the
+    /// fault and shootdown cost `placement.migration_cycles` (returned); a read from a
+    /// partition holding a landed replica is redirected to it (`pa`, `mode` rewritten).
+    fn carrefour_access(
+        &mut self,
+        vpn: u64,
+        node: u32,
+        write: bool,
+        pa: &mut u64,
+        mode: &mut Mode,
+    ) -> Ps {
+        if *mode != Mode::Cgp {
+            return 0;
+        }
+        let page = self.placement.page_bytes();
+        let home = self.map.locate(*pa & !(page - 1), Mode::Cgp).node;
+        let Some(cf) = &mut self.carrefour else {
+            return 0;
+        };
+        let dropped = cf.record(vpn, home, node, write);
+        let written = cf.is_written(vpn);
+        if write {
+            if dropped.is_empty() {
+                return 0;
+            }
+            self.placement.collapse(vpn);
+            return self.clk.cycles(self.cfg.placement.migration_cycles as u64);
+        }
+        if node != home {
+            if let Some(ppn) = self
+                .placement
+                .replica_for_read(vpn, node, self.q.now(), written)
+            {
+                *pa = (ppn * page) | (*pa & (page - 1));
+            }
+        }
+        0
+    }
+
+    /// Make the replicas a Carrefour interval decided at `at` (NUBA §7.9): each takes a
+    /// coarse frame on its partition ([`crate::placement::Placement::add_replica`]) and,
+    /// after the fault and shootdown cost `placement.migration_cycles`, the home sends the
+    /// whole page over the network; reads use the replica once the copy has landed (the
+    /// home serves them until then). A replica refused for want of a frame is forgotten.
+    pub(crate) fn make_replicas(&mut self, reps: &[(u64, u32)], at: Ps) {
+        let page = self.placement.page_bytes();
+        let fault = at + self.clk.cycles(self.cfg.placement.migration_cycles as u64);
+        for &(vpn, node) in reps {
+            let Some(pte) = self.placement.lookup(vpn) else {
+                continue;
+            };
+            let home = self.map.locate(pte.ppn * page, Mode::Cgp).node;
+            let bytes = page as u32 + self.net.header_bytes;
+            let mut rx = Receipts::default();
+            let t = self
+                .net
+                .remote(fault, home, node, bytes, Msg::Migration, &mut rx);
+            self.net.arrive(&mut rx);
+            if self.placement.add_replica(vpn, node, t).is_none() {
+                if let Some(cf) = &mut self.carrefour {
+                    cf.forget(vpn, node);
+                }
+            }
+        }
     }
 
     /// Migrate page `vpn` to `node` on its first touch (CODA spec A16). The page was mapped
@@ -753,7 +836,8 @@ impl System {
             if let Some(o) = self.obj_counter(lr.obj) {
                 o.l1_requests += 1;
             }
-            let (pa, mode, tlat) = self.translate(sm, lr.addr, lr.obj);
+            let (pa, mode, tlat) =
+                self.translate(sm, lr.addr, lr.obj, inst.class != InstClass::Load);
             if let Some(p) = &mut self.sharers {
                 p.touch(lr.addr / self.cfg.system.page_bytes, sm);
             }

@@ -300,7 +300,7 @@ impl System {
                     }
                     misses += 1;
                     // the miss reads the line's data from the L2 (bypassing the L1)
-                    let (pa, mode, tlat) = self.translate(sm, addr, obj);
+                    let (pa, mode, tlat) = self.translate(sm, addr, obj, false);
                     let l2line = pa >> self.line_shift;
                     let loc = self.map.locate(l2line << self.line_shift, mode);
                     let tok = slot.map(|s| s as u64).unwrap_or(u64::MAX);
