@@ -616,10 +616,10 @@ fn repro_nuba_quick_report_passes_its_audit() {
             "{f} missing"
         );
     }
-    // one row per run: 9 configurations (§7.9's two Griffin runs included) + 23 sweep
+    // one row per run: 11 configurations (§7.9's two Griffin and two Carrefour runs) + 23 sweep
     // points on the one benchmark
     let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
-    assert_eq!(runs.lines().count(), 1 + 9 + 23);
+    assert_eq!(runs.lines().count(), 1 + 11 + 23);
     let _ = std::fs::remove_dir_all(&d);
 }
 

@@ -729,6 +729,131 @@ pub fn write(
     )?;
     std::fs::write(out.join("alt79_migration.csv"), csv)?;
 
+    // §7.9's second alternative: Carrefour-style replication, beside Griffin
+    writeln!(
+        f79,
+        "\n\nFirst touch plus Carrefour-style page replication (`placement.migration = \"carrefour\"`, `locus_sim::placement::carrefour`, nuba.md A23): at the end of every {}-cycle interval, a coarse page that has only been read gets a replica in each partition that read it remotely in that interval, while that partition's free memory fraction is above {} (replicas count against it). The page table keeps, beside the home frame, one frame per replica (`locus_sim::placement::Replicas`); after {} cycles of fault and shootdown the home sends the whole page over the NoC, and from its landing on, reads from that partition go to its own memory. The first write to a replicated page collapses every replica (frames freed, the writer waits {} cycles of fault and shootdown) and the page is never replicated again, as in Carrefour; the system test `read_pages_are_replicated_where_read_and_a_write_collapses_them` in crates/sim/tests/nuba_replication.rs shows a replica serving every later L1 miss locally, and a write collapsing it with no read served stale. Replication counts every L1 line request of a coarse page at translation; fine-grained pages take no part. \"replica reads\" is the share of the run's L1 line requests served by a replica.\n",
+        led.int(cfg.placement.migration_interval_cycles, "config placement.migration_interval_cycles"),
+        led.f(cfg.placement.replication_min_free, 2, "config placement.replication_min_free"),
+        led.int(cfg.placement.migration_cycles as u64, "config placement.migration_cycles"),
+        led.int(cfg.placement.migration_cycles as u64, "config placement.migration_cycles"),
+    )?;
+    let rv = |k: &str, p: &str| val(k, &format!("sim.placement.replicas.{p}"));
+    let cnt = |x: f64, what: &str| {
+        if x.is_finite() {
+            led.int(x as u64, what)
+        } else {
+            "no data".into()
+        }
+    };
+    let share = |k: &str| {
+        let r = rv(k, "replica_reads");
+        let l1 = val(k, "l1_requests");
+        if r.is_finite() && l1 > 0.0 {
+            led.pct(r / l1, "alt79 carrefour replica read share")
+        } else {
+            "no data".into()
+        }
+    };
+    let mut rows = Vec::new();
+    let mut csv = String::from("bench,class,lab,ft,ft_carrefour,intervals,replicas,collapses,replica_reads,stale_reads,ft_carrefour_scaled,intervals_scaled,replicas_scaled,collapses_scaled,ft_carrefour_vs_lab,paper\n");
+    for b in benches {
+        let (lab, ft, cf) = (
+            sp(b, "uba", "norep"),
+            sp(b, "uba", "ft"),
+            sp(b, "uba", "carrefour"),
+        );
+        let cs = sp(b, "uba", "carrefour-s32");
+        let vs_lab = sp(b, "norep", "carrefour");
+        let (k, ks) = (key(b, "carrefour"), key(b, "carrefour-s32"));
+        let paper = (b == "3dconv").then_some(nuba::ALT_3DCONV_REPLICATION);
+        let _ = writeln!(
+            csv,
+            "{b},{},{lab},{ft},{cf},{},{},{},{},{},{cs},{},{},{},{vs_lab},{}",
+            paper_class(b).unwrap_or(""),
+            val(&k, "cycles") / iv,
+            rv(&k, "made"),
+            rv(&k, "collapses"),
+            rv(&k, "replica_reads"),
+            rv(&k, "stale_reads"),
+            val(&ks, "cycles") / s_iv as f64,
+            rv(&ks, "made"),
+            rv(&ks, "collapses"),
+            paper.map(|p| p.to_string()).unwrap_or_default()
+        );
+        rows.push(vec![
+            abbr(b),
+            paper_class(b).unwrap_or("").to_string(),
+            led.gain(lab, "alt79 lab"),
+            led.gain(ft, "alt79 ft"),
+            led.gain(cf, "alt79 carrefour"),
+            intervals(&k, iv),
+            cnt(rv(&k, "made"), "alt79 replicas made"),
+            cnt(rv(&k, "collapses"), "alt79 pages collapsed"),
+            share(&k),
+            led.gain(cs, "alt79 carrefour scaled"),
+            intervals(&ks, s_iv as f64),
+            cnt(rv(&ks, "made"), "alt79 replicas made (scaled)"),
+            cnt(rv(&ks, "collapses"), "alt79 pages collapsed (scaled)"),
+            share(&ks),
+            led.gain(vs_lab, "alt79 carrefour vs lab"),
+            paper
+                .map(|p| led.gain(p, "paper alt79 3dconv"))
+                .unwrap_or_default(),
+        ]);
+    }
+    for (name, bs, paper) in [
+        ("HM low-sharing", &low, Some(nuba::ALT_LOW_GAIN)),
+        ("HM high-sharing", &high, None),
+        ("HM all", &benches.to_vec(), None),
+    ] {
+        if bs.is_empty() {
+            continue;
+        }
+        let mut row = vec![
+            name.to_string(),
+            String::new(),
+            led.gain(hm_sp(bs, "uba", "norep"), "alt79 hm lab"),
+            led.gain(hm_sp(bs, "uba", "ft"), "alt79 hm ft"),
+            led.gain(hm_sp(bs, "uba", "carrefour"), "alt79 hm carrefour"),
+        ];
+        row.extend(std::iter::repeat_n(String::new(), 4));
+        row.push(led.gain(
+            hm_sp(bs, "uba", "carrefour-s32"),
+            "alt79 hm carrefour scaled",
+        ));
+        row.extend(std::iter::repeat_n(String::new(), 4));
+        row.push(led.gain(hm_sp(bs, "norep", "carrefour"), "alt79 hm carrefour vs lab"));
+        row.push(
+            paper
+                .map(|p| format!("about {}", led.gain(p, "paper alt79 low")))
+                .unwrap_or_default(),
+        );
+        rows.push(row);
+    }
+    f79 += &table(
+        &[
+            "benchmark".to_string(),
+            "class".into(),
+            "LAB".into(),
+            "FT".into(),
+            "FT+Carrefour".into(),
+            "intervals".into(),
+            "replicas made".into(),
+            "pages collapsed".into(),
+            "replica reads".into(),
+            "FT+Carrefour scaled".into(),
+            "intervals (scaled)".into(),
+            "replicas made (scaled)".into(),
+            "pages collapsed (scaled)".into(),
+            "replica reads (scaled)".into(),
+            "FT+Carrefour vs LAB".into(),
+            "paper (FT+Carrefour)".into(),
+        ],
+        &rows,
+    );
+    std::fs::write(out.join("alt79_replication.csv"), csv)?;
+
     // ---- Fig. 12
     let mut f12 = String::from("\n## Fig. 12: replication (speedup over NUBA-No-Rep)\n\n");
     let mut rows = Vec::new();
@@ -974,7 +1099,7 @@ pub fn write(
             MISSING.join(", ")
         )?;
     }
-    writeln!(tail, "- §7.9's second alternative to LAB, Carrefour-style page replication. Its decisions (replicas of pages only read so far while the node's memory is more than 10% free, collapse of every replica on a write, nuba.md A23) are `locus_sim::placement::carrefour`, unit-tested, but no run replicates pages: the core's translation maps one virtual page to one physical frame for every partition (`Placement::translate` keeps one PTE per page), so a per-partition replica needs a page table (or a translation step) per partition, a replica frame allocated on each reading partition, the replica's copy over the NoC at its cost, and on a write a shootdown of every replica before the write proceeds. MDR replicates LLC lines, not pages, and is unaffected.")?;
+    writeln!(tail, "- Caches after §7.9's page moves: a Carrefour collapse frees the replica frames (and a Griffin move the old frame) without flushing their lines from the LLC slices and L1s that hold them, so a frame reused later may hit on lines of the page it held before (a timing effect: no run reads a replica after its page was written, `stale_reads` in crates/sim/tests/nuba_replication.rs).")?;
     let per_run = ratio(meta.host_seconds, meta.runs as f64);
     let full_runs = TABLE2.len() * (nuba::CONFIGS.len() + nuba::SWEEPS.len());
     let est =
@@ -1096,6 +1221,7 @@ fn config_name(k: &str) -> &'static str {
         "nuba" => "NUBA",
         "norep" => "NUBA-No-Rep",
         "griffin" => "first touch + Griffin migration",
+        "carrefour" => "first touch + Carrefour replication",
         _ => "configuration",
     }
 }
