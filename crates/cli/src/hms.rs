@@ -739,7 +739,7 @@ pub const TERMS: &[(&str, &str)] = &[
     ("d_addr_insts", "addressing instructions target - sample (§3.2.3) vs the simulated integer instructions target - sample"),
     ("tex_hit_rate", "texture cache hit rate (line lookups)"),
     ("const_hit_rate", "constant cache hit rate (line lookups)"),
-    ("l2_hit_rate", "L2 hit rate: 1 - DRAM reads / L2 accesses (the model's cache has no MSHR, so a line's second access before its fill is a hit) vs the simulator's hits plus MSHR merges over its L2 accesses (a merge reads DRAM no second time)"),
+    ("l2_hit_rate", "L2 hit rate: hits over L2 accesses, read and write misses (write-validate) counted as misses; the model's cache has no MSHR, so a line's second access before its fill is a hit, and the simulator's MSHR merges are counted as hits (a merge reads DRAM no second time)"),
     ("l2_accesses", "L2 accesses (lines)"),
     ("dram_reads", "DRAM reads"),
     ("dram_writes", "DRAM writes (L2 write-backs)"),
@@ -809,7 +809,10 @@ pub fn term_pairs(
             rate(s.cst[1] as f64, s.cst[0] as f64),
         ),
         (
-            rate(e.l2_access as f64 - dram_reads, e.l2_access as f64),
+            rate(
+                (e.l2_access - e.dram_reads - e.l2_write_misses) as f64,
+                e.l2_access as f64,
+            ),
             rate((s.l2_hits + s.l2_merges) as f64, s.l2_trans as f64),
         ),
         (e.l2_access as f64 * k, s.l2_trans as f64),

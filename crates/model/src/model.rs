@@ -298,6 +298,9 @@ pub struct EventSummary {
     pub lookups: [u64; 2],
     /// L2 accesses (lines).
     pub l2_access: u64,
+    /// L2 write misses (allocated dirty without a DRAM read).
+    #[serde(default)]
+    pub l2_write_misses: u64,
     /// Issued warp instructions of the whole kernel (`#inst x #warps`, scaled like the
     /// times when the profile is capped).
     pub issued: f64,
@@ -527,6 +530,7 @@ impl Model {
                 dram_reads: ev.dram.iter().filter(|r| !r.write).count() as u64,
                 lookups: [ev.tex_access, ev.const_access],
                 l2_access: ev.l2_access,
+                l2_write_misses: ev.l2_write_miss,
                 issued: inst_total * k,
             },
         }

@@ -390,3 +390,22 @@ fn mwp_without_bw_is_dram_latency_over_departure_delay() {
     assert!((un.mwp - 1.0).abs() < 1e-9, "MWP {} != 1", un.mwp);
     assert!(un.mwp < pr.mwp);
 }
+
+/// L2 write misses (issue 12: the per-term L2 hit rate counts them as the simulator does,
+/// write-validate): 13 warps each storing 4 coalesced 128 B lines of their own miss once
+/// per line, read nothing from DRAM, and a second pass over the same lines hits. Fails if
+/// write misses are not counted or are counted as DRAM reads.
+#[test]
+fn l2_write_misses_are_counted_without_dram_reads() {
+    let mut p = synthetic(13, 8, 4, Place::Global, 1 << 20, |w, it, l| {
+        (u64::from(w) * 4 + u64::from(it % 4)) * 128 + u64::from(l) * 4
+    });
+    for a in &mut p.accesses {
+        a.kind = Kind::Store;
+    }
+    p.objects[0].written = true;
+    let ev = memsim::run(&p, &[Place::Global], &MemCfg::default());
+    assert_eq!(ev.l2_access, 13 * 8);
+    assert_eq!(ev.l2_write_miss, 13 * 4);
+    assert_eq!(ev.dram.iter().filter(|r| !r.write).count(), 0);
+}
