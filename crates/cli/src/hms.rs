@@ -894,12 +894,7 @@ impl Decomp {
 
 /// [`Decomp`] of one case under `ours` (trained coefficients); `None` for a skipped case
 /// or one whose simulator measured no load latency.
-pub fn decompose(
-    m: &Model,
-    r: &CaseResult,
-    coefs: Option<&Coefs>,
-    cfg: &Config,
-) -> Option<Decomp> {
+pub fn decompose(m: &Model, r: &CaseResult, coefs: Option<&Coefs>, cfg: &Config) -> Option<Decomp> {
     if r.skipped.is_some() || r.sim.loads.0 == 0 || r.truth <= 0.0 {
         return None;
     }
@@ -938,7 +933,11 @@ pub fn decompose(
         dram_lat: [pr.dram.lat, pr.dram.queuing, lat_sim],
         itmlp: [pr.itmlp, requests * amat_sim / (sms * r.truth)],
         requests,
-        shape: [p.launches, u64::from(p.active_sms), u64::from(p.warps_per_sm)],
+        shape: [
+            p.launches,
+            u64::from(p.active_sms),
+            u64::from(p.warps_per_sm),
+        ],
     })
 }
 

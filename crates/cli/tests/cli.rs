@@ -931,8 +931,14 @@ fn repro_hms_quick_writes_report_and_rank_check_works() {
         let a = v("amat_model") / v("amat_sim");
         let q = v("itmlp_implied") / v("itmlp_model");
         let got = (tc + ti) / v("sim_cycles") + a * q * (1.0 - to / tm);
-        assert!((got - want).abs() < 2e-3 * want.abs().max(1.0), "{line}: {got} vs {want}");
-        assert!((v("rebuilt_ratio") - want).abs() < 2e-3 * want.abs().max(1.0), "{line}");
+        assert!(
+            (got - want).abs() < 2e-3 * want.abs().max(1.0),
+            "{line}: {got} vs {want}"
+        );
+        assert!(
+            (v("rebuilt_ratio") - want).abs() < 2e-3 * want.abs().max(1.0),
+            "{line}"
+        );
         rows += 1;
     }
     assert!(rows >= 2, "decomposition.csv has {rows} rows");
