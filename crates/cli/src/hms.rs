@@ -343,6 +343,9 @@ pub struct SimOut {
     pub cst: [u64; 2],
     /// L2 hits.
     pub l2_hits: u64,
+    /// L2 misses merged onto a pending miss of the same line (MSHR merges): the simulator
+    /// counts them as misses; they go to DRAM no second time.
+    pub l2_merges: u64,
     /// DRAM reads and writes issued by the kernel's L2 misses and write-backs.
     pub dram_rw: [u64; 2],
     /// Loads completed and their summed latency (ps): the measured mean load latency.
@@ -381,6 +384,7 @@ pub fn simulate(
         o.ldst += c.mem_insts;
         o.l2_trans += c.l2_accesses;
         o.l2_hits += c.l2_hits;
+        o.l2_merges += c.l2_mshr_merges;
         o.dram_rw[0] += c.dram_reads;
         o.dram_rw[1] += c.dram_writes;
         o.loads.0 += c.loads_completed;
@@ -735,7 +739,7 @@ pub const TERMS: &[(&str, &str)] = &[
     ("d_addr_insts", "addressing instructions target - sample (§3.2.3) vs the simulated integer instructions target - sample"),
     ("tex_hit_rate", "texture cache hit rate (line lookups)"),
     ("const_hit_rate", "constant cache hit rate (line lookups)"),
-    ("l2_hit_rate", "L2 hit rate (read misses to DRAM over L2 accesses)"),
+    ("l2_hit_rate", "L2 hit rate: hits over L2 accesses, read and write misses (write-validate) counted as misses; the model's cache has no MSHR, so a line's second access before its fill is a hit, and the simulator's MSHR merges are counted as hits (a merge reads DRAM no second time)"),
     ("l2_accesses", "L2 accesses (lines)"),
     ("dram_reads", "DRAM reads"),
     ("dram_writes", "DRAM writes (L2 write-backs)"),
@@ -805,8 +809,11 @@ pub fn term_pairs(
             rate(s.cst[1] as f64, s.cst[0] as f64),
         ),
         (
-            rate(e.l2_access as f64 - dram_reads, e.l2_access as f64),
-            rate(s.l2_hits as f64, s.l2_trans as f64),
+            rate(
+                (e.l2_access - e.dram_reads - e.l2_write_misses) as f64,
+                e.l2_access as f64,
+            ),
+            rate((s.l2_hits + s.l2_merges) as f64, s.l2_trans as f64),
         ),
         (e.l2_access as f64 * k, s.l2_trans as f64),
         (dram_reads * k, s.dram_rw[0] as f64),
@@ -824,6 +831,114 @@ pub fn term_pairs(
         ),
         (pr.t_comp, s.issued as f64 / (sms * issue_w)),
     ])
+}
+
+/// One case's error decomposed into the terms of Eq. 1 against the simulator (issue 12).
+///
+/// With Eq. 12 as printed (`T_overlap = ratio x T_mem`), the prediction over the
+/// simulated time is exactly `T/T_sim = T_comp/T_sim + (T_mem/T_sim)(1 - ratio)` (plus
+/// `T_init/T_sim`), and the memory term factors as
+/// `T_mem/T_sim = (AMAT / AMAT_sim) x (ITMLP_implied / ITMLP)`, where `T_mem =
+/// requests x AMAT / (#active_SMs x ITMLP)` (Eq. 4 with Eqs. 17-19) and `ITMLP_implied =
+/// requests x AMAT_sim / (#active_SMs x T_sim)` is the concurrency at which the memory
+/// term alone, at the simulator's measured AMAT, fills the simulated time.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Decomp {
+    /// Simulated cycles.
+    pub truth: f64,
+    /// Predicted cycles (`ours`, trained Eq. 11, Eq. 12 as printed).
+    pub total: f64,
+    /// T_comp, T_mem, T_overlap, T_init (cycles).
+    pub t: [f64; 4],
+    /// The simulator's issue-bound time: issued / (active SMs x issue width).
+    pub issue_bound: f64,
+    /// AMAT (Eq. 5 literal: hit_lat for every request), and the simulator's mean load latency.
+    pub amat: [f64; 2],
+    /// AMAT with hit_lat charged to non-shared requests only (`Flags::hit_lat_all` off).
+    pub amat_nonshared: f64,
+    /// Eq. 5's parts: hit_lat, DRAM_lat x miss_ratio, shmem_lat x shmem_ratio.
+    pub amat_parts: [f64; 3],
+    /// DRAM latency: the model's (Eqs. 6-10), its queuing part, the simulator's.
+    pub dram_lat: [f64; 3],
+    /// ITMLP of the model and the one the simulator's time implies.
+    pub itmlp: [f64; 2],
+    /// Warp-level requests (whole kernel).
+    pub requests: f64,
+    /// Launches merged into the profile, `#active_SMs`, `N` (warps per SM).
+    pub shape: [u64; 3],
+}
+
+impl Decomp {
+    /// `T/T_sim` rebuilt from the factors: `T_comp/T_sim + (AMAT/AMAT_sim) x
+    /// (ITMLP_implied/ITMLP) x (1 - T_overlap/T_mem) + T_init/T_sim`.
+    pub fn rebuilt_ratio(&self) -> f64 {
+        let [tc, tm, to, ti] = self.t;
+        let a = self.amat[0] / self.amat[1];
+        let q = self.itmlp[1] / self.itmlp[0];
+        (tc + ti) / self.truth + a * q * (1.0 - to / tm)
+    }
+    /// The factor departing most from 1 (|log2|) and its value: `comp` (T_comp over the
+    /// simulator's issue-bound time), `amat`, `concurrency` (ITMLP_implied / ITMLP).
+    pub fn main_departure(&self) -> (&'static str, f64) {
+        let f = [
+            ("comp", self.t[0] / self.issue_bound),
+            ("amat", self.amat[0] / self.amat[1]),
+            ("concurrency", self.itmlp[1] / self.itmlp[0]),
+        ];
+        f.into_iter()
+            .filter(|x| x.1.is_finite() && x.1 > 0.0)
+            .max_by(|x, y| x.1.log2().abs().total_cmp(&y.1.log2().abs()))
+            .unwrap_or(("none", f64::NAN))
+    }
+}
+
+/// [`Decomp`] of one case under `ours` (trained coefficients); `None` for a skipped case
+/// or one whose simulator measured no load latency.
+pub fn decompose(m: &Model, r: &CaseResult, coefs: Option<&Coefs>, cfg: &Config) -> Option<Decomp> {
+    if r.skipped.is_some() || r.sim.loads.0 == 0 || r.truth <= 0.0 {
+        return None;
+    }
+    let target = target_of(m, r.case)?;
+    let pr = m.predict(&target, Flags::ours(), coefs).ok()?;
+    let ns = m
+        .predict(
+            &target,
+            Flags {
+                hit_lat_all: false,
+                ..Flags::ours()
+            },
+            coefs,
+        )
+        .ok()?;
+    let p = &m.profile;
+    let k = p.scale();
+    let clock = cfg.system.sm_clock_ghz;
+    let sms = f64::from(p.active_sms.max(1));
+    let requests = pr.events.req.iter().sum::<u64>() as f64 * k;
+    let amat_sim = r.sim.loads.1 as f64 / 1e3 * clock / r.sim.loads.0 as f64;
+    let lat_sim = match r.sim.rows {
+        Some((_, lat)) if lat > 0.0 => lat * clock + 2.0 * f64::from(cfg.noc.xbar_latency),
+        _ => f64::NAN,
+    };
+    let dram_part = pr.dram.lat * pr.miss_ratio;
+    let shmem_part = m.hw.shmem_lat * pr.shmem_ratio;
+    Some(Decomp {
+        truth: r.truth,
+        total: pr.total,
+        t: [pr.t_comp, pr.t_mem, pr.t_overlap, pr.t_init],
+        issue_bound: r.sim.issued as f64 / (sms * f64::from(cfg.sm.issue_width.max(1))),
+        amat: [pr.amat, amat_sim],
+        amat_nonshared: ns.amat,
+        amat_parts: [pr.amat - dram_part - shmem_part, dram_part, shmem_part],
+        dram_lat: [pr.dram.lat, pr.dram.queuing, lat_sim],
+        itmlp: [pr.itmlp, requests * amat_sim / (sms * r.truth)],
+        requests,
+        shape: [
+            p.launches,
+            u64::from(p.active_sms),
+            u64::from(p.warps_per_sm),
+        ],
+    })
 }
 
 /// Row hits, misses and conflicts of a simulator DRAM trace (arrival ps, channel,

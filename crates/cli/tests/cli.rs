@@ -867,6 +867,8 @@ fn repro_hms_quick_writes_report_and_rank_check_works() {
         "ours+replay-issue",
         "## Eq. 12 as printed and clamped",
         "ours+overlap-clamp",
+        "ours+mwp-uncoalesced",
+        "## Error decomposition of the sample placements",
     ] {
         assert!(report.contains(part), "report lacks {part}");
     }
@@ -912,6 +914,34 @@ fn repro_hms_quick_writes_report_and_rank_check_works() {
         cases.lines().filter(|l| l.starts_with("training,")).count(),
         8
     );
+    // the error decomposition (issue 12): each row's factors rebuild its T / T_sim, which
+    // holds only if T_mem is requests x AMAT / (active SMs x ITMLP) as Eq. 4 with Eq. 17
+    let dec = std::fs::read_to_string(out.join("decomposition.csv")).unwrap();
+    let head: Vec<&str> = dec.lines().next().unwrap().split(',').collect();
+    let col = |n: &str| head.iter().position(|h| *h == n).unwrap();
+    let mut rows = 0;
+    for line in dec.lines().skip(1) {
+        if line.contains('"') {
+            continue;
+        }
+        let f: Vec<&str> = line.split(',').collect();
+        let v = |n: &str| f[col(n)].parse::<f64>().unwrap();
+        let want = v("model_cycles") / v("sim_cycles");
+        let (tc, tm, to, ti) = (v("t_comp"), v("t_mem"), v("t_overlap"), v("t_init"));
+        let a = v("amat_model") / v("amat_sim");
+        let q = v("itmlp_implied") / v("itmlp_model");
+        let got = (tc + ti) / v("sim_cycles") + a * q * (1.0 - to / tm);
+        assert!(
+            (got - want).abs() < 2e-3 * want.abs().max(1.0),
+            "{line}: {got} vs {want}"
+        );
+        assert!(
+            (v("rebuilt_ratio") - want).abs() < 2e-3 * want.abs().max(1.0),
+            "{line}"
+        );
+        rows += 1;
+    }
+    assert!(rows >= 2, "decomposition.csv has {rows} rows");
     // the per-term comparison: every expressible case, each term of hms::TERMS
     let terms = std::fs::read_to_string(out.join("terms.csv")).unwrap();
     assert!(terms

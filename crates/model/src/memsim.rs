@@ -97,6 +97,9 @@ pub struct Events {
     pub l2_access: u64,
     /// L2 misses that went to DRAM (reads) plus dirty write-backs.
     pub l2_miss: u64,
+    /// L2 write misses (write-validate: the line is allocated dirty, nothing is read).
+    #[serde(default)]
+    pub l2_write_miss: u64,
     /// Replays by cause: (1) global, (2) constant miss, (3) constant divergence, (4) shared
     /// bank conflict.
     pub replays: [u64; 4],
@@ -210,6 +213,7 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
         let mut l2_go = |addr: u64, write: bool, ev: &mut Events| {
             ev.l2_access += 1;
             if let Outcome::Miss { evicted_dirty } = l2.access(addr, write) {
+                ev.l2_write_miss += u64::from(write);
                 if let Some(v) = evicted_dirty {
                     ev.l2_miss += 1;
                     ev.dram.push(DramReq {

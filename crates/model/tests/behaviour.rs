@@ -343,3 +343,69 @@ fn eq12_is_literal_by_default_and_clamped_only_when_named() {
         assert_eq!(lit.t_mem, cl.t_mem);
     }
 }
+
+/// Spec §3.3.1's `MWP_without_BW = DRAM_lat / Δ` (issue 12): an uncoalesced kernel (every
+/// lane of a warp on its own 128 B line, 32 L2 lines per request) gets MWP = DRAM_lat / Δ
+/// when neither the bandwidth bound nor N binds; only the named reading
+/// `ours+mwp-uncoalesced` divides by the 32 transactions per request as well. Fails if the
+/// default MWP divides by transactions per request (ITMLP near 1 for transpose).
+#[test]
+fn mwp_without_bw_is_dram_latency_over_departure_delay() {
+    let p = synthetic(13 * 64, 4, 4, Place::Global, 1 << 24, |w, it, l| {
+        (u64::from(w) * 4 + u64::from(it)) * 32 * 128 + u64::from(l) * 128
+    });
+    // constant DRAM latency (queues off): DRAM_lat = the row-miss latency; Δ = DRAM_lat / 8,
+    // so MWP_without_BW = 8 (below N = 64; the bandwidth bound lifted)
+    let hw = Hw {
+        mem_peak_gbs: 1e9,
+        ..Hw::default()
+    };
+    let lat = hw.row_lat_ns[1] * hw.clock_ghz;
+    let m = Model::new(
+        p,
+        Hw {
+            departure_delay: lat / 8.0,
+            ..hw
+        },
+    );
+    let f = Flags {
+        queuing: false,
+        ..Flags::ours()
+    };
+    let pr = m.predict(&[Place::Global], f, None).unwrap();
+    assert_eq!(pr.events.l2_access, 32 * pr.events.req[0]);
+    assert_eq!(pr.dram.lat, lat);
+    assert!((pr.mwp - 8.0).abs() < 1e-9, "MWP {} != 8", pr.mwp);
+    let un = m
+        .predict(
+            &[Place::Global],
+            Flags {
+                mwp_uncoalesced: true,
+                ..f
+            },
+            None,
+        )
+        .unwrap();
+    // 8 / 32 transactions per request, raised to 1
+    assert!((un.mwp - 1.0).abs() < 1e-9, "MWP {} != 1", un.mwp);
+    assert!(un.mwp < pr.mwp);
+}
+
+/// L2 write misses (issue 12: the per-term L2 hit rate counts them as the simulator does,
+/// write-validate): 13 warps each storing 4 coalesced 128 B lines of their own miss once
+/// per line, read nothing from DRAM, and a second pass over the same lines hits. Fails if
+/// write misses are not counted or are counted as DRAM reads.
+#[test]
+fn l2_write_misses_are_counted_without_dram_reads() {
+    let mut p = synthetic(13, 8, 4, Place::Global, 1 << 20, |w, it, l| {
+        (u64::from(w) * 4 + u64::from(it % 4)) * 128 + u64::from(l) * 4
+    });
+    for a in &mut p.accesses {
+        a.kind = Kind::Store;
+    }
+    p.objects[0].written = true;
+    let ev = memsim::run(&p, &[Place::Global], &MemCfg::default());
+    assert_eq!(ev.l2_access, 13 * 8);
+    assert_eq!(ev.l2_write_miss, 13 * 4);
+    assert_eq!(ev.dram.iter().filter(|r| !r.write).count(), 0);
+}

@@ -281,6 +281,9 @@ pub fn run(out: &Path, quick: bool, only: Option<&[String]>, quiet: bool) -> Res
         let _ = write!(tmd, "\nRow outcomes (hit / miss / conflict shares of the sample's DRAM requests): the simulator's controller; the model's open-page FSM and Algorithm 1's mapping replayed over the simulator's own arrival order (`System::record_dram_trace`); the same FSM over the model's merged order (§3.7 [D]: lockstep SMs, loose round-robin warps) with the machine's first-touch page frames (`MemCfg::first_touch_page`, from the preset: the simulator gives a page the next free frame at its first touch), and on the profile's virtual addresses (physically contiguous arrays, the paper's K80). Where the second column matches the first, the mapping and the FSM are right; the last column shows what taking virtual addresses for physical ones costs.\n\n| kernel | DRAM requests | simulator | model FSM, simulator's order | model, first-touch frames | model, virtual addresses |\n| --- | --- | --- | --- | --- | --- |\n{order}");
     }
     std::fs::write(out.join("terms.csv"), tcsv)?;
+    let (dcsv, dmd) = decomposition(&ev, &cfg, &l);
+    tmd.push_str(&dmd);
+    std::fs::write(out.join("decomposition.csv"), dcsv)?;
     write(out, &figs, &ev, &fig4, &hw, quick, secs, &tmd, &l)
 }
 
@@ -394,6 +397,85 @@ fn terms(ev: &Evaluation, cfg: &locus_sim::Config, l: &Ledger) -> (String, Strin
         }
         md.push('\n');
     }
+    (csv, md)
+}
+
+/// Per-sample (and per-case) error decomposition (issue 12, [`hms::Decomp`]): the CSV of
+/// every expressible case and the report's table of the sample placements, each row with
+/// its measured main departure.
+fn decomposition(ev: &Evaluation, cfg: &locus_sim::Config, l: &Ledger) -> (String, String) {
+    let ours = ev.variant("ours");
+    let coefs = ev.coefs.get(ours).and_then(|c| c.as_ref());
+    let mut csv = String::from("set,benchmark,placement,launches,active_sms,warps_per_sm,sim_cycles,model_cycles,t_comp,t_mem,t_overlap,t_init,issue_bound,amat_model,amat_sim,amat_model_nonshared_hit,amat_hit_part,amat_dram_part,amat_shmem_part,dram_lat_model,dram_queuing_model,dram_lat_sim,itmlp_model,itmlp_implied,requests,rebuilt_ratio,main_departure,departure_factor\n");
+    let mut md = String::from("\n## Error decomposition of the sample placements\n\nEach sample placement (the one the model was profiled on, whose inputs the model shares with the simulator) predicted by `ours` (trained Eq. 11, Eq. 12 as printed), its error taken apart (`hms::Decomp`, `decomposition.csv` for every expressible case). With Eq. 12 as printed, `T / T_sim = T_comp / T_sim + (T_mem / T_sim)(1 - T_overlap / T_mem) + T_init / T_sim`, and `T_mem / T_sim = (AMAT / AMAT_sim) x (ITMLP_implied / ITMLP)` exactly, where `ITMLP_implied = requests x AMAT_sim / (#active_SMs x T_sim)` is the concurrency at which the memory term alone, at the simulator's measured mean load latency, fills the simulated time. The main departure is the factor farthest from 1: `comp` (T_comp over the simulator's issue-bound time, issued / (active SMs x issue width)), `amat` (AMAT over the simulator's mean load latency) or `concurrency` (ITMLP_implied / ITMLP: below 1, the simulator overlaps fewer requests per SM than Eqs. 17-19 assume; above 1, more, or its time is not memory-bound). The AMAT columns: Eq. 5 literal (hit_lat for every request, shared ones included), Eq. 5 with hit_lat on non-shared requests only (`Flags::hit_lat_all` off), and the simulator's; the DRAM columns: Eqs. 6-10 (its Kingman queuing part) and the simulator's controller latency plus the crossbar round trip.\n\n| set | benchmark | launches / active SMs / N | T_sim | T / T_sim | T_comp / T_sim | T_mem / T_sim | T_overlap / T_mem | AMAT literal / non-shared hit / sim | DRAM lat (queuing) / sim | ITMLP / implied | main departure |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    for c in &ev.cases {
+        let Some(m) = ev.models.get(c.case.workload) else {
+            continue;
+        };
+        let Some(d) = hms::decompose(m, c, coefs, cfg) else {
+            continue;
+        };
+        let set = if c.test { "test" } else { "training" };
+        let b = c.case.bench;
+        let (dep, fac) = d.main_departure();
+        let [tc, tm, to, ti] = d.t;
+        let _ = writeln!(
+            csv,
+            "{set},{b},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{dep},{}",
+            c.label,
+            d.shape[0],
+            d.shape[1],
+            d.shape[2],
+            csvnum(d.truth, 0),
+            csvnum(d.total, 1),
+            csvnum(tc, 1),
+            csvnum(tm, 1),
+            csvnum(to, 1),
+            csvnum(ti, 1),
+            csvnum(d.issue_bound, 1),
+            csvnum(d.amat[0], 2),
+            csvnum(d.amat[1], 2),
+            csvnum(d.amat_nonshared, 2),
+            csvnum(d.amat_parts[0], 2),
+            csvnum(d.amat_parts[1], 2),
+            csvnum(d.amat_parts[2], 2),
+            csvnum(d.dram_lat[0], 2),
+            csvnum(d.dram_lat[1], 2),
+            csvnum(d.dram_lat[2], 2),
+            csvnum(d.itmlp[0], 3),
+            csvnum(d.itmlp[1], 3),
+            csvnum(d.requests, 0),
+            csvnum(d.rebuilt_ratio(), 4),
+            csvnum(fac, 4)
+        );
+        if c.label != "sample" {
+            continue;
+        }
+        let s = |what: &str| format!("{set} {b} sample: {what}");
+        let _ = writeln!(
+            md,
+            "| {set} | {b} | {} / {} / {} | {} | {} | {} | {} | {} | {} / {} / {} | {} ({}) / {} | {} / {} | {} {} |",
+            l.int(d.shape[0], &s("launches merged into the profile")),
+            l.int(d.shape[1], &s("#active_SMs")),
+            l.int(d.shape[2], &s("N (warps per SM)")),
+            num(l, d.truth, 0, &s("simulated cycles")),
+            num(l, d.total / d.truth, 2, &s("T / T_sim (ours)")),
+            num(l, tc / d.truth, 2, &s("T_comp / T_sim")),
+            num(l, tm / d.truth, 2, &s("T_mem / T_sim")),
+            num(l, to / tm, 2, &s("T_overlap / T_mem (trained Eq. 11)")),
+            num(l, d.amat[0], 0, &s("AMAT, Eq. 5 literal (cycles)")),
+            num(l, d.amat_nonshared, 0, &s("AMAT, hit_lat on non-shared requests only (cycles)")),
+            num(l, d.amat[1], 0, &s("simulator's mean load latency (cycles)")),
+            num(l, d.dram_lat[0], 0, &s("model DRAM latency, Eqs. 6-10 (cycles)")),
+            num(l, d.dram_lat[1], 0, &s("model Kingman queuing delay (cycles)")),
+            num(l, d.dram_lat[2], 0, &s("simulator's DRAM latency + crossbar (cycles)")),
+            num(l, d.itmlp[0], 1, &s("ITMLP (Eqs. 17-19)")),
+            num(l, d.itmlp[1], 1, &s("ITMLP implied by the simulated time")),
+            l.put(dep.to_string(), &s("main departure (hms::Decomp::main_departure)")),
+            num(l, fac, 2, &s("main departure's factor"))
+        );
+    }
+    md.push_str("\nHow to read a row: `amat` with the non-shared AMAT near the simulator's means Eq. 5's literal hit_lat on shared requests is the error (a shared-memory kernel); `amat` with the model's DRAM latency far above the simulator's, the Kingman queues (arrivals on the merged lockstep order, §3.7 [D], are burstier than the simulator's); `concurrency` below 1 (bfs: one block per launch, so one active SM), the simulator overlaps fewer requests per SM than MWP / ITMLP assume, which the paper's model has no term for; `concurrency` above 1, the model's ITMLP is below what the simulator sustains (T_mem too large, the trained T_overlap hides the excess); `comp`, T_comp (Eq. 2 with `avg_inst_lat / ITILP` per issued instruction) against the issue-bound time.\n");
     (csv, md)
 }
 
