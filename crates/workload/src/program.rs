@@ -501,7 +501,15 @@ pub fn coalesce(lanes: &[(u64, u32)], line_bytes: u32, obj: ObjId, out: &mut Vec
             let line = addr & mask;
             let line_end = (line + line_bytes as u64).min(end);
             let used = (line_end - addr) as u16;
-            if let Some(l) = out[start..].iter_mut().find(|l| l.addr == line) {
+            // the lines appended are distinct, so the line of the previous lane (the usual
+            // match: neighbouring lanes read neighbouring words) is checked first and the
+            // search of the others runs only when it is not that one (same result)
+            let tail = &mut out[start..];
+            let hit = match tail.last_mut() {
+                Some(l) if l.addr == line => Some(l),
+                _ => tail.iter_mut().find(|l| l.addr == line),
+            };
+            if let Some(l) = hit {
                 l.bytes = (l.bytes + used).min(line_bytes as u16);
             } else {
                 out.push(LineReq {
