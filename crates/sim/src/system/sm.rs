@@ -325,6 +325,11 @@ impl System {
             // rounds to anyway)
             let s = &self.sms[sm];
             next = next.min(s.wheel.next_of(s.eligible));
+            if s.held_at == now && s.held & s.eligible != 0 {
+                // warps that issued at this instant and were filed past their next cycle
+                // (`issue`): before that filing they were pending at the next cycle
+                next = next.min(now + cyc);
+            }
             if next != Ps::MAX {
                 self.wake_sm(sm, next);
             }
@@ -474,6 +479,22 @@ impl System {
             }
         }
         self.precheck(wg, now + cyc);
+        // A settled verdict that holds the warp past its next cycle files it at the time it
+        // becomes free: the ticks in between no longer examine it only to defer it there
+        // (`precheck`: every examination before `free_from` answers `Until(free_from)`,
+        // and deferring to it was all such an examination did). Exact: the one other
+        // use of the earlier ready time, a tick at this same instant that issues nothing
+        // (a block dispatched now wakes the SM again now), reads it from `Sm::held`.
+        let f = self.warps[wg].free_from;
+        if f != Ps::MAX && f > self.wready[wg] {
+            self.set_wready(sm, wg, f);
+            let s = &mut self.sms[sm];
+            if s.held_at != now {
+                s.held_at = now;
+                s.held = 0;
+            }
+            s.held |= 1u64 << (wg - sm * self.max_warps);
+        }
         Ok(())
     }
 
