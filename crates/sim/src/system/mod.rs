@@ -310,6 +310,12 @@ pub(crate) struct Sm {
     /// Ready times of the warp slots by cycle (mirrors `System::wready`, kept by
     /// `System::set_wready`), so a tick finds the warps ready now without a scan.
     pub wheel: ready::ReadyWheel,
+    /// Warps (bit per slot) that issued at time `held_at` and were filed in the wheel at
+    /// their settled `Warp::free_from` instead of the next cycle (`System::issue`); a
+    /// tick at that same time that issues nothing wakes the SM at the next cycle for them,
+    /// as it did when they were filed there.
+    pub held: u64,
+    pub held_at: Ps,
 }
 
 /// An L2 slice.
@@ -569,6 +575,8 @@ impl System {
                 writes_inflight: 0,
                 write_waiters: 0,
                 eligible: 0,
+                held: 0,
+                held_at: Ps::MAX,
                 pos: [0; 64],
             })
             .collect();

@@ -325,6 +325,11 @@ impl System {
             // rounds to anyway)
             let s = &self.sms[sm];
             next = next.min(s.wheel.next_of(s.eligible));
+            if s.held_at == now && s.held & s.eligible != 0 {
+                // warps that issued at this instant and were filed past their next cycle
+                // (`issue`): before that filing they were pending at the next cycle
+                next = next.min(now + cyc);
+            }
             if next != Ps::MAX {
                 self.wake_sm(sm, next);
             }
@@ -364,35 +369,46 @@ impl System {
         }
     }
 
-    /// How many instructions past `Warp::next` [`System::prefetch_inst`] asks for: 4 (96
+    /// How many instructions past `Warp::next` [`System::fetch_next`] asks for: 4 (96
     /// bytes, about 1.5 host cache lines, ahead) measured best of 1, 2, 4 and 8 on bfs.
     const PREFETCH_AHEAD: usize = 4;
 
-    /// Ask the host CPU to bring into its caches the instructions warp `wg` will read at
-    /// its next issues (`PREFETCH_AHEAD` past the one cached in `Warp::next`). Block programs are large and a warp issues again only
-    /// after many other warps did, so without this the read in [`System::inst`] misses
-    /// the host caches almost every time (a fifth of bfs's host cycles). A hint only:
-    /// nothing is read or written, so the simulation is unchanged.
+    /// The instruction at warp `wg`'s program counter ([`System::inst`]), with two host
+    /// cache hints on the way (one walk of the block program's pointers for all three):
+    /// the instruction `PREFETCH_AHEAD` past it, and, when it is a memory instruction,
+    /// its line requests (the first and the last of `WarpProgram::lines`, which
+    /// [`System::issue_mem`] copies out when it issues). Block programs are large and a
+    /// warp issues again only after many other warps did, so without the hints those
+    /// reads miss the host caches almost every time (a fifth of bfs's host cycles for the
+    /// instructions, a twentieth for the line requests). Hints only: nothing is read or
+    /// written through them, so the simulation is unchanged.
     #[inline(always)]
-    fn prefetch_inst(&self, sm: usize, wg: usize) {
+    fn fetch_next(&self, sm: usize, wg: usize) -> WarpInst {
+        let w = &self.warps[wg];
+        let prog = &self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize];
+        let pc = w.pc as usize;
+        let inst = match prog.insts.get(pc) {
+            Some(i) => *i,
+            None => WarpInst::alu(InstClass::Exit, 1),
+        };
         #[cfg(target_arch = "x86_64")]
         {
-            let w = &self.warps[wg];
-            let prog = &self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize];
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
             // `wrapping_add`: the address may lie past the list's end; a prefetch never faults
-            let p = prog
-                .insts
-                .as_ptr()
-                .wrapping_add(w.pc as usize + Self::PREFETCH_AHEAD);
+            let p = prog.insts.as_ptr().wrapping_add(pc + Self::PREFETCH_AHEAD);
             // SAFETY: `_mm_prefetch` is a hint that reads nothing and cannot fault
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    p as *const i8,
-                )
-            };
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) };
+            if inst.nlines > 0 && inst.class.is_mem() {
+                let l = prog.lines.as_ptr().wrapping_add(inst.first_line as usize);
+                let last = l.wrapping_add(inst.nlines as usize - 1);
+                // SAFETY: as above
+                unsafe {
+                    _mm_prefetch::<_MM_HINT_T0>(l as *const i8);
+                    _mm_prefetch::<_MM_HINT_T0>(last as *const i8);
+                }
+            }
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (sm, wg);
+        inst
     }
 
     /// Has warp `wg` consumed its whole instruction list?
@@ -434,8 +450,7 @@ impl System {
         let pc = self.warps[wg].pc;
         self.warps[wg].pc += 1;
         self.warps[wg].free_from = Ps::MAX;
-        self.warps[wg].next = self.inst(sm, wg);
-        self.prefetch_inst(sm, wg);
+        self.warps[wg].next = self.fetch_next(sm, wg);
         // the warp was a candidate of this tick, so the wheel has it as ready
         self.defer_ready_warp(sm, wg, now + cyc);
         // partitioned execution: an offloaded block's loads and stores become packets
@@ -464,6 +479,22 @@ impl System {
             }
         }
         self.precheck(wg, now + cyc);
+        // A settled verdict that holds the warp past its next cycle files it at the time it
+        // becomes free: the ticks in between no longer examine it only to defer it there
+        // (`precheck`: every examination before `free_from` answers `Until(free_from)`,
+        // and deferring to it was all such an examination did). Exact: the one other
+        // use of the earlier ready time, a tick at this same instant that issues nothing
+        // (a block dispatched now wakes the SM again now), reads it from `Sm::held`.
+        let f = self.warps[wg].free_from;
+        if f != Ps::MAX && f > self.wready[wg] {
+            self.set_wready(sm, wg, f);
+            let s = &mut self.sms[sm];
+            if s.held_at != now {
+                s.held_at = now;
+                s.held = 0;
+            }
+            s.held |= 1u64 << (wg - sm * self.max_warps);
+        }
         Ok(())
     }
 
