@@ -119,6 +119,12 @@ pub trait DirectoryOrg {
     fn coalesced(&self) -> &[u64] {
         &[]
     }
+    /// Distinct lines remote nodes have read so far (the remote lines touched at this home,
+    /// which a directory needs that much reach to track at once; issue 9). Counted by the
+    /// ideal directory only (it keeps every line); 0 for the bounded organisations.
+    fn touched(&self) -> u64 {
+        0
+    }
 }
 
 /// The directory of one home node: an enum over the organisations (no `dyn` on the hot
@@ -189,6 +195,10 @@ impl Directory {
     /// See [`DirectoryOrg::coalesced`].
     pub fn coalesced(&self) -> &[u64] {
         dispatch!(self, d => d.coalesced())
+    }
+    /// See [`DirectoryOrg::touched`].
+    pub fn touched(&self) -> u64 {
+        dispatch!(self, d => d.touched())
     }
 }
 

@@ -548,6 +548,8 @@ impl System {
             evictions: self.dirs.iter().map(|d| d.evictions()).sum(),
             coalesced_histogram: hist,
             coalesced_mean: if n == 0 { 0.0 } else { lines as f64 / n as f64 },
+            remote_lines_touched: self.dirs.iter().map(|d| d.touched()).sum(),
+            remote_lines_touched_max_home: self.dirs.iter().map(|d| d.touched()).max().unwrap_or(0),
         })
     }
 
