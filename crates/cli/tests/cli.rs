@@ -518,6 +518,9 @@ fn repro_rec_quick_report_passes_its_audit() {
         "The cap's effect",
         "Table 1:",
         "+32.7%",
+        "remote lines touched per home",
+        "Second reading: `capacity-scaled`",
+        "`live-entries`",
     ] {
         assert!(report.contains(part), "report lacks {part}");
     }

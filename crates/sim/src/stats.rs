@@ -462,6 +462,10 @@ pub struct DirectoryStats {
     /// the bounded organisations.
     pub remote_lines_touched: u64,
     pub remote_lines_touched_max_home: u64,
+    /// Entries in use at the end by the lines each tracks (index = lines; REC only), and
+    /// the mean: Fig. 12's coalescing read on live entries, not at eviction (issue 9).
+    pub live_coalesced_histogram: Vec<u64>,
+    pub live_coalesced_mean: f64,
 }
 
 /// The coherence checker's verdict.

@@ -635,6 +635,7 @@ pub const WRITE_HITS: &str = "sim.coherence.invalidations_by_cause.write.hits";
 pub const INV_HITS: &str = "sim.coherence.invalidation_hits";
 pub const TOUCHED: &str = "sim.coherence.directory.remote_lines_touched";
 pub const TOUCHED_MAX: &str = "sim.coherence.directory.remote_lines_touched_max_home";
+pub const LIVE: &str = "sim.coherence.directory.live_coalesced_mean";
 
 /// The sweep key of REC's run with `range` bytes (`rec` for the default 1 KB).
 pub fn range_key(range: u64) -> String {
@@ -1066,6 +1067,7 @@ pub fn run(
         COALESCED,
         TOUCHED,
         TOUCHED_MAX,
+        LIVE,
     ];
     super::experiment::write_runs_csv(out, &specs, &runs, &cols)?;
     // runs the cap stopped before their workload's end

@@ -125,6 +125,12 @@ pub trait DirectoryOrg {
     fn touched(&self) -> u64 {
         0
     }
+    /// Entries in use now by the number of lines each tracks (index = lines): REC's
+    /// coalescing of live entries, a second reading of Fig. 12 for runs that never evict
+    /// (the paper's histogram is taken at eviction). Empty for the other organisations.
+    fn live_coalesced(&self) -> Vec<u64> {
+        Vec::new()
+    }
 }
 
 /// The directory of one home node: an enum over the organisations (no `dyn` on the hot
@@ -199,6 +205,10 @@ impl Directory {
     /// See [`DirectoryOrg::touched`].
     pub fn touched(&self) -> u64 {
         dispatch!(self, d => d.touched())
+    }
+    /// See [`DirectoryOrg::live_coalesced`].
+    pub fn live_coalesced(&self) -> Vec<u64> {
+        dispatch!(self, d => d.live_coalesced())
     }
 }
 
