@@ -518,6 +518,9 @@ fn repro_rec_quick_report_passes_its_audit() {
         "The cap's effect",
         "Table 1:",
         "+32.7%",
+        "remote lines touched per home",
+        "Second reading: `capacity-scaled`",
+        "`live-entries`",
     ] {
         assert!(report.contains(part), "report lacks {part}");
     }
@@ -551,9 +554,10 @@ fn repro_rec_quick_report_passes_its_audit() {
         );
     }
     // one row per run: 7 configurations + 33 sweep points on the one benchmark (no DNN
-    // runs and no cap check with --quick)
+    // runs and no cap check with --quick), and the capacity-scaled reading's 5
+    // configurations + 3 REC ranges
     let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
-    assert_eq!(runs.lines().count(), 1 + 7 + 33);
+    assert_eq!(runs.lines().count(), 1 + 7 + 33 + 5 + 3);
     let _ = std::fs::remove_dir_all(&d);
 }
 

@@ -457,6 +457,15 @@ pub struct DirectoryStats {
     /// and the mean.
     pub coalesced_histogram: Vec<u64>,
     pub coalesced_mean: f64,
+    /// Distinct lines read by a remote node, summed over the homes and at the home with the
+    /// most (REC's directory pressure, issue 9): counted by the ideal directory only, 0 for
+    /// the bounded organisations.
+    pub remote_lines_touched: u64,
+    pub remote_lines_touched_max_home: u64,
+    /// Entries in use at the end by the lines each tracks (index = lines; REC only), and
+    /// the mean: Fig. 12's coalescing read on live entries, not at eviction (issue 9).
+    pub live_coalesced_histogram: Vec<u64>,
+    pub live_coalesced_mean: f64,
 }
 
 /// The coherence checker's verdict.

@@ -358,6 +358,183 @@ pub fn dnn_benches(benches: &[String], quick: bool) -> Vec<String> {
 /// Key suffix of a cap-check run: the same configuration run to its workload's end.
 pub const FULL: &str = "-full";
 
+/// REC Table 3's memory footprint of each benchmark, MiB (rec.md §4.3; the paper writes
+/// "MB", read here as 2^20 bytes).
+pub const PAPER_FOOTPRINT_MIB: &[(&str, u64)] = &[
+    ("atax", 128),
+    ("2dconv", 512),
+    ("fir", 128),
+    ("gemm", 128),
+    ("gemver", 256),
+    ("jacobi2d", 128),
+    ("lu", 128),
+    ("2mm", 128),
+    ("3mm", 64),
+    ("hm-pagerank", 256),
+    ("simpleconv", 512),
+    ("shoc-stencil2d", 128),
+];
+
+/// The paper's footprint of `bench` in bytes (Table 3), `None` for a benchmark it did not run.
+pub fn paper_footprint(bench: &str) -> Option<u64> {
+    PAPER_FOOTPRINT_MIB
+        .iter()
+        .find(|p| p.0 == bench)
+        .map(|p| p.1 << 20)
+}
+
+/// The footprint of `bench`'s default input in bytes: its device objects summed, built
+/// with seed 1 as `locus workloads -v` and docs/defaults.md measure it.
+pub fn our_footprint(bench: &str) -> Result<u64> {
+    let ov = std::collections::BTreeMap::new();
+    let w = locus_workload::registry::build(bench, &ov, 1)
+        .map_err(|e| anyhow::anyhow!("workload `{bench}`: building its default input: {e}"))?;
+    Ok(w.memory().footprint())
+}
+
+/// Name of the second reading of REC's configurations (issue 9): every capacity that
+/// tracks or holds the benchmark's data scaled by [`capacity_scale`], so that the directory
+/// sees the pressure the paper's inputs put on it. The paper's literal configuration stays
+/// the default reading; this one runs beside it.
+pub const CAPACITY_SCALED: &str = "capacity-scaled";
+
+/// Suffix of a capacity-scaled run's benchmark name: its runs are `{b}@cs-{config}`, so the
+/// claims of [`claims`] evaluate on them unchanged with benchmarks named `{b}@cs`.
+pub const SCALED_SUFFIX: &str = "@cs";
+
+/// The benchmark a run name stands for (`atax@cs` is `atax`).
+pub fn base_bench(b: &str) -> &str {
+    b.split('@').next().unwrap_or(b)
+}
+
+/// The capacity-scaled reading's scale of `bench`: our footprint / the paper's footprint
+/// (Table 3). One rule for all benchmarks; it is never chosen from a result.
+pub fn capacity_scale(ours: u64, paper: u64) -> f64 {
+    ours as f64 / paper as f64
+}
+
+/// Directory entries under the capacity-scaled reading: `entries x scale` rounded to the
+/// nearest multiple of the ways (a whole number of sets), at least one set.
+pub fn scaled_entries(entries: u32, ways: u32, scale: f64) -> u32 {
+    let sets = (entries as f64 * scale / ways as f64).round().max(1.0);
+    sets as u32 * ways
+}
+
+/// L2 bytes per GPU under the capacity-scaled reading: `bytes x scale`, the scale rounded to
+/// the nearest power of two (in log2; Locus's caches need a power-of-two number of sets),
+/// at least `min` (one set per slice).
+pub fn scaled_l2(bytes: u64, scale: f64, min: u64) -> u64 {
+    let k = scale.log2().round() as i32;
+    let b = if k >= 0 {
+        bytes << k
+    } else {
+        bytes >> (-k).min(63)
+    };
+    b.max(min)
+}
+
+/// Why the capacity-scaled reading scales the L2 with the directory (rec.md §5.3, Fig. 19):
+/// REC's gain is the evict-initiated invalidations that hit in a sharer's L2, and the paper
+/// measures that gain rising with the L2 (0.5 MB +6.3%, 8 MB +26.7%). Scaling the directory
+/// alone would leave our L2 a larger share of the footprint than the paper's 2 MB was of
+/// 64-512 MB, keeping lines the directory forgets that the paper's L2 had lost anyway; both
+/// scaled keep the paper's footprint : L2 : directory proportions (up to the L2's rounding).
+pub const SCALE_L2: bool = true;
+
+/// The configurations the capacity-scaled reading runs on every main benchmark (those of the
+/// headline claims of Figs. 1, 4, 5, 11, 13-16) and on the sweep benchmarks (REC's ranges,
+/// Fig. 12).
+pub const SCALED_CONFIGS: &[&str] = &["base", "base2x", "hmg", "rec", "ideal"];
+pub const SCALED_SWEEPS: &[&str] = &["rec-r128", "rec-r256", "rec-r4096"];
+
+/// The `--set`s that scale configuration `x` for a benchmark of scale `scale`: its own
+/// directory entries (so the 2x baseline stays twice the baseline) and, with [`SCALE_L2`],
+/// its L2.
+pub fn scaled_sets(x: &Variant, scale: f64) -> Result<Vec<String>> {
+    let base: Vec<String> = x.sets.iter().map(|s| s.to_string()).collect();
+    let c = locus_sim::preset::load(Some(x.preset), None, &base)?;
+    let mut v = base;
+    let d = &c.directory;
+    v.push(format!(
+        "directory.entries={}",
+        scaled_entries(d.entries, d.ways, scale)
+    ));
+    if SCALE_L2 {
+        let min = c.l2.slices_per_node as u64 * c.l2.ways as u64 * c.system.line_bytes as u64;
+        v.push(format!(
+            "l2.bytes_per_node={}",
+            scaled_l2(c.l2.bytes_per_node, scale, min)
+        ));
+    }
+    Ok(v)
+}
+
+/// Which headline claims the capacity-scaled reading evaluates (declared before the runs):
+/// those whose runs it makes.
+pub fn scaled_claim(name: &str) -> bool {
+    [
+        "Fig. 1:", "Fig. 4:", "Fig. 5:", "Fig. 11:", "Fig. 12:", "Fig. 13:", "Fig. 14:", "Fig. 16:",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
+}
+
+/// One benchmark's footprints and its capacity-scaled reading's scale.
+#[derive(Clone, Debug)]
+pub struct Footprint {
+    pub bench: String,
+    /// Bytes of our default input and of the paper's (Table 3).
+    pub ours: u64,
+    pub paper: u64,
+    /// [`capacity_scale`] of the two.
+    pub scale: f64,
+}
+
+/// The claims of [`claims`] on the capacity-scaled runs (benchmarks named `{b}@cs`; no DNN).
+pub fn claims_for(benches: &[String], sweep: &[String]) -> Vec<Claim> {
+    claims(benches, sweep, &[])
+}
+
+/// The capacity-scaled runs: for every benchmark with a scale (`scales`: benchmark and
+/// scale), [`SCALED_CONFIGS`], and [`SCALED_SWEEPS`] for the sweep benchmarks, keyed
+/// `{b}@cs-{config}`, capped like the literal runs.
+pub fn scaled_plan(
+    scales: &[(String, f64)],
+    sweep: &[String],
+    cap: Option<u64>,
+) -> Result<Vec<RunSpec>> {
+    let mut v = Vec::new();
+    for (b, s) in scales {
+        let keys = SCALED_CONFIGS.iter().chain(if sweep.contains(b) {
+            SCALED_SWEEPS
+        } else {
+            &[]
+        });
+        for k in keys {
+            let x = CONFIGS
+                .iter()
+                .chain(SWEEPS)
+                .find(|x| x.key == *k)
+                .expect("a declared configuration");
+            let mut sets = scaled_sets(x, *s)?;
+            if let Some(n) = cap {
+                sets.push(format!("run.max_warp_insts={n}"));
+            }
+            v.push(RunSpec {
+                key: format!("{b}{SCALED_SUFFIX}-{k}"),
+                bench: b.clone(),
+                params: Vec::new(),
+                preset: x.preset.to_string(),
+                sets,
+                sharing: false,
+                apps: Vec::new(),
+                trace: None,
+            });
+        }
+    }
+    Ok(v)
+}
+
 /// The runs: every (benchmark, [`CONFIGS`] entry), every (sweep benchmark, [`SWEEPS`]
 /// entry) and every (DNN benchmark, [`DNN_CONFIGS`] entry); `cap` limits every run to that
 /// many warp instructions. With a cap and `check`, [`cap_check_bench`] also runs the
@@ -456,6 +633,9 @@ pub const EVICTIONS: &str = "sim.coherence.directory.evictions";
 pub const EVICT_HITS: &str = "sim.coherence.invalidations_by_cause.eviction.hits";
 pub const WRITE_HITS: &str = "sim.coherence.invalidations_by_cause.write.hits";
 pub const INV_HITS: &str = "sim.coherence.invalidation_hits";
+pub const TOUCHED: &str = "sim.coherence.directory.remote_lines_touched";
+pub const TOUCHED_MAX: &str = "sim.coherence.directory.remote_lines_touched_max_home";
+pub const LIVE: &str = "sim.coherence.directory.live_coalesced_mean";
 
 /// The sweep key of REC's run with `range` bytes (`rec` for the default 1 KB).
 pub fn range_key(range: u64) -> String {
@@ -789,7 +969,7 @@ pub fn claims(benches: &[String], sweep: &[String], dnn: &[String]) -> Vec<Claim
 /// The members of `list` named `name` (none or one).
 fn pick(list: &[String], name: &str) -> Vec<String> {
     list.iter()
-        .filter(|x| x.as_str() == name)
+        .filter(|x| base_bench(x) == name)
         .cloned()
         .collect()
 }
@@ -828,7 +1008,36 @@ pub fn run(
     let dnn = dnn_benches(benches, quick);
     // the claims exist before the first run
     let claims = claims(benches, &sweep, &dnn);
-    let specs = plan(benches, &sweep, &dnn, cap, !quick);
+    let mut specs = plan(benches, &sweep, &dnn, cap, !quick);
+    // the capacity-scaled reading (issue 9): its scales, runs and claims, all before any run
+    let mut scales = Vec::new();
+    for b in benches {
+        if let Some(paper) = paper_footprint(b) {
+            let ours = our_footprint(b)?;
+            scales.push(Footprint {
+                bench: b.clone(),
+                ours,
+                paper,
+                scale: capacity_scale(ours, paper),
+            });
+        }
+    }
+    let scale_list: Vec<(String, f64)> =
+        scales.iter().map(|f| (f.bench.clone(), f.scale)).collect();
+    specs.extend(scaled_plan(&scale_list, &sweep, cap)?);
+    let scaled_b: Vec<String> = scales
+        .iter()
+        .map(|f| format!("{}{SCALED_SUFFIX}", f.bench))
+        .collect();
+    let scaled_s: Vec<String> = sweep
+        .iter()
+        .filter(|b| scales.iter().any(|f| &f.bench == *b))
+        .map(|b| format!("{b}{SCALED_SUFFIX}"))
+        .collect();
+    let scaled_claims: Vec<Claim> = claims_for(&scaled_b, &scaled_s)
+        .into_iter()
+        .filter(|c| scaled_claim(&c.name))
+        .collect();
     let reused = specs
         .iter()
         .filter(|s| out.join("runs").join(format!("{}.json", s.key)).exists())
@@ -838,6 +1047,7 @@ pub fn run(
     let seconds = t0.elapsed().as_secs_f64();
     let runs = experiment::Runs::new(&res);
     let verdicts: Vec<_> = claims.iter().map(|c| c.evaluate(&runs)).collect();
+    let scaled_verdicts: Vec<_> = scaled_claims.iter().map(|c| c.evaluate(&runs)).collect();
     std::fs::write(out.join("verdicts.csv"), experiment::verdict_csv(&verdicts))?;
     let cols = [
         "cycles",
@@ -855,6 +1065,9 @@ pub fn run(
         LOOKUP,
         "sim.coherence.directory.evictions",
         COALESCED,
+        TOUCHED,
+        TOUCHED_MAX,
+        LIVE,
     ];
     super::experiment::write_runs_csv(out, &specs, &runs, &cols)?;
     // runs the cap stopped before their workload's end
@@ -879,6 +1092,9 @@ pub fn run(
         reused,
         seconds,
         jobs,
+        scales: &scales,
+        scaled_claims: &scaled_claims,
+        scaled: &scaled_verdicts,
     };
     let head = super::rec_report::write(out, &meta, &runs, &claims, &verdicts)?;
     super::experiment::print_closing(out, &head, quiet);
@@ -981,6 +1197,102 @@ mod tests {
         assert_eq!(WORKLOADS.len(), 12);
         assert!(QUICK.iter().all(|q| WORKLOADS.contains(q)));
         assert!(IRREGULAR.iter().all(|q| WORKLOADS.contains(q)));
+    }
+
+    /// The capacity-scaled reading's rule as a closed form (issue 9): scale = our footprint
+    /// / Table 3's, entries x scale to whole sets, the L2 x scale to a power of two.
+    #[test]
+    fn capacity_scaling_is_the_footprint_ratio() {
+        // atax: our 31753216 B against the paper's 128 MiB
+        let p = paper_footprint("atax").unwrap();
+        assert_eq!(p, 134_217_728);
+        let s = capacity_scale(31_753_216, p);
+        assert!((s - 31_753_216.0 / 134_217_728.0).abs() < 1e-15);
+        // 8192 x 0.23658 = 1938.0 entries = 242.26 sets of 8 -> 242 sets
+        assert_eq!(scaled_entries(8192, 8, s), 242 * 8);
+        assert_eq!(scaled_entries(8192, 8, 1.0), 8192);
+        assert_eq!(scaled_entries(16384, 8, 0.25), 4096);
+        assert_eq!(scaled_entries(8192, 8, 1e-6), 8, "at least one set");
+        // log2(0.2366) = -2.08 -> 2^-2: 2 MiB -> 512 KiB
+        assert_eq!(scaled_l2(2 << 20, s, 16 * 16 * 64), 512 << 10);
+        assert_eq!(
+            scaled_l2(2 << 20, 0.35, 0),
+            512 << 10,
+            "log2 0.35 = -1.51 -> 2^-2"
+        );
+        assert_eq!(
+            scaled_l2(2 << 20, 0.36, 0),
+            1 << 20,
+            "log2 0.36 = -1.47 -> 2^-1"
+        );
+        assert_eq!(
+            scaled_l2(2 << 20, 1e-6, 16 * 16 * 64),
+            16 * 16 * 64,
+            "one set per slice"
+        );
+        assert_eq!(base_bench("atax@cs"), "atax");
+        assert_eq!(base_bench("atax"), "atax");
+        assert_eq!(PAPER_FOOTPRINT_MIB.len(), 12);
+        assert!(WORKLOADS.iter().all(|w| paper_footprint(w).is_some()));
+    }
+
+    /// The capacity-scaled runs: each declared configuration on each benchmark, the REC ranges
+    /// on the sweep benchmarks only, every configuration valid, the directory and L2 scaled
+    /// and nothing else changed.
+    #[test]
+    fn capacity_scaled_runs_scale_directory_and_l2_only() {
+        let scales = vec![("atax".to_string(), 0.2366), ("lu".to_string(), 0.0148)];
+        let sweep = vec!["atax".to_string()];
+        let p = scaled_plan(&scales, &sweep, Some(1000)).unwrap();
+        assert_eq!(p.len(), 2 * SCALED_CONFIGS.len() + SCALED_SWEEPS.len());
+        assert!(p.iter().any(|r| r.key == "atax@cs-rec-r128"));
+        assert!(!p.iter().any(|r| r.key == "lu@cs-rec-r128"));
+        for r in &p {
+            let (b, k) = r.key.split_once("@cs-").unwrap();
+            assert_eq!(b, r.bench);
+            let s = scales.iter().find(|x| x.0 == b).unwrap().1;
+            let x = CONFIGS.iter().chain(SWEEPS).find(|x| x.key == k).unwrap();
+            let lit: Vec<String> = x.sets.iter().map(|s| s.to_string()).collect();
+            let l = locus_sim::preset::load(Some(x.preset), None, &lit).unwrap();
+            let c = locus_sim::preset::load(Some(&r.preset), None, &r.sets).unwrap();
+            assert_eq!(c.directory.kind, l.directory.kind, "{}", r.key);
+            assert_eq!(
+                c.directory.range_bytes, l.directory.range_bytes,
+                "{}",
+                r.key
+            );
+            assert_eq!(
+                c.directory.entries,
+                scaled_entries(l.directory.entries, l.directory.ways, s),
+                "{}",
+                r.key
+            );
+            assert!(c.directory.entries < l.directory.entries);
+            assert!(c.l2.bytes_per_node < l.l2.bytes_per_node);
+            assert!(c.l2.bytes_per_node.is_power_of_two());
+            assert_eq!(c.system.nodes, l.system.nodes);
+            assert_eq!(c.interconnect.link_gbps, l.interconnect.link_gbps);
+            assert_eq!(c.l1.bytes, l.l1.bytes, "the L1s are not scaled");
+            assert!(r.sets.contains(&"run.max_warp_insts=1000".to_string()));
+        }
+        let e = |k: &str| {
+            let r = p.iter().find(|r| r.key == k).unwrap();
+            locus_sim::preset::load(Some(&r.preset), None, &r.sets)
+                .unwrap()
+                .directory
+                .entries
+        };
+        // 8192 x 0.2366 = 1938.2 -> 242 sets; the 2x baseline 16384 x 0.2366 -> 485 sets
+        assert_eq!(e("atax@cs-base"), 1936);
+        assert_eq!(e("atax@cs-base2x"), 3880);
+        // lu: 8192 x 0.0148 = 121.2 -> 15 sets
+        assert_eq!(e("lu@cs-rec"), 120);
+        // the claims of the reading exist before any run, and only those its runs feed
+        let c = claims_for(&["atax@cs".to_string()], &["atax@cs".to_string()]);
+        let kept: Vec<_> = c.iter().filter(|c| scaled_claim(&c.name)).collect();
+        assert!(kept.iter().any(|c| c.paper_text == "+32.7%"));
+        assert!(kept.iter().any(|c| c.name.contains("(4096 B range)")));
+        assert!(!kept.iter().any(|c| c.name.starts_with("Fig. 22")));
     }
 
     #[test]

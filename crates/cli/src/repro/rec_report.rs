@@ -47,6 +47,11 @@ pub struct Meta<'a> {
     pub reused: usize,
     pub seconds: f64,
     pub jobs: usize,
+    /// The capacity-scaled reading (issue 9): each benchmark's footprints and scale, and the
+    /// verdicts of its claims ([`rec::scaled_claim`]).
+    pub scales: &'a [rec::Footprint],
+    pub scaled_claims: &'a [Claim],
+    pub scaled: &'a [Verdict],
 }
 
 fn geomean(v: &[f64]) -> f64 {
@@ -1599,7 +1604,8 @@ pub fn write(
     )?;
     writeln!(fig, "- CACTI area and power (§4.3): not modelled.")?;
 
-    let report = format!("{md}{head}{dis}{shp}{fig}");
+    let pres = pressure(meta, runs, &led, &cfg, verdicts)?;
+    let report = format!("{md}{head}{dis}{shp}{pres}{fig}");
     let path = out.join("report.md");
     std::fs::write(&path, &report)?;
     std::fs::write(out.join("numbers.txt"), led.numbers_txt())?;
@@ -1653,4 +1659,263 @@ fn hist(runs: &experiment::Runs, k: &str) -> Vec<f64> {
         })
         .take_while(|x| x.is_finite())
         .collect()
+}
+
+/// The section on the directory's pressure and the capacity-scaled reading (issue 9):
+/// remote lines touched per home against the directory's reach, at our inputs (measured by
+/// the ideal directory's runs) and at the paper's footprints (computed), then the
+/// capacity-scaled reading's headline table beside the literal one.
+fn pressure(
+    meta: &Meta,
+    runs: &experiment::Runs,
+    led: &Ledger,
+    cfg: &locus_sim::config::Config,
+    literal: &[Verdict],
+) -> Result<String> {
+    let mut t = String::new();
+    if meta.scales.is_empty() {
+        return Ok(t);
+    }
+    let s = |x: &str| x.to_string();
+    let val = |k: &str, p: &str| runs.value(k, p);
+    let nodes = cfg.system.nodes as f64;
+    let entries = cfg.directory.entries as f64;
+    let rec_lines = (cfg.directory.range_bytes / cfg.system.line_bytes as u64) as f64;
+    let (base_reach, rec_reach) = (entries, entries * rec_lines);
+    writeln!(
+        t,
+        "\n## The directory's pressure: remote lines touched per home versus reach\n"
+    )?;
+    writeln!(
+        t,
+        "A directory forgets a line (and invalidates its sharers: REC's evict-initiated invalidations, §2.5) only when more remote lines are live at a home than its reach holds. Reach is entries x lines per entry: the baseline's {} entries x 1 line = {} lines per home, REC's {} entries x {} lines ({} B ranges) = {} lines. \"Touched\" is the distinct lines remote GPUs read at a home during the run (`sim.coherence.directory.remote_lines_touched`, counted by the ideal directory's run of each benchmark; the mean over the {} homes and the busiest home). \"At the paper's footprint\" is computed, not simulated: touched per home / scale, the scale being our footprint / the paper's (Table 3), assuming touched lines grow with the footprint; with a cap, both describe the runs' first instructions only.\n",
+        led.int(entries as u64, "config directory.entries"),
+        led.int(base_reach as u64, "baseline reach (lines)"),
+        led.int(entries as u64, "config directory.entries"),
+        led.int(rec_lines as u64, "lines per REC range"),
+        led.int(cfg.directory.range_bytes, "config directory.range_bytes"),
+        led.int(rec_reach as u64, "REC reach (lines)"),
+        led.int(nodes as u64, "config system.nodes"),
+    )?;
+    let mut rows = Vec::new();
+    for f in meta.scales {
+        let k = format!("{}-ideal", f.bench);
+        let touched = val(&k, rec::TOUCHED) / nodes;
+        let max = val(&k, rec::TOUCHED_MAX);
+        let at_paper = touched / f.scale;
+        rows.push(vec![
+            f.bench.clone(),
+            led.f(f.ours as f64 / (1u64 << 20) as f64, 1, "our footprint MiB"),
+            led.int(f.paper >> 20, "paper footprint MiB (Table 3)"),
+            led.f(f.scale, 3, "capacity scale"),
+            led.f(touched, 0, "remote lines touched per home"),
+            led.f(max, 0, "remote lines touched, busiest home"),
+            led.x(touched / base_reach, "touched / baseline reach"),
+            led.x(touched / rec_reach, "touched / REC reach"),
+            led.f(at_paper, 0, "touched per home at the paper's footprint"),
+            led.x(at_paper / base_reach, "touched at paper / baseline reach"),
+            led.x(at_paper / rec_reach, "touched at paper / REC reach"),
+        ]);
+    }
+    t += &table(
+        &[
+            s("benchmark"),
+            s("our footprint (MiB)"),
+            s("paper's (MiB)"),
+            s("scale"),
+            s("touched per home"),
+            s("busiest home"),
+            s("/ baseline reach"),
+            s("/ REC reach"),
+            s("at the paper's footprint"),
+            s("/ baseline reach"),
+            s("/ REC reach"),
+        ],
+        &rows,
+    );
+    let under = |r: f64| {
+        meta.scales
+            .iter()
+            .filter(|f| val(&format!("{}-ideal", f.bench), rec::TOUCHED) / nodes > r)
+            .count()
+    };
+    let under_paper = |r: f64| {
+        meta.scales
+            .iter()
+            .filter(|f| val(&format!("{}-ideal", f.bench), rec::TOUCHED) / nodes / f.scale > r)
+            .count()
+    };
+    writeln!(
+        t,
+        "\nAt our inputs {} of {} benchmark(s) touch more remote lines per home than the baseline's reach and {} more than REC's; at the paper's footprints (computed) {} and {}.\n",
+        led.int(under(base_reach) as u64, "benchmarks over the baseline reach"),
+        led.int(meta.scales.len() as u64, "benchmarks with a Table 3 footprint"),
+        led.int(under(rec_reach) as u64, "benchmarks over the REC reach"),
+        led.int(under_paper(base_reach) as u64, "benchmarks over the baseline reach at the paper's footprint"),
+        led.int(under_paper(rec_reach) as u64, "benchmarks over the REC reach at the paper's footprint"),
+    )?;
+
+    // ---- the capacity-scaled reading
+    writeln!(t, "\n## Second reading: `{}`\n", rec::CAPACITY_SCALED)?;
+    writeln!(
+        t,
+        "The paper's literal configuration (above) is the default. This named reading runs the same benchmarks, cap and configurations ({}, and REC's ranges on the sweep benchmarks) with one rule for all benchmarks, declared in `crates/cli/src/repro/rec.rs` before the runs: every directory's entries x scale (rounded to whole sets){}, scale = our footprint / the paper's footprint (Table 3), so the directory sees the paper's pressure. {} Run keys `{{benchmark}}{}-{{configuration}}`.\n",
+        rec::SCALED_CONFIGS.join(", "),
+        if rec::SCALE_L2 {
+            " and the L2 x scale (rounded to the nearest power of two, which Locus's caches need)"
+        } else {
+            ""
+        },
+        if rec::SCALE_L2 {
+            "The L2 is scaled too because REC's gain is the evict-initiated invalidations that hit in a sharer's L2 and the paper's Fig. 19 has that gain rising with the L2 (0.5 MB and 8 MB rows above): scaling the directory alone would leave our L2 a larger share of the footprint than the paper's 2 MB was of its inputs, so both are scaled to keep the paper's footprint : L2 : directory proportions. The L1s are not scaled (16 KB per CU, Table 2)."
+        } else {
+            ""
+        },
+        rec::SCALED_SUFFIX,
+    )?;
+    let mut rows = Vec::new();
+    for f in meta.scales {
+        let b = &f.bench;
+        let cs = format!("{b}{}", rec::SCALED_SUFFIX);
+        let ev = |bb: &str, c: &str| val(&format!("{bb}-{c}"), EVICTIONS);
+        let base_x = rec::CONFIGS[0];
+        let sets = rec::scaled_sets(&base_x, f.scale)?;
+        let c = locus_sim::preset::load(Some(base_x.preset), None, &sets)?;
+        rows.push(vec![
+            b.clone(),
+            led.f(f.scale, 3, "capacity scale"),
+            led.int(c.directory.entries as u64, "scaled directory entries"),
+            led.int(c.l2.bytes_per_node, "scaled L2 bytes"),
+            led.f(ev(b, "base"), 0, "base evictions"),
+            led.f(ev(&cs, "base"), 0, "scaled base evictions"),
+            led.f(ev(b, "rec"), 0, "rec evictions"),
+            led.f(ev(&cs, "rec"), 0, "scaled rec evictions"),
+        ]);
+    }
+    t += &table(
+        &[
+            s("benchmark"),
+            s("scale"),
+            s("baseline entries"),
+            s("L2 bytes per GPU"),
+            s("baseline evictions (literal)"),
+            s("(scaled)"),
+            s("REC evictions (literal)"),
+            s("(scaled)"),
+        ],
+        &rows,
+    );
+    writeln!(
+        t,
+        "\n### Headline results of the `{}` reading\n\nThe claims of the literal table whose runs this reading makes, with the same rules.\n",
+        rec::CAPACITY_SCALED
+    )?;
+    for v in meta.scaled {
+        led.put(v.name.clone(), "declared claim");
+        led.put(v.paper_text.clone(), "paper (declared claim)");
+        led.put(v.ours_text.clone(), "claim evaluated on the scaled runs");
+        led.put(v.rule_text.clone(), "declared rule");
+        led.int(v.n as u64, "claim inputs");
+    }
+    t += &experiment::verdict_table(meta.scaled);
+    t += &led.held_line(meta.scaled);
+    // Fig. 12 read on live entries (a named second reading: the paper's is at eviction)
+    writeln!(
+        t,
+        "\n### Fig. 12 read on live entries at the end of the run (`live-entries`)\n\nThe paper's Fig. 12 counts the lines an entry tracked when it is evicted (its rule, the claims above); a run whose REC directory never evicts has no such count. This second reading counts the lines every REC entry in use tracks at the end of the run (`sim.coherence.directory.live_coalesced_mean`), mean over the sweep benchmarks, in both configurations. It is not the paper's quantity: live entries may still be filling.\n"
+    )?;
+    let sweep_lit: Vec<&String> = meta
+        .sweep
+        .iter()
+        .filter(|b| meta.scales.iter().any(|f| &f.bench == *b))
+        .collect();
+    let paper12 = [1.8, 3.4, 12.9, 54.7];
+    let mut rows = Vec::new();
+    for (&r, p) in RANGES.iter().zip(paper12) {
+        let k = range_key(r);
+        let m = |suffix: &str, path: &str, need_ev: bool| {
+            mean(
+                &sweep_lit
+                    .iter()
+                    .map(|b| {
+                        let run = format!("{b}{suffix}-{k}");
+                        if need_ev && val(&run, EVICTIONS) <= 0.0 {
+                            f64::NAN
+                        } else {
+                            val(&run, path)
+                        }
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        };
+        rows.push(vec![
+            led.int(r, "declared REC range"),
+            led.f(p, 1, "paper"),
+            led.f(m("", COALESCED, true), 1, "coalesced at eviction, literal"),
+            led.f(m("", rec::LIVE, false), 1, "coalesced live, literal"),
+            led.f(
+                m(rec::SCALED_SUFFIX, COALESCED, true),
+                1,
+                "coalesced at eviction, scaled",
+            ),
+            led.f(
+                m(rec::SCALED_SUFFIX, rec::LIVE, false),
+                1,
+                "coalesced live, scaled",
+            ),
+        ]);
+    }
+    t += &table(
+        &[
+            s("range (B)"),
+            s("paper (at eviction)"),
+            s("literal, at eviction"),
+            s("literal, live entries"),
+            s("capacity-scaled, at eviction"),
+            s("capacity-scaled, live entries"),
+        ],
+        &rows,
+    );
+    writeln!(t, "\n### The two readings side by side\n")?;
+    let mut rows = Vec::new();
+    for (c, v) in meta.scaled_claims.iter().zip(meta.scaled) {
+        let Some(l) = literal.iter().find(|l| l.name == v.name) else {
+            continue;
+        };
+        let d = v.ours - l.ours;
+        let diff = match c.unit {
+            Unit::Gain | Unit::Percent => {
+                led.put(format!("{:+.1} pp", 100.0 * d), "scaled - literal")
+            }
+            Unit::Fall => led.put(format!("{:+.1} pp", -100.0 * d), "scaled - literal"),
+            Unit::Times => led.put(format!("{d:+.2}x"), "scaled - literal"),
+            Unit::Count => led.put(format!("{d:+.1}"), "scaled - literal"),
+        };
+        let diff = if d.is_finite() { diff } else { s("no data") };
+        let h = |x: Option<bool>| match x {
+            Some(true) => "yes",
+            Some(false) => "no",
+            None => "no data",
+        };
+        rows.push(vec![
+            v.name.clone(),
+            v.paper_text.clone(),
+            l.ours_text.clone(),
+            v.ours_text.clone(),
+            diff,
+            format!("{} / {}", h(l.held), h(v.held)),
+        ]);
+    }
+    t += &table(
+        &[
+            s("result"),
+            s("paper"),
+            s("literal"),
+            s(rec::CAPACITY_SCALED),
+            s("difference (scaled - literal)"),
+            s("held (literal / scaled)"),
+        ],
+        &rows,
+    );
+    Ok(t)
 }

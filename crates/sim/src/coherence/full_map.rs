@@ -5,13 +5,16 @@
 //! lines shared (amortised; the bounded organisations allocate nothing per access).
 
 use super::{Cause, DirectoryOrg, Inval};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Exact sharer sets of the lines homed at one node.
 #[derive(Clone, Debug, Default)]
 pub struct FullMap {
     home: u32,
     sharers: FxHashMap<u64, u64>,
+    /// Every line a remote node has read so far (kept after writes drop its sharers): the
+    /// directory reach a bounded organisation would need (REC §2.5, issue 9).
+    touched: FxHashSet<u64>,
 }
 
 impl FullMap {
@@ -20,6 +23,7 @@ impl FullMap {
         FullMap {
             home,
             sharers: FxHashMap::default(),
+            touched: FxHashSet::default(),
         }
     }
     /// The sharer mask of `line` (0 when untracked).
@@ -32,6 +36,7 @@ impl DirectoryOrg for FullMap {
     fn read(&mut self, line: u64, _idx: u64, node: u32, _out: &mut Vec<Inval>) {
         if node != self.home {
             *self.sharers.entry(line).or_insert(0) |= 1u64 << node;
+            self.touched.insert(line);
         }
     }
 
@@ -58,6 +63,10 @@ impl DirectoryOrg for FullMap {
     fn entries(&self) -> u64 {
         self.sharers.len() as u64
     }
+
+    fn touched(&self) -> u64 {
+        self.touched.len() as u64
+    }
 }
 
 #[cfg(test)]
@@ -74,6 +83,11 @@ mod tests {
         d.read(6, 6, 2, &mut out);
         assert!(out.is_empty(), "an unbounded directory never evicts");
         assert_eq!(d.sharers(5), 0b1010);
+        assert_eq!(
+            d.touched(),
+            2,
+            "lines 5 and 6; the home's own read is not remote"
+        );
         d.write(5, 5, Some(3), &mut out);
         assert_eq!(
             out,

@@ -119,6 +119,18 @@ pub trait DirectoryOrg {
     fn coalesced(&self) -> &[u64] {
         &[]
     }
+    /// Distinct lines remote nodes have read so far (the remote lines touched at this home,
+    /// which a directory needs that much reach to track at once; issue 9). Counted by the
+    /// ideal directory only (it keeps every line); 0 for the bounded organisations.
+    fn touched(&self) -> u64 {
+        0
+    }
+    /// Entries in use now by the number of lines each tracks (index = lines): REC's
+    /// coalescing of live entries, a second reading of Fig. 12 for runs that never evict
+    /// (the paper's histogram is taken at eviction). Empty for the other organisations.
+    fn live_coalesced(&self) -> Vec<u64> {
+        Vec::new()
+    }
 }
 
 /// The directory of one home node: an enum over the organisations (no `dyn` on the hot
@@ -189,6 +201,14 @@ impl Directory {
     /// See [`DirectoryOrg::coalesced`].
     pub fn coalesced(&self) -> &[u64] {
         dispatch!(self, d => d.coalesced())
+    }
+    /// See [`DirectoryOrg::touched`].
+    pub fn touched(&self) -> u64 {
+        dispatch!(self, d => d.touched())
+    }
+    /// See [`DirectoryOrg::live_coalesced`].
+    pub fn live_coalesced(&self) -> Vec<u64> {
+        dispatch!(self, d => d.live_coalesced())
     }
 }
 

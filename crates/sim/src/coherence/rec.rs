@@ -250,6 +250,19 @@ impl DirectoryOrg for Rec {
     fn coalesced(&self) -> &[u64] {
         &self.hist
     }
+    fn live_coalesced(&self) -> Vec<u64> {
+        let mut h = vec![0; self.lines as usize + 1];
+        for slot in 0..self.table.capacity() as usize {
+            if self.table.key(slot) == SetTable::EMPTY {
+                continue;
+            }
+            let n = (0..self.lines as u64)
+                .filter(|&k| self.get(slot, position_bit(k, self.nodes)))
+                .count();
+            h[n] += 1;
+        }
+        h
+    }
 }
 
 #[cfg(test)]
@@ -409,5 +422,23 @@ mod tests {
         assert_eq!(d.sharers(15), 1 << 4);
         d.write(15, 15, None, &mut out);
         assert_eq!(out[0].sharers, 1 << 4);
+    }
+
+    /// Live entries at the end of a run, by the lines each tracks (issue 9's second reading
+    /// of Fig. 12, for runs that never evict): two lines of one range and one of another.
+    #[test]
+    fn live_entries_count_their_tracked_lines() {
+        let mut d = Rec::new(0, 4, 8, 2, 16, true);
+        let mut out = Vec::new();
+        d.read(16, 16, 1, &mut out);
+        d.read(17, 17, 2, &mut out);
+        d.read(17, 17, 3, &mut out); // a second sharer of line 17: still one line
+        d.read(40, 40, 1, &mut out);
+        assert!(out.is_empty());
+        let h = d.live_coalesced();
+        assert_eq!(h.len(), 17);
+        assert_eq!(h[1], 1, "range 2: line 40");
+        assert_eq!(h[2], 1, "range 1: lines 16 and 17");
+        assert_eq!(h.iter().sum::<u64>(), d.entries());
     }
 }

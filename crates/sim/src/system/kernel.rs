@@ -536,6 +536,18 @@ impl System {
         }
         let n: u64 = hist.iter().sum();
         let lines: u64 = hist.iter().enumerate().map(|(i, c)| i as u64 * c).sum();
+        let mut live: Vec<u64> = Vec::new();
+        for d in &self.dirs {
+            let h = d.live_coalesced();
+            if live.len() < h.len() {
+                live.resize(h.len(), 0);
+            }
+            for (a, b) in live.iter_mut().zip(&h) {
+                *a += b;
+            }
+        }
+        let live_n: u64 = live.iter().sum();
+        let live_lines: u64 = live.iter().enumerate().map(|(i, c)| i as u64 * c).sum();
         Some(crate::stats::DirectoryStats {
             kind: self.cfg.directory.kind.name().to_string(),
             entries,
@@ -548,6 +560,14 @@ impl System {
             evictions: self.dirs.iter().map(|d| d.evictions()).sum(),
             coalesced_histogram: hist,
             coalesced_mean: if n == 0 { 0.0 } else { lines as f64 / n as f64 },
+            remote_lines_touched: self.dirs.iter().map(|d| d.touched()).sum(),
+            remote_lines_touched_max_home: self.dirs.iter().map(|d| d.touched()).max().unwrap_or(0),
+            live_coalesced_histogram: live,
+            live_coalesced_mean: if live_n == 0 {
+                0.0
+            } else {
+                live_lines as f64 / live_n as f64
+            },
         })
     }
 
