@@ -491,6 +491,34 @@ impl ModelWorkload {
     pub fn memory(&self) -> &Memory {
         &self.mem
     }
+    /// [`Workload::gen_block`] that also measures how the block's lanes' operation streams
+    /// align ([`LaneSplit`], issue 8), added to `split`. The block's program, its functional
+    /// effects and its instructions are exactly `gen_block`'s.
+    pub fn gen_block_split(
+        &mut self,
+        block: u64,
+        line_bytes: u32,
+        out: &mut BlockProgram,
+        split: &mut LaneSplit,
+    ) -> Result<(), WorkloadError> {
+        let Some((kernel, info)) = &self.cur else {
+            return Err(WorkloadError::Msg(
+                "gen_block_split called with no current launch".into(),
+            ));
+        };
+        run_block(
+            &**kernel,
+            info,
+            &mut self.mem,
+            &mut self.scratch,
+            block,
+            false,
+            line_bytes,
+            out,
+            Some(split),
+        );
+        Ok(())
+    }
 }
 
 impl Workload for ModelWorkload {
@@ -536,6 +564,7 @@ impl Workload for ModelWorkload {
             probe,
             line_bytes,
             out,
+            None,
         );
         Ok(())
     }
@@ -619,9 +648,12 @@ fn run_block(
     probe: bool,
     line_bytes: u32,
     out: &mut BlockProgram,
+    mut split: Option<&mut LaneSplit>,
 ) {
     let threads = info.threads_per_block() as u64;
     let nwarps = info.warps_per_block() as usize;
+    // per warp, its longest run of shifted positions over the phases (with `split`)
+    let mut runs = vec![0u64; if split.is_some() { nwarps } else { 0 }];
     out.reset(nwarps);
     let out_lanes = out.record_lanes;
     let out_marks = out.offload_markers;
@@ -672,6 +704,12 @@ fn run_block(
                     }
                 }
             }
+            if let Some(sp) = split.as_deref_mut() {
+                let present = (threads - (w as u64 * 32)).min(32) as u32;
+                let present = if present == 32 { u32::MAX } else { (1 << present) - 1 };
+                let l = if marked { &sc.plain } else { &sc.lanes };
+                runs[w] = runs[w].max(lane_split(l, present, sp));
+            }
             merge_warp(
                 if marked { &sc.plain } else { &sc.lanes },
                 marked.then_some(&sc.marks[..]),
@@ -695,6 +733,133 @@ fn run_block(
             }
         }
     }
+    if let Some(sp) = split {
+        sp.warps += nwarps as u64;
+        sp.shifted_warps += runs.iter().filter(|&&r| r >= SHIFT_RUN).count() as u64;
+        sp.longest_run = sp.longest_run.max(runs.iter().copied().max().unwrap_or(0));
+    }
+}
+
+/// Positions a lane's operation is looked for around the position where another lane runs
+/// it ([`LaneSplit::shifted`]).
+pub const SHIFT_WINDOW: usize = 32;
+
+/// Consecutive shifted positions that mark a warp as never reconverging
+/// ([`LaneSplit::shifted_warps`]).
+pub const SHIFT_RUN: u64 = 16;
+
+/// How a kernel's warp instructions split (issue 8). [`merge_warp`] aligns the 32 lanes'
+/// operation lists position by position; a real GPU's SIMT stack reconverges the lanes at
+/// the immediate post-dominator of a branch (after an `if (tid == 0)` body, after a loop
+/// with per-lane trip counts). A lane whose list has extra or missing operations before
+/// code its warp shares is shifted against its neighbours from there on, and every later
+/// instruction of the warp is split in two partial-mask instructions that a converged run
+/// would issue as one.
+///
+/// The signature measured: at a position where the running lanes form several
+/// instructions, an instruction is *shifted* when a lane outside its mask, running a
+/// different operation there, runs the same call site within [`SHIFT_WINDOW`] positions
+/// before or after (the same code, issued at different positions by different lanes).
+/// Legitimate divergence leaves no such pairs: boundary lanes that do nothing only make
+/// masks partial; an `if`/`else` whose two paths have equal length issues different call
+/// sites at the same positions and is aligned again after them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LaneSplit {
+    /// Warps analysed (each block's warps, every launch).
+    pub warps: u64,
+    /// Warp instructions formed from the lanes' operations (barriers and exits, which the
+    /// model adds per phase, excluded).
+    pub insts: u64,
+    /// Of them, with a mask smaller than the warp's threads (any divergence).
+    pub partial: u64,
+    /// Of them, shifted (the signature above).
+    pub shifted: u64,
+    /// Warps with a run of at least [`SHIFT_RUN`] consecutive positions holding a shifted
+    /// instruction in some phase: the never-reconverging signature.
+    pub shifted_warps: u64,
+    /// The longest such run of any warp.
+    pub longest_run: u64,
+}
+
+impl LaneSplit {
+    /// Add another count (launches, blocks).
+    pub fn merge(&mut self, o: &LaneSplit) {
+        self.warps += o.warps;
+        self.insts += o.insts;
+        self.partial += o.partial;
+        self.shifted += o.shifted;
+        self.shifted_warps += o.shifted_warps;
+        self.longest_run = self.longest_run.max(o.longest_run);
+    }
+    /// Partial-mask instructions per instruction.
+    pub fn partial_fraction(&self) -> f64 {
+        self.partial as f64 / (self.insts.max(1)) as f64
+    }
+    /// Shifted instructions per instruction.
+    pub fn shifted_fraction(&self) -> f64 {
+        self.shifted as f64 / (self.insts.max(1)) as f64
+    }
+}
+
+/// Count one warp phase's instructions as [`merge_warp`] forms them (markers left out) into
+/// `s`; `present`: the mask of the warp's threads. Returns the longest run of consecutive
+/// positions holding a shifted instruction ([`LaneSplit`]).
+fn lane_split(lanes: &[Vec<Op>], present: u32, s: &mut LaneSplit) -> u64 {
+    let maxlen = lanes.iter().map(|l| l.len()).max().unwrap_or(0);
+    let (mut run, mut longest) = (0u64, 0u64);
+    let mut groups: Vec<(u32, Op)> = Vec::with_capacity(32);
+    for pos in 0..maxlen {
+        let running = lanes
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.len() > pos)
+            .fold(0u32, |m, (li, _)| m | (1 << li));
+        let mut todo = running;
+        groups.clear();
+        while todo != 0 {
+            let lead = lanes[todo.trailing_zeros() as usize][pos];
+            let mut mask = 0u32;
+            let mut rest = todo;
+            while rest != 0 {
+                let li = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let op = lanes[li][pos];
+                if op.site == lead.site && op.class == lead.class && op.space == lead.space {
+                    mask |= 1 << li;
+                }
+            }
+            todo &= !mask;
+            groups.push((mask, lead));
+        }
+        s.insts += groups.len() as u64;
+        s.partial += groups.iter().filter(|g| g.0 != present).count() as u64;
+        let mut here = false;
+        if groups.len() > 1 {
+            for &(mask, op) in &groups {
+                let mut others = running & !mask;
+                let mut hit = false;
+                while others != 0 && !hit {
+                    let l = &lanes[others.trailing_zeros() as usize];
+                    others &= others - 1;
+                    let lo = pos.saturating_sub(SHIFT_WINDOW);
+                    let hi = (pos + SHIFT_WINDOW + 1).min(l.len());
+                    hit = (lo..hi).any(|q| {
+                        q != pos
+                            && l[q].site == op.site
+                            && l[q].class == op.class
+                            && l[q].space == op.space
+                    });
+                }
+                if hit {
+                    s.shifted += 1;
+                    here = true;
+                }
+            }
+        }
+        run = if here { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    longest
 }
 
 /// Register allocation of one warp while its instructions are formed: loads and compute
