@@ -59,7 +59,31 @@ const MARK_END: u8 = 2;
 /// in the low half), so instruction grouping never depends on the binary's layout.
 fn site_of(loc: &'static Location<'static>) -> u64 {
     let file = (loc.file().as_ptr() as u64).rotate_left(32);
-    file ^ (((loc.line() as u64 & 0xFFFF) << 16) | (loc.column() as u64 & 0xFFFF))
+    let site = file ^ (((loc.line() as u64 & 0xFFFF) << 16) | (loc.column() as u64 & 0xFFFF));
+    if SITE_NAMES_ON.with(|on| on.get()) {
+        SITE_NAMES.with(|m| {
+            m.borrow_mut().entry(site).or_insert(loc);
+        });
+    }
+    site
+}
+
+thread_local! {
+    /// Whether [`site_of`] records each site's source location (only while
+    /// [`ModelWorkload::gen_block_split`] runs, on its thread).
+    static SITE_NAMES_ON: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static SITE_NAMES: std::cell::RefCell<std::collections::HashMap<u64, &'static Location<'static>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// `file:line:column` of a call site recorded while [`SITE_NAMES_ON`] was set.
+fn site_name(site: u64) -> String {
+    SITE_NAMES.with(|m| {
+        m.borrow().get(&site).map_or_else(
+            || "?".to_string(),
+            |l| format!("{}:{}:{}", l.file(), l.line(), l.column()),
+        )
+    })
 }
 
 /// The view one thread has while it runs: its indices and the recording memory interface.
@@ -506,6 +530,7 @@ impl ModelWorkload {
                 "gen_block_split called with no current launch".into(),
             ));
         };
+        SITE_NAMES_ON.with(|on| on.set(true));
         run_block(
             &**kernel,
             info,
@@ -517,6 +542,7 @@ impl ModelWorkload {
             out,
             Some(split),
         );
+        SITE_NAMES_ON.with(|on| on.set(false));
         Ok(())
     }
 }
@@ -706,9 +732,19 @@ fn run_block(
             }
             if let Some(sp) = split.as_deref_mut() {
                 let present = (threads - (w as u64 * 32)).min(32) as u32;
-                let present = if present == 32 { u32::MAX } else { (1 << present) - 1 };
+                let present = if present == 32 {
+                    u32::MAX
+                } else {
+                    (1 << present) - 1
+                };
                 let l = if marked { &sc.plain } else { &sc.lanes };
-                runs[w] = runs[w].max(lane_split(l, present, sp));
+                let (run, at) = lane_split(l, present, sp);
+                if run > runs[w] {
+                    runs[w] = run;
+                    if run > sp.longest_run {
+                        sp.longest_at = site_name(at);
+                    }
+                }
             }
             merge_warp(
                 if marked { &sc.plain } else { &sc.lanes },
@@ -774,11 +810,18 @@ pub struct LaneSplit {
     pub partial: u64,
     /// Of them, shifted (the signature above).
     pub shifted: u64,
+    /// The warp instructions of a reconverging execution of the same lanes' operations, by
+    /// min-PC scheduling in source order (an estimate: [`reconverged`]); `insts -
+    /// converged` is what the missing reconvergence adds.
+    pub converged: u64,
     /// Warps with a run of at least [`SHIFT_RUN`] consecutive positions holding a shifted
     /// instruction in some phase: the never-reconverging signature.
     pub shifted_warps: u64,
     /// The longest such run of any warp.
     pub longest_run: u64,
+    /// The source location (`file:line:column` of the recording call) of the first shifted
+    /// instruction of that run: where the lanes' streams lose their alignment.
+    pub longest_at: String,
 }
 
 impl LaneSplit {
@@ -788,8 +831,12 @@ impl LaneSplit {
         self.insts += o.insts;
         self.partial += o.partial;
         self.shifted += o.shifted;
+        self.converged += o.converged;
         self.shifted_warps += o.shifted_warps;
-        self.longest_run = self.longest_run.max(o.longest_run);
+        if o.longest_run > self.longest_run {
+            self.longest_run = o.longest_run;
+            self.longest_at.clone_from(&o.longest_at);
+        }
     }
     /// Partial-mask instructions per instruction.
     pub fn partial_fraction(&self) -> f64 {
@@ -799,14 +846,22 @@ impl LaneSplit {
     pub fn shifted_fraction(&self) -> f64 {
         self.shifted as f64 / (self.insts.max(1)) as f64
     }
+    /// Warp instructions over those of a reconverging execution, minus one: what the
+    /// positional alignment adds.
+    pub fn excess_fraction(&self) -> f64 {
+        self.insts as f64 / (self.converged.max(1)) as f64 - 1.0
+    }
 }
 
 /// Count one warp phase's instructions as [`merge_warp`] forms them (markers left out) into
 /// `s`; `present`: the mask of the warp's threads. Returns the longest run of consecutive
-/// positions holding a shifted instruction ([`LaneSplit`]).
-fn lane_split(lanes: &[Vec<Op>], present: u32, s: &mut LaneSplit) -> u64 {
+/// positions holding a shifted instruction ([`LaneSplit`]) and the site of the run's first
+/// shifted instruction.
+fn lane_split(lanes: &[Vec<Op>], present: u32, s: &mut LaneSplit) -> (u64, u64) {
     let maxlen = lanes.iter().map(|l| l.len()).max().unwrap_or(0);
     let (mut run, mut longest) = (0u64, 0u64);
+    let (mut run_at, mut longest_at) = (0u64, 0u64);
+    let (mut lane_insts, mut diverged) = (0u64, false);
     let mut groups: Vec<(u32, Op)> = Vec::with_capacity(32);
     for pos in 0..maxlen {
         let running = lanes
@@ -832,8 +887,10 @@ fn lane_split(lanes: &[Vec<Op>], present: u32, s: &mut LaneSplit) -> u64 {
             groups.push((mask, lead));
         }
         s.insts += groups.len() as u64;
+        lane_insts += groups.len() as u64;
+        diverged |= groups.len() > 1;
         s.partial += groups.iter().filter(|g| g.0 != present).count() as u64;
-        let mut here = false;
+        let mut here = None;
         if groups.len() > 1 {
             for &(mask, op) in &groups {
                 let mut others = running & !mask;
@@ -852,14 +909,84 @@ fn lane_split(lanes: &[Vec<Op>], present: u32, s: &mut LaneSplit) -> u64 {
                 }
                 if hit {
                     s.shifted += 1;
-                    here = true;
+                    here.get_or_insert(op.site);
                 }
             }
         }
-        run = if here { run + 1 } else { 0 };
-        longest = longest.max(run);
+        match here {
+            Some(site) => {
+                if run == 0 {
+                    run_at = site;
+                }
+                run += 1;
+            }
+            None => run = 0,
+        }
+        if run > longest {
+            (longest, longest_at) = (run, run_at);
+        }
     }
-    longest
+    s.converged += if diverged {
+        reconverged(lanes)
+    } else {
+        lane_insts
+    };
+    (longest, longest_at)
+}
+
+/// The warp instructions of one warp phase under a reconverging SIMT execution, estimated
+/// by min-PC scheduling (Collange's thread-frontier reconvergence; Fung et al., MICRO 2007,
+/// §3 for the immediate-post-dominator stack it matches on structured code): at each step
+/// the lanes whose next operation has the smallest program counter issue it together. The
+/// program counter is the recording call's source position (file, then line, then column):
+/// kernel models are written in the source order of the CUDA code, so a lane that skipped an
+/// `if` body or left a loop waits at the code after it for the lanes still inside. A helper
+/// that records from its own lines (no `#[track_caller]`) is placed at those lines: an
+/// estimate, exact for the synthetic cases of the tests.
+fn reconverged(lanes: &[Vec<Op>]) -> u64 {
+    // the files of the warp's sites, ranked by name, so the order does not depend on where
+    // the file names lie in the binary
+    let mut files: Vec<(u64, String)> = Vec::new();
+    for l in lanes {
+        for o in l {
+            let f = o.site >> 32;
+            if !files.iter().any(|x| x.0 == f) {
+                let name = site_name(o.site);
+                files.push((f, name.split(':').next().unwrap_or("").to_string()));
+            }
+        }
+    }
+    files.sort_by(|a, b| a.1.cmp(&b.1));
+    // site = rotl(file pointer, 32) ^ (line << 16 | column): below the file part, the line
+    // is exact (user-space pointers are below 2^48) and the column is xor-ed with a constant
+    // of the file
+    let key = |o: &Op| {
+        let rank = files.iter().position(|x| x.0 == o.site >> 32).unwrap_or(0) as u64;
+        (rank << 32) | (o.site & 0xFFFF_FFFF)
+    };
+    let mut cur = [0usize; 32];
+    let mut insts = 0u64;
+    loop {
+        let mut best: Option<(u64, Op)> = None;
+        for (li, l) in lanes.iter().enumerate() {
+            if let Some(o) = l.get(cur[li]) {
+                let k = key(o);
+                if best.is_none_or(|(bk, _)| k < bk) {
+                    best = Some((k, *o));
+                }
+            }
+        }
+        let Some((_, b)) = best else { break };
+        for (li, l) in lanes.iter().enumerate() {
+            if let Some(o) = l.get(cur[li]) {
+                if o.site == b.site && o.class == b.class && o.space == b.space {
+                    cur[li] += 1;
+                }
+            }
+        }
+        insts += 1;
+    }
+    insts
 }
 
 /// Register allocation of one warp while its instructions are formed: loads and compute

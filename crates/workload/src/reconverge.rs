@@ -11,8 +11,8 @@
 //!
 //! `locus analyze lanes` prints it (`--all --markdown`: docs/reconvergence.md).
 
-pub use crate::model::{LaneSplit, SHIFT_RUN, SHIFT_WINDOW};
 use crate::model::ModelWorkload;
+pub use crate::model::{LaneSplit, SHIFT_RUN, SHIFT_WINDOW};
 use crate::program::{BlockProgram, Workload, WorkloadError};
 use serde::Serialize;
 
@@ -91,7 +91,8 @@ mod tests {
     /// One block of 64 threads: `n` iterations of a loop every thread runs (`LD; FFMA; IADD;
     /// BRA`, four call sites), then a store of its sum. `shift`: thread 0 first does one extra store (the
     /// scalarProd defect). `boundary`: threads >= 40 do nothing (`if (i < 40)`). `branch`:
-    /// odd threads take an `else` of the same length as the `if`.
+    /// odd threads take an `else` of the same length as the `if`. `inner`: thread 0 runs one
+    /// more instruction in the loop's first iteration (an `if` without `else` inside it).
     struct Synth {
         a: ObjId,
         c: ObjId,
@@ -99,6 +100,7 @@ mod tests {
         shift: bool,
         boundary: bool,
         branch: bool,
+        inner: bool,
     }
     impl Kernel for Synth {
         fn info(&self) -> KernelInfo {
@@ -129,6 +131,9 @@ mod tests {
             for k in 0..self.n {
                 let x: f32 = t.ld(self.a, k * 64 + i);
                 t.fp(1);
+                if self.inner && i == 0 && k == 0 {
+                    t.sfu(1);
+                }
                 sum += x;
                 t.alu(1);
                 t.branch(1);
@@ -143,6 +148,9 @@ mod tests {
         }
     }
     fn run(n: u64, shift: bool, boundary: bool, branch: bool) -> SplitReport {
+        run_inner(n, shift, boundary, branch, false)
+    }
+    fn run_inner(n: u64, shift: bool, boundary: bool, branch: bool, inner: bool) -> SplitReport {
         let mut m = Memory::new();
         let a = m.alloc_from::<f32>("a", &vec![1.0; (64 * n) as usize], true);
         let c = m.alloc::<f32>("c", 65, false);
@@ -153,6 +161,7 @@ mod tests {
             shift,
             boundary,
             branch,
+            inner,
         };
         let mut w = ModelWorkload::new("synth", m, Box::new(Once(Some(Box::new(k)))));
         lane_split(&mut w, 128, 10).unwrap()
@@ -168,6 +177,7 @@ mod tests {
             (s.warps, s.insts, s.partial, s.shifted),
             (2, 2 * (4 * n + 1), 0, 0)
         );
+        assert_eq!(s.converged, s.insts);
         assert!(!r.flagged());
     }
 
@@ -186,7 +196,20 @@ mod tests {
         assert_eq!(s.partial, w0, "every instruction of warp 0 is partial");
         assert_eq!(s.shifted, 1 + 2 * 4 * n);
         assert_eq!(s.shifted_warps, 1);
+        // reconverged (min-PC): the store, then the 31 lanes' stream once
+        assert_eq!(s.converged, 1 + 2 * (4 * n + 1));
         assert_eq!(s.longest_run, 4 * n + 1);
+        // the run starts at the loop's load (its line found in this file's text)
+        let load = include_str!("reconverge.rs")
+            .lines()
+            .position(|l| l.contains("t.ld(self.a, k * 64 + i)"))
+            .unwrap()
+            + 1;
+        assert!(
+            s.longest_at.ends_with(&format!("reconverge.rs:{load}:32")),
+            "{}",
+            s.longest_at
+        );
         assert!(r.flagged());
         // a short shared loop leaves a run below SHIFT_RUN: not flagged
         let short = run(3, true, false, false);
@@ -204,6 +227,7 @@ mod tests {
         assert_eq!(s.insts, 2 * (4 * n + 1));
         assert_eq!(s.partial, 4 * n + 1);
         assert_eq!((s.shifted, s.shifted_warps), (0, 0));
+        assert_eq!(s.converged, s.insts);
         assert!(!r.flagged());
     }
 
@@ -217,6 +241,22 @@ mod tests {
         assert_eq!(s.insts, 2 * (2 * 2 + 4 * n + 1));
         assert_eq!(s.partial, 2 * 4);
         assert_eq!((s.shifted, s.shifted_warps), (0, 0));
+        assert_eq!(s.converged, s.insts);
         assert!(!r.flagged());
+    }
+
+    /// Thread 0's extra instruction inside the loop's first iteration (an `if` without
+    /// `else`): the model never reconverges after it, so lane 0 runs one position behind for
+    /// the rest of the loop (flagged) while a reconverging execution issues the loop once plus
+    /// the one instruction: warp 0 issues `4 n + 2` reconverged against `1 + 2 (4 n + 1) - 2`
+    /// aligned position by position (the loop's first two positions are shared).
+    #[test]
+    fn if_inside_a_loop_is_flagged_and_reconverges() {
+        let n = 20;
+        let r = run_inner(n, false, false, false, true);
+        let s = &r.kernels[0].split;
+        assert!(r.flagged());
+        assert_eq!(s.converged, (4 * n + 2) + (4 * n + 1));
+        assert_eq!(s.insts, (2 + 2 * (4 * n - 1) + 1) + (4 * n + 1));
     }
 }

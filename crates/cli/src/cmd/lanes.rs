@@ -6,7 +6,7 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use locus_workload::reconverge::{lane_split, SplitReport, SHIFT_RUN, SHIFT_WINDOW};
+use locus_workload::reconverge::{lane_split, LaneSplit, SplitReport, SHIFT_RUN, SHIFT_WINDOW};
 use std::collections::BTreeMap;
 
 /// Line size the blocks are generated with (the split does not depend on it).
@@ -75,10 +75,15 @@ pub fn run(a: LanesArgs) -> Result<()> {
             let mut w = locus_workload::registry::build(b.name, &p, a.seed)?;
             let r = lane_split(&mut w, LINE_BYTES, a.max_launches)?;
             eprintln!(
-                "{:<18} {:>6.2} % shifted{}",
+                "{:<18} {:>6.2} % shifted {:>6.2} % excess{}",
                 b.name,
                 100.0 * r.total.shifted_fraction(),
-                if r.flagged() { "  NEVER RECONVERGES" } else { "" }
+                100.0 * r.total.excess_fraction(),
+                if r.flagged() {
+                    "  NEVER RECONVERGES"
+                } else {
+                    ""
+                }
             );
             reports.push((r, p));
         }
@@ -109,7 +114,7 @@ fn pct(x: f64) -> String {
 /// that never reconverge and the longest shifted run; non-default parameters named.
 pub fn markdown(reports: &[(SplitReport, BTreeMap<String, String>)]) -> String {
     let mut s = String::from(
-        "| workload | kernel | launches | warps | warp insts | partial % | shifted % | never-reconverging warps | longest shifted run |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| workload | kernel | launches | warps | warp insts | partial % | shifted % | never-reconverging warps | longest shifted run | where it starts | reconverged warp insts (estimate) | excess % |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n",
     );
     for (r, p) in reports {
         let name = if p.is_empty() {
@@ -121,7 +126,7 @@ pub fn markdown(reports: &[(SplitReport, BTreeMap<String, String>)]) -> String {
         for k in &r.kernels {
             let x = &k.split;
             s += &format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 name,
                 k.name,
                 k.launches,
@@ -130,11 +135,24 @@ pub fn markdown(reports: &[(SplitReport, BTreeMap<String, String>)]) -> String {
                 pct(x.partial_fraction()),
                 pct(x.shifted_fraction()),
                 x.shifted_warps,
-                x.longest_run
+                x.longest_run,
+                at(x),
+                x.converged,
+                pct(x.excess_fraction())
             );
         }
     }
     s
+}
+
+/// Where the longest shifted run starts, relative to crates/workload/src (`-`: none).
+fn at(x: &LaneSplit) -> String {
+    if x.longest_run == 0 {
+        return "-".into();
+    }
+    x.longest_at
+        .trim_start_matches("crates/workload/src/")
+        .to_string()
 }
 
 fn text(r: &SplitReport) {
@@ -143,13 +161,22 @@ fn text(r: &SplitReport) {
         r.workload
     );
     println!(
-        "  {:<28} {:>8} {:>9} {:>12} {:>9} {:>9} {:>12} {:>8}",
-        "kernel", "launches", "warps", "warp insts", "partial%", "shifted%", "never-reconv", "run"
+        "  {:<28} {:>8} {:>9} {:>12} {:>9} {:>9} {:>12} {:>8} {:>12} {:>8}  starts at",
+        "kernel",
+        "launches",
+        "warps",
+        "warp insts",
+        "partial%",
+        "shifted%",
+        "never-reconv",
+        "run",
+        "reconverged",
+        "excess%"
     );
     for k in &r.kernels {
         let x = &k.split;
         println!(
-            "  {:<28} {:>8} {:>9} {:>12} {:>9} {:>9} {:>12} {:>8}",
+            "  {:<28} {:>8} {:>9} {:>12} {:>9} {:>9} {:>12} {:>8} {:>12} {:>8}  {}",
             k.name,
             k.launches,
             x.warps,
@@ -157,7 +184,10 @@ fn text(r: &SplitReport) {
             pct(x.partial_fraction()),
             pct(x.shifted_fraction()),
             x.shifted_warps,
-            x.longest_run
+            x.longest_run,
+            x.converged,
+            pct(x.excess_fraction()),
+            at(x)
         );
     }
 }
