@@ -121,7 +121,7 @@ mod tests {
                 t.st(self.c, 64, 1.0f32);
             }
             if self.branch {
-                if i % 2 == 0 {
+                if i.is_multiple_of(2) {
                     t.alu(2);
                 } else {
                     t.fp(2);
@@ -182,8 +182,8 @@ mod tests {
     }
 
     /// Thread 0's extra store shifts lane 0 by one position: warp 0 issues the extra store
-    /// and then every instruction twice (lanes 1..31, lane 0 one position later), `1 + 2 (4 n
-    /// + 1)`, all partial. Shifted: at position 0 the loop's first load (lane 0 runs it at
+    /// and then every instruction twice (lanes 1..31, lane 0 one position later),
+    /// `1 + 2 (4 n + 1)`, all partial. Shifted: at position 0 the loop's first load (lane 0 runs it at
     /// position 1), at positions 1 ..= 4 n both instructions; not the extra store (no other
     /// lane runs it) nor lane 0's last store (alone at its position). Warp 1 is untouched.
     #[test]
