@@ -9,6 +9,7 @@ pub mod mix;
 pub mod model;
 pub mod offset;
 pub mod program;
+pub mod reconverge;
 pub mod registry;
 pub mod scale;
 pub mod sharing;

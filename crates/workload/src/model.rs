@@ -59,7 +59,31 @@ const MARK_END: u8 = 2;
 /// in the low half), so instruction grouping never depends on the binary's layout.
 fn site_of(loc: &'static Location<'static>) -> u64 {
     let file = (loc.file().as_ptr() as u64).rotate_left(32);
-    file ^ (((loc.line() as u64 & 0xFFFF) << 16) | (loc.column() as u64 & 0xFFFF))
+    let site = file ^ (((loc.line() as u64 & 0xFFFF) << 16) | (loc.column() as u64 & 0xFFFF));
+    if SITE_NAMES_ON.with(|on| on.get()) {
+        SITE_NAMES.with(|m| {
+            m.borrow_mut().entry(site).or_insert(loc);
+        });
+    }
+    site
+}
+
+thread_local! {
+    /// Whether [`site_of`] records each site's source location (only while
+    /// [`ModelWorkload::gen_block_split`] runs, on its thread).
+    static SITE_NAMES_ON: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static SITE_NAMES: std::cell::RefCell<std::collections::HashMap<u64, &'static Location<'static>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// `file:line:column` of a call site recorded while [`SITE_NAMES_ON`] was set.
+fn site_name(site: u64) -> String {
+    SITE_NAMES.with(|m| {
+        m.borrow().get(&site).map_or_else(
+            || "?".to_string(),
+            |l| format!("{}:{}:{}", l.file(), l.line(), l.column()),
+        )
+    })
 }
 
 /// The view one thread has while it runs: its indices and the recording memory interface.
@@ -491,6 +515,36 @@ impl ModelWorkload {
     pub fn memory(&self) -> &Memory {
         &self.mem
     }
+    /// [`Workload::gen_block`] that also measures how the block's lanes' operation streams
+    /// align ([`LaneSplit`], issue 8), added to `split`. The block's program, its functional
+    /// effects and its instructions are exactly `gen_block`'s.
+    pub fn gen_block_split(
+        &mut self,
+        block: u64,
+        line_bytes: u32,
+        out: &mut BlockProgram,
+        split: &mut LaneSplit,
+    ) -> Result<(), WorkloadError> {
+        let Some((kernel, info)) = &self.cur else {
+            return Err(WorkloadError::Msg(
+                "gen_block_split called with no current launch".into(),
+            ));
+        };
+        SITE_NAMES_ON.with(|on| on.set(true));
+        run_block(
+            &**kernel,
+            info,
+            &mut self.mem,
+            &mut self.scratch,
+            block,
+            false,
+            line_bytes,
+            out,
+            Some(split),
+        );
+        SITE_NAMES_ON.with(|on| on.set(false));
+        Ok(())
+    }
 }
 
 impl Workload for ModelWorkload {
@@ -536,6 +590,7 @@ impl Workload for ModelWorkload {
             probe,
             line_bytes,
             out,
+            None,
         );
         Ok(())
     }
@@ -619,9 +674,12 @@ fn run_block(
     probe: bool,
     line_bytes: u32,
     out: &mut BlockProgram,
+    mut split: Option<&mut LaneSplit>,
 ) {
     let threads = info.threads_per_block() as u64;
     let nwarps = info.warps_per_block() as usize;
+    // per warp, its longest run of shifted positions over the phases (with `split`)
+    let mut runs = vec![0u64; if split.is_some() { nwarps } else { 0 }];
     out.reset(nwarps);
     let out_lanes = out.record_lanes;
     let out_marks = out.offload_markers;
@@ -672,6 +730,22 @@ fn run_block(
                     }
                 }
             }
+            if let Some(sp) = split.as_deref_mut() {
+                let present = (threads - (w as u64 * 32)).min(32) as u32;
+                let present = if present == 32 {
+                    u32::MAX
+                } else {
+                    (1 << present) - 1
+                };
+                let l = if marked { &sc.plain } else { &sc.lanes };
+                let (run, at) = lane_split(l, present, sp);
+                if run > runs[w] {
+                    runs[w] = run;
+                    if run > sp.longest_run {
+                        sp.longest_at = site_name(at);
+                    }
+                }
+            }
             merge_warp(
                 if marked { &sc.plain } else { &sc.lanes },
                 marked.then_some(&sc.marks[..]),
@@ -695,6 +769,224 @@ fn run_block(
             }
         }
     }
+    if let Some(sp) = split {
+        sp.warps += nwarps as u64;
+        sp.shifted_warps += runs.iter().filter(|&&r| r >= SHIFT_RUN).count() as u64;
+        sp.longest_run = sp.longest_run.max(runs.iter().copied().max().unwrap_or(0));
+    }
+}
+
+/// Positions a lane's operation is looked for around the position where another lane runs
+/// it ([`LaneSplit::shifted`]).
+pub const SHIFT_WINDOW: usize = 32;
+
+/// Consecutive shifted positions that mark a warp as never reconverging
+/// ([`LaneSplit::shifted_warps`]).
+pub const SHIFT_RUN: u64 = 16;
+
+/// How a kernel's warp instructions split (issue 8). [`merge_warp`] aligns the 32 lanes'
+/// operation lists position by position; a real GPU's SIMT stack reconverges the lanes at
+/// the immediate post-dominator of a branch (after an `if (tid == 0)` body, after a loop
+/// with per-lane trip counts). A lane whose list has extra or missing operations before
+/// code its warp shares is shifted against its neighbours from there on, and every later
+/// instruction of the warp is split in two partial-mask instructions that a converged run
+/// would issue as one.
+///
+/// The signature measured: at a position where the running lanes form several
+/// instructions, an instruction is *shifted* when a lane outside its mask, running a
+/// different operation there, runs the same call site within [`SHIFT_WINDOW`] positions
+/// before or after (the same code, issued at different positions by different lanes).
+/// Legitimate divergence leaves no such pairs: boundary lanes that do nothing only make
+/// masks partial; an `if`/`else` whose two paths have equal length issues different call
+/// sites at the same positions and is aligned again after them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LaneSplit {
+    /// Warps analysed (each block's warps, every launch).
+    pub warps: u64,
+    /// Warp instructions formed from the lanes' operations (barriers and exits, which the
+    /// model adds per phase, excluded).
+    pub insts: u64,
+    /// Of them, with a mask smaller than the warp's threads (any divergence).
+    pub partial: u64,
+    /// Of them, shifted (the signature above).
+    pub shifted: u64,
+    /// The warp instructions of a reconverging execution of the same lanes' operations, by
+    /// min-PC scheduling in source order (an estimate: [`reconverged`]); `insts -
+    /// converged` is what the missing reconvergence adds.
+    pub converged: u64,
+    /// Warps with a run of at least [`SHIFT_RUN`] consecutive positions holding a shifted
+    /// instruction in some phase: the never-reconverging signature.
+    pub shifted_warps: u64,
+    /// The longest such run of any warp.
+    pub longest_run: u64,
+    /// The source location (`file:line:column` of the recording call) of the first shifted
+    /// instruction of that run: where the lanes' streams lose their alignment.
+    pub longest_at: String,
+}
+
+impl LaneSplit {
+    /// Add another count (launches, blocks).
+    pub fn merge(&mut self, o: &LaneSplit) {
+        self.warps += o.warps;
+        self.insts += o.insts;
+        self.partial += o.partial;
+        self.shifted += o.shifted;
+        self.converged += o.converged;
+        self.shifted_warps += o.shifted_warps;
+        if o.longest_run > self.longest_run {
+            self.longest_run = o.longest_run;
+            self.longest_at.clone_from(&o.longest_at);
+        }
+    }
+    /// Partial-mask instructions per instruction.
+    pub fn partial_fraction(&self) -> f64 {
+        self.partial as f64 / (self.insts.max(1)) as f64
+    }
+    /// Shifted instructions per instruction.
+    pub fn shifted_fraction(&self) -> f64 {
+        self.shifted as f64 / (self.insts.max(1)) as f64
+    }
+    /// Warp instructions over those of a reconverging execution, minus one: what the
+    /// positional alignment adds.
+    pub fn excess_fraction(&self) -> f64 {
+        self.insts as f64 / (self.converged.max(1)) as f64 - 1.0
+    }
+}
+
+/// Count one warp phase's instructions as [`merge_warp`] forms them (markers left out) into
+/// `s`; `present`: the mask of the warp's threads. Returns the longest run of consecutive
+/// positions holding a shifted instruction ([`LaneSplit`]) and the site of the run's first
+/// shifted instruction.
+fn lane_split(lanes: &[Vec<Op>], present: u32, s: &mut LaneSplit) -> (u64, u64) {
+    let maxlen = lanes.iter().map(|l| l.len()).max().unwrap_or(0);
+    let (mut run, mut longest) = (0u64, 0u64);
+    let (mut run_at, mut longest_at) = (0u64, 0u64);
+    let (mut lane_insts, mut diverged) = (0u64, false);
+    let mut groups: Vec<(u32, Op)> = Vec::with_capacity(32);
+    for pos in 0..maxlen {
+        let running = lanes
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.len() > pos)
+            .fold(0u32, |m, (li, _)| m | (1 << li));
+        let mut todo = running;
+        groups.clear();
+        while todo != 0 {
+            let lead = lanes[todo.trailing_zeros() as usize][pos];
+            let mut mask = 0u32;
+            let mut rest = todo;
+            while rest != 0 {
+                let li = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let op = lanes[li][pos];
+                if op.site == lead.site && op.class == lead.class && op.space == lead.space {
+                    mask |= 1 << li;
+                }
+            }
+            todo &= !mask;
+            groups.push((mask, lead));
+        }
+        s.insts += groups.len() as u64;
+        lane_insts += groups.len() as u64;
+        diverged |= groups.len() > 1;
+        s.partial += groups.iter().filter(|g| g.0 != present).count() as u64;
+        let mut here = None;
+        if groups.len() > 1 {
+            for &(mask, op) in &groups {
+                let mut others = running & !mask;
+                let mut hit = false;
+                while others != 0 && !hit {
+                    let l = &lanes[others.trailing_zeros() as usize];
+                    others &= others - 1;
+                    let lo = pos.saturating_sub(SHIFT_WINDOW);
+                    let hi = (pos + SHIFT_WINDOW + 1).min(l.len());
+                    hit = (lo..hi).any(|q| {
+                        q != pos
+                            && l[q].site == op.site
+                            && l[q].class == op.class
+                            && l[q].space == op.space
+                    });
+                }
+                if hit {
+                    s.shifted += 1;
+                    here.get_or_insert(op.site);
+                }
+            }
+        }
+        match here {
+            Some(site) => {
+                if run == 0 {
+                    run_at = site;
+                }
+                run += 1;
+            }
+            None => run = 0,
+        }
+        if run > longest {
+            (longest, longest_at) = (run, run_at);
+        }
+    }
+    s.converged += if diverged {
+        reconverged(lanes)
+    } else {
+        lane_insts
+    };
+    (longest, longest_at)
+}
+
+/// The warp instructions of one warp phase under a reconverging SIMT execution, estimated
+/// by min-PC scheduling (Collange's thread-frontier reconvergence; Fung et al., MICRO 2007,
+/// §3 for the immediate-post-dominator stack it matches on structured code): at each step
+/// the lanes whose next operation has the smallest program counter issue it together. The
+/// program counter is the recording call's source position (file, then line, then column):
+/// kernel models are written in the source order of the CUDA code, so a lane that skipped an
+/// `if` body or left a loop waits at the code after it for the lanes still inside. A helper
+/// that records from its own lines (no `#[track_caller]`) is placed at those lines: an
+/// estimate, exact for the synthetic cases of the tests.
+fn reconverged(lanes: &[Vec<Op>]) -> u64 {
+    // the files of the warp's sites, ranked by name, so the order does not depend on where
+    // the file names lie in the binary
+    let mut files: Vec<(u64, String)> = Vec::new();
+    for l in lanes {
+        for o in l {
+            let f = o.site >> 32;
+            if !files.iter().any(|x| x.0 == f) {
+                let name = site_name(o.site);
+                files.push((f, name.split(':').next().unwrap_or("").to_string()));
+            }
+        }
+    }
+    files.sort_by(|a, b| a.1.cmp(&b.1));
+    // site = rotl(file pointer, 32) ^ (line << 16 | column): below the file part, the line
+    // is exact (user-space pointers are below 2^48) and the column is xor-ed with a constant
+    // of the file
+    let key = |o: &Op| {
+        let rank = files.iter().position(|x| x.0 == o.site >> 32).unwrap_or(0) as u64;
+        (rank << 32) | (o.site & 0xFFFF_FFFF)
+    };
+    let mut cur = [0usize; 32];
+    let mut insts = 0u64;
+    loop {
+        let mut best: Option<(u64, Op)> = None;
+        for (li, l) in lanes.iter().enumerate() {
+            if let Some(o) = l.get(cur[li]) {
+                let k = key(o);
+                if best.is_none_or(|(bk, _)| k < bk) {
+                    best = Some((k, *o));
+                }
+            }
+        }
+        let Some((_, b)) = best else { break };
+        for (li, l) in lanes.iter().enumerate() {
+            if let Some(o) = l.get(cur[li]) {
+                if o.site == b.site && o.class == b.class && o.space == b.space {
+                    cur[li] += 1;
+                }
+            }
+        }
+        insts += 1;
+    }
+    insts
 }
 
 /// Register allocation of one warp while its instructions are formed: loads and compute

@@ -21,6 +21,11 @@ pub enum AnalyzeCmd {
     /// NUBA's low/high page sharing (Fig. 3, from timing runs on its 64-SM baseline) and
     /// footprints (Table 2), REC's footprints (Table 3).
     Classify(super::classify::ClassifyArgs),
+    /// Kernel models whose warps never reconverge (issue 8): per kernel, warp instructions
+    /// with a partial mask and shifted ones (the same code issued at different positions by
+    /// different lanes), and warps with a long shifted run (`--all --markdown`:
+    /// docs/reconvergence.md).
+    Lanes(super::lanes::LanesArgs),
 }
 
 #[derive(Args)]
@@ -53,6 +58,7 @@ pub fn run(c: AnalyzeCmd) -> Result<()> {
         AnalyzeCmd::Mix(a) => super::mix::run(a),
         AnalyzeCmd::RecStorage(a) => rec_storage(a),
         AnalyzeCmd::Classify(a) => super::classify::run(a),
+        AnalyzeCmd::Lanes(a) => super::lanes::run(a),
     }
 }
 

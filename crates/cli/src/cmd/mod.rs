@@ -3,6 +3,7 @@
 pub mod analyze;
 pub mod classify;
 pub mod common;
+pub mod lanes;
 pub mod list;
 pub mod mix;
 pub mod model;

@@ -229,6 +229,29 @@ fn scalarprod_matches_the_host_dot_products() {
     assert!(r.by_space[&Space::Shared] > 0);
 }
 
+/// Issue 8: no warp's lanes stay shifted (the defect `locus validate gpu` found: thread 0's
+/// store of the previous vector at the start of the next accumulation shifted lane 0 by three
+/// operations and split all of warp 0's accumulation in two, a shifted run of thousands of
+/// positions). What remains shifted are the reduction stages' short tails (strides below 32:
+/// the lanes that skip the stage's body run its loop step earlier), under `SHIFT_RUN`.
+#[test]
+fn scalarprod_warps_reconverge() {
+    let mut w = crate::registry::build(
+        "scalarprod",
+        &[("vectors", "300"), ("elements", "2000")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        6,
+    )
+    .unwrap();
+    let r = crate::reconverge::lane_split(&mut w, 128, 10).unwrap();
+    let s = &r.kernels[0].split;
+    assert_eq!(s.warps, 128 * 8);
+    assert_eq!(s.shifted_warps, 0, "{s:?}");
+    assert!(s.longest_run < crate::reconverge::SHIFT_RUN, "{s:?}");
+}
+
 #[test]
 fn defaults_follow_the_scale_rule() {
     for name in ["blackscholes", "fwt", "convsep", "transpose", "scalarprod"] {
