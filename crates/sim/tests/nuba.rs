@@ -3,22 +3,14 @@
 //! outcome is known in advance.
 
 mod common;
-use common::{cfg, run};
+use common::{cfg, run, Seq};
 
 use locus_sim::{Config, Report, System};
-use locus_workload::model::{Host, Kernel, ModelWorkload, Thread};
+use locus_workload::model::{Kernel, ModelWorkload, Thread};
 use locus_workload::{Dim3, KernelInfo, Memory, ObjId};
 
 /// 4 B elements per 4 KB page.
 const PAGE: u64 = 1024;
-
-/// Kernels played in order.
-struct Seq(Vec<Box<dyn Kernel>>);
-impl Host for Seq {
-    fn next_kernel(&mut self, _m: &mut Memory) -> Option<Box<dyn Kernel>> {
-        (!self.0.is_empty()).then(|| self.0.remove(0))
-    }
-}
 
 /// A generic synthetic kernel: `blocks` blocks of 128 threads. For `reps` rounds every
 /// block reads its own `private_pages` pages of `private` (page `b * private_pages + i`)

@@ -4,10 +4,10 @@
 //! only, and a later kernel writes every page.
 
 mod common;
-use common::cfg;
+use common::{cfg, Seq};
 
 use locus_sim::{Config, Report, System};
-use locus_workload::model::{Host, Kernel, ModelWorkload, Thread};
+use locus_workload::model::{Kernel, ModelWorkload, Thread};
 use locus_workload::{Dim3, KernelInfo, Memory, ObjId};
 
 /// 4 B elements per 4 KB page.
@@ -16,13 +16,6 @@ const PAGE: u64 = 1024;
 const PAGES_PER_BLOCK: u64 = 2;
 /// Blocks of each kernel (4 per partition of the 8-partition machine).
 const BLOCKS: u64 = 32;
-
-struct Seq(Vec<Box<dyn Kernel>>);
-impl Host for Seq {
-    fn next_kernel(&mut self, _m: &mut Memory) -> Option<Box<dyn Kernel>> {
-        (!self.0.is_empty()).then(|| self.0.remove(0))
-    }
-}
 
 /// `BLOCKS` blocks of 128 threads; block `b` reads its own `PAGES_PER_BLOCK` pages of
 /// `data` `reps` times, or (`write`) writes each of their words once.

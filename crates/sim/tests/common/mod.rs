@@ -39,3 +39,15 @@ pub fn dram_read(c: &Config, t: u64) -> u64 {
         }
     }
 }
+
+/// A host that launches the given kernels in order, once each: the synthetic NUBA tests
+/// (replication, migration, LAB) drive the simulator with hand-written kernels.
+pub struct Seq(pub Vec<Box<dyn locus_workload::model::Kernel>>);
+impl locus_workload::model::Host for Seq {
+    fn next_kernel(
+        &mut self,
+        _m: &mut locus_workload::Memory,
+    ) -> Option<Box<dyn locus_workload::model::Kernel>> {
+        (!self.0.is_empty()).then(|| self.0.remove(0))
+    }
+}
