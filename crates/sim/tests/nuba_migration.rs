@@ -4,49 +4,12 @@
 //! page is read by one block only.
 
 mod common;
+use common::pages::{Pass, BLOCKS, PAGE, PAGES_PER_BLOCK};
 use common::{cfg, Seq};
 
 use locus_sim::{Config, Report, System};
-use locus_workload::model::{Kernel, ModelWorkload, Thread};
-use locus_workload::{Dim3, KernelInfo, Memory, ObjId};
-
-/// 4 B elements per 4 KB page.
-const PAGE: u64 = 1024;
-/// Pages each block reads.
-const PAGES_PER_BLOCK: u64 = 2;
-/// Blocks of each kernel (4 per partition of the 8-partition machine).
-const BLOCKS: u64 = 32;
-
-/// `BLOCKS` blocks of 128 threads; block `b` reads its own `PAGES_PER_BLOCK` pages of
-/// `data` `reps` times. It writes nothing (so no other page is mapped).
-struct Reader {
-    name: &'static str,
-    reps: u64,
-    data: ObjId,
-}
-impl Kernel for Reader {
-    fn info(&self) -> KernelInfo {
-        KernelInfo {
-            name: self.name.into(),
-            grid: Dim3::x(BLOCKS as u32),
-            block: Dim3::x(128),
-            regs_per_thread: 16,
-            smem_per_block: 0,
-        }
-    }
-    fn thread(&self, t: &mut Thread<'_>, _p: u32) {
-        let b = t.block_id();
-        let l = t.local_id();
-        let n = PAGES_PER_BLOCK * PAGE;
-        let mut acc = 0u32;
-        for _ in 0..self.reps {
-            for i in (l..n).step_by(128) {
-                acc = acc.wrapping_add(t.ld::<u32>(self.data, b * n + i));
-            }
-        }
-        std::hint::black_box(acc);
-    }
-}
+use locus_workload::model::{Kernel, ModelWorkload};
+use locus_workload::Memory;
 
 /// 8 partitions, every page pinned on partition 7, no replication, Griffin intervals of
 /// 2000 cycles.
@@ -72,12 +35,14 @@ fn simulate(c: &Config) -> (Report, System) {
     let mut m = Memory::new();
     let data = m.alloc::<u32>("data", BLOCKS * PAGES_PER_BLOCK * PAGE, false);
     let ks: Vec<Box<dyn Kernel>> = vec![
-        Box::new(Reader {
+        Box::new(Pass {
+            write: false,
             name: "long",
             reps: 40,
             data,
         }),
-        Box::new(Reader {
+        Box::new(Pass {
+            write: false,
             name: "again",
             reps: 1,
             data,

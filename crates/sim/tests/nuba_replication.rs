@@ -4,54 +4,12 @@
 //! only, and a later kernel writes every page.
 
 mod common;
+use common::pages::{Pass, BLOCKS, PAGE, PAGES_PER_BLOCK};
 use common::{cfg, Seq};
 
 use locus_sim::{Config, Report, System};
-use locus_workload::model::{Kernel, ModelWorkload, Thread};
-use locus_workload::{Dim3, KernelInfo, Memory, ObjId};
-
-/// 4 B elements per 4 KB page.
-const PAGE: u64 = 1024;
-/// Pages each block reads.
-const PAGES_PER_BLOCK: u64 = 2;
-/// Blocks of each kernel (4 per partition of the 8-partition machine).
-const BLOCKS: u64 = 32;
-
-/// `BLOCKS` blocks of 128 threads; block `b` reads its own `PAGES_PER_BLOCK` pages of
-/// `data` `reps` times, or (`write`) writes each of their words once.
-struct Pass {
-    name: &'static str,
-    reps: u64,
-    write: bool,
-    data: ObjId,
-}
-impl Kernel for Pass {
-    fn info(&self) -> KernelInfo {
-        KernelInfo {
-            name: self.name.into(),
-            grid: Dim3::x(BLOCKS as u32),
-            block: Dim3::x(128),
-            regs_per_thread: 16,
-            smem_per_block: 0,
-        }
-    }
-    fn thread(&self, t: &mut Thread<'_>, _p: u32) {
-        let b = t.block_id();
-        let l = t.local_id();
-        let n = PAGES_PER_BLOCK * PAGE;
-        let mut acc = 0u32;
-        for _ in 0..self.reps {
-            for i in (l..n).step_by(128) {
-                if self.write {
-                    t.st::<u32>(self.data, b * n + i, 1);
-                } else {
-                    acc = acc.wrapping_add(t.ld::<u32>(self.data, b * n + i));
-                }
-            }
-        }
-        std::hint::black_box(acc);
-    }
-}
+use locus_workload::model::{Kernel, ModelWorkload};
+use locus_workload::Memory;
 
 /// 8 partitions of `frames` 4 KB frames each, every page pinned on partition 7, no MDR,
 /// counting intervals of 2000 cycles.

@@ -51,3 +51,53 @@ impl locus_workload::model::Host for Seq {
         (!self.0.is_empty()).then(|| self.0.remove(0))
     }
 }
+
+/// The NUBA page tests' kernel (nuba_migration.rs, nuba_replication.rs): pages of one
+/// object, each read (or written) by one block only.
+pub mod pages {
+    use locus_workload::model::{Kernel, Thread};
+    use locus_workload::{Dim3, KernelInfo, ObjId};
+
+    /// 4 B elements per 4 KB page.
+    pub const PAGE: u64 = 1024;
+    /// Pages each block reads.
+    pub const PAGES_PER_BLOCK: u64 = 2;
+    /// Blocks of each kernel (4 per partition of the 8-partition machine).
+    pub const BLOCKS: u64 = 32;
+
+    /// `BLOCKS` blocks of 128 threads; block `b` reads its own `PAGES_PER_BLOCK` pages of
+    /// `data` `reps` times, or (`write`) writes each of their words once.
+    pub struct Pass {
+        pub name: &'static str,
+        pub reps: u64,
+        pub write: bool,
+        pub data: ObjId,
+    }
+    impl Kernel for Pass {
+        fn info(&self) -> KernelInfo {
+            KernelInfo {
+                name: self.name.into(),
+                grid: Dim3::x(BLOCKS as u32),
+                block: Dim3::x(128),
+                regs_per_thread: 16,
+                smem_per_block: 0,
+            }
+        }
+        fn thread(&self, t: &mut Thread<'_>, _p: u32) {
+            let b = t.block_id();
+            let l = t.local_id();
+            let n = PAGES_PER_BLOCK * PAGE;
+            let mut acc = 0u32;
+            for _ in 0..self.reps {
+                for i in (l..n).step_by(128) {
+                    if self.write {
+                        t.st::<u32>(self.data, b * n + i, 1);
+                    } else {
+                        acc = acc.wrapping_add(t.ld::<u32>(self.data, b * n + i));
+                    }
+                }
+            }
+            std::hint::black_box(acc);
+        }
+    }
+}
