@@ -604,6 +604,10 @@ pub enum PlacementPolicy {
     Chunked,
     /// Each page on a random node, from `placement.seed` (NDP's random page placement).
     Random,
+    /// MGPUSim's unified multi-GPU allocation (REC's simulator; rec.md §6.16): whole 4 KB
+    /// pages round-robin over the GPUs in allocation order, the first page on the last GPU
+    /// ([`crate::placement::mgpusim`]).
+    MgpusimUnified,
     /// NUBA's Local-And-Balanced placement (nuba.md §4): first touch while the Normalized
     /// Page Balance is above `placement.lab_threshold`, else a partition with the fewest
     /// pages ([`crate::placement::lab`]). Demand-paged: pays
@@ -724,6 +728,11 @@ impl Default for PlacementCfg {
 pub enum SchedPolicy {
     /// Fair round-robin over all SMs of all nodes, blocks in order (CODA §2.5 baseline).
     Frr,
+    /// MGPUSim's unified multi-GPU dispatch (REC's simulator; rec.md §6.16): node `g` takes
+    /// the contiguous flattened block ids `[c_g·w, (c_g + s_g)·w)` with `w =
+    /// ceil(blocks / all SMs)`, `s_g` its SMs and `c_g` the SMs before it
+    /// ([`crate::scheduling::mgpusim`]); the last nodes may get fewer blocks or none.
+    MgpusimUnified,
     /// Contiguous equal chunks of blocks per node.
     Chunk,
     /// CODA Eq. 1: batches of N_blocks_per_GPU consecutive blocks per node, round-robin.

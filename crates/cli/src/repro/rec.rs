@@ -535,6 +535,72 @@ pub fn scaled_plan(
     Ok(v)
 }
 
+/// Name of the third reading of REC's configurations (issue 9): where data lives and where
+/// blocks run as in MGPUSim's unified multi-GPU mode, the simulator REC was evaluated on
+/// (REC §4): 4 KB pages round-robin over the GPUs in allocation order
+/// (`placement.policy = "mgpusim-unified"`) and a whole number of workgroups per CU to each
+/// GPU in GPU order (`scheduling.policy = "mgpusim-unified"`). rec.md §6.16's reading of
+/// that mode (contiguous chunks) stays the default; this one runs beside it.
+pub const MGPUSIM: &str = "mgpusim-unified";
+
+/// Suffix of an MGPUSim-unified run's benchmark name (`{b}@mu-{config}`).
+pub const MGPUSIM_SUFFIX: &str = "@mu";
+
+/// The `--set`s that make a configuration MGPUSim-unified.
+pub const MGPUSIM_SETS: &[&str] = &[
+    "placement.policy=mgpusim-unified",
+    "scheduling.policy=mgpusim-unified",
+];
+
+/// The configurations the MGPUSim-unified reading runs on every main benchmark (those of
+/// the headline claims of Figs. 1, 4, 5, 11, 13-16).
+pub const MGPUSIM_CONFIGS: &[&str] = &["base", "base2x", "hmg", "rec", "ideal"];
+
+/// Which headline claims the MGPUSim-unified reading evaluates (declared before the runs):
+/// those of the capacity-scaled reading but Fig. 12's, whose sweeps it does not run.
+pub fn mgpusim_claim(name: &str) -> bool {
+    scaled_claim(name) && !name.starts_with("Fig. 12:")
+}
+
+/// The MGPUSim-unified runs: every benchmark's [`MGPUSIM_CONFIGS`] with [`MGPUSIM_SETS`]
+/// added, keyed `{b}@mu-{config}`, capped like the literal runs.
+pub fn mgpusim_plan(benches: &[String], cap: Option<u64>) -> Vec<RunSpec> {
+    let mut v = Vec::new();
+    for b in benches {
+        for k in MGPUSIM_CONFIGS {
+            let x = CONFIGS
+                .iter()
+                .find(|x| x.key == *k)
+                .expect("a declared configuration");
+            let mut sets: Vec<String> = x
+                .sets
+                .iter()
+                .chain(MGPUSIM_SETS)
+                .map(|s| s.to_string())
+                .collect();
+            if let Some(n) = cap {
+                sets.push(format!("run.max_warp_insts={n}"));
+            }
+            v.push(RunSpec {
+                key: format!("{b}{MGPUSIM_SUFFIX}-{k}"),
+                bench: b.clone(),
+                params: Vec::new(),
+                preset: x.preset.to_string(),
+                sets,
+                sharing: false,
+                apps: Vec::new(),
+                trace: None,
+            });
+        }
+    }
+    v
+}
+
+/// Remote share of the L1 misses (the requests that reach an L2): those whose home is
+/// another GPU over all.
+pub const L1_MISS_REMOTE: &str = "sim.total.counters.l1_miss_remote";
+pub const L1_MISS_LOCAL: &str = "sim.total.counters.l1_miss_local";
+
 /// The runs: every (benchmark, [`CONFIGS`] entry), every (sweep benchmark, [`SWEEPS`]
 /// entry) and every (DNN benchmark, [`DNN_CONFIGS`] entry); `cap` limits every run to that
 /// many warp instructions. With a cap and `check`, [`cap_check_bench`] also runs the
@@ -1038,6 +1104,16 @@ pub fn run(
         .into_iter()
         .filter(|c| scaled_claim(&c.name))
         .collect();
+    // the MGPUSim-unified reading (issue 9): its runs and claims, all before any run
+    specs.extend(mgpusim_plan(benches, cap));
+    let mu_b: Vec<String> = benches
+        .iter()
+        .map(|b| format!("{b}{MGPUSIM_SUFFIX}"))
+        .collect();
+    let mu_claims: Vec<Claim> = claims_for(&mu_b, &[])
+        .into_iter()
+        .filter(|c| mgpusim_claim(&c.name))
+        .collect();
     let reused = specs
         .iter()
         .filter(|s| out.join("runs").join(format!("{}.json", s.key)).exists())
@@ -1048,6 +1124,7 @@ pub fn run(
     let runs = experiment::Runs::new(&res);
     let verdicts: Vec<_> = claims.iter().map(|c| c.evaluate(&runs)).collect();
     let scaled_verdicts: Vec<_> = scaled_claims.iter().map(|c| c.evaluate(&runs)).collect();
+    let mu_verdicts: Vec<_> = mu_claims.iter().map(|c| c.evaluate(&runs)).collect();
     std::fs::write(out.join("verdicts.csv"), experiment::verdict_csv(&verdicts))?;
     let cols = [
         "cycles",
@@ -1068,6 +1145,8 @@ pub fn run(
         TOUCHED,
         TOUCHED_MAX,
         LIVE,
+        L1_MISS_LOCAL,
+        L1_MISS_REMOTE,
     ];
     super::experiment::write_runs_csv(out, &specs, &runs, &cols)?;
     // runs the cap stopped before their workload's end
@@ -1095,6 +1174,8 @@ pub fn run(
         scales: &scales,
         scaled_claims: &scaled_claims,
         scaled: &scaled_verdicts,
+        mgpusim_claims: &mu_claims,
+        mgpusim: &mu_verdicts,
     };
     let head = super::rec_report::write(out, &meta, &runs, &claims, &verdicts)?;
     super::experiment::print_closing(out, &head, quiet);

@@ -52,6 +52,10 @@ pub struct Meta<'a> {
     pub scales: &'a [rec::Footprint],
     pub scaled_claims: &'a [Claim],
     pub scaled: &'a [Verdict],
+    /// The MGPUSim-unified reading (issue 9): its claims ([`rec::mgpusim_claim`]) and their
+    /// verdicts.
+    pub mgpusim_claims: &'a [Claim],
+    pub mgpusim: &'a [Verdict],
 }
 
 fn geomean(v: &[f64]) -> f64 {
@@ -1605,7 +1609,8 @@ pub fn write(
     writeln!(fig, "- CACTI area and power (§4.3): not modelled.")?;
 
     let pres = pressure(meta, runs, &led, &cfg, verdicts)?;
-    let report = format!("{md}{head}{dis}{shp}{pres}{fig}");
+    let mgp = mgpusim_reading(meta, runs, &led, &cfg, verdicts)?;
+    let report = format!("{md}{head}{dis}{shp}{pres}{mgp}{fig}");
     let path = out.join("report.md");
     std::fs::write(&path, &report)?;
     std::fs::write(out.join("numbers.txt"), led.numbers_txt())?;
@@ -1914,6 +1919,181 @@ fn pressure(
             s(rec::CAPACITY_SCALED),
             s("difference (scaled - literal)"),
             s("held (literal / scaled)"),
+        ],
+        &rows,
+    );
+    Ok(t)
+}
+
+/// The MGPUSim-unified reading (issue 9, [`rec::MGPUSIM`]): where MGPUSim's unified
+/// multi-GPU mode puts pages and workgroups, what that does to the remote share of the L2
+/// requests and to the remote lines each home's directory must track (the ideal
+/// directory's runs of both readings), and the reading's headline table beside the
+/// literal one.
+fn mgpusim_reading(
+    meta: &Meta,
+    runs: &experiment::Runs,
+    led: &Ledger,
+    cfg: &locus_sim::config::Config,
+    literal: &[Verdict],
+) -> Result<String> {
+    let mut t = String::new();
+    if meta.mgpusim_claims.is_empty() && meta.benches.is_empty() {
+        return Ok(t);
+    }
+    let s = |x: &str| x.to_string();
+    let val = |k: &str, p: &str| runs.value(k, p);
+    let nodes = cfg.system.nodes as f64;
+    let reach = cfg.directory.entries as f64;
+    let remote_share = |k: &str| {
+        let (r, l) = (val(k, rec::L1_MISS_REMOTE), val(k, rec::L1_MISS_LOCAL));
+        if r + l > 0.0 {
+            r / (r + l)
+        } else {
+            f64::NAN
+        }
+    };
+    writeln!(t, "\n## Third reading: `{}`\n", rec::MGPUSIM)?;
+    writeln!(
+        t,
+        "rec.md §6.16 reads MGPUSim's unified multi-GPU mode as contiguous equal chunks of every buffer per GPU and an even split of the workgroups (the literal reading above). MGPUSim's source (github.com/sarchlab/mgpusim, `amd/driver`) does otherwise, and this named reading follows it: a benchmark run with `-unified-gpus` allocates through the unified device one page at a time (`memoryAllocatorImpl.allocatePages` -> `Device.allocateUnifiedGPUPage`, `internal/device.go`), which rotates over the GPUs page by page across all buffers (`placement.policy = \"mgpusim-unified\"`, {} B pages), and the benchmarks' own `Distribute` calls return at once for the one unified device (`Driver.Distribute`, `api.go`); `Driver.distributeWGToGPUs` (`driver.go`) gives each GPU, in GPU order, its CUs x ceil(workgroups / all CUs) consecutive workgroups (`scheduling.policy = \"mgpusim-unified\"`). Same benchmarks, cap and configurations ({}); run keys `{{benchmark}}{}-{{configuration}}`. Docs/rec-sharing-study.md has the source read in full and each half measured alone.\n",
+        led.int(cfg.system.page_bytes, "config system.page_bytes"),
+        rec::MGPUSIM_CONFIGS.join(", "),
+        rec::MGPUSIM_SUFFIX,
+    )?;
+    writeln!(
+        t,
+        "Remote share = L1 misses whose home is another GPU / all L1 misses (`{}`), touched = remote lines touched per home (`{}` / GPUs), both from each reading's ideal-directory run; reach = the baseline's {} lines per home.\n",
+        rec::L1_MISS_REMOTE,
+        rec::TOUCHED,
+        led.int(reach as u64, "baseline reach (lines)"),
+    )?;
+    let mut rows = Vec::new();
+    let (mut over_l, mut over_m) = (0u64, 0u64);
+    for b in meta.benches {
+        let (kl, km) = (
+            format!("{b}-ideal"),
+            format!("{b}{}-ideal", rec::MGPUSIM_SUFFIX),
+        );
+        let (tl, tm) = (
+            val(&kl, rec::TOUCHED) / nodes,
+            val(&km, rec::TOUCHED) / nodes,
+        );
+        over_l += (tl > reach) as u64;
+        over_m += (tm > reach) as u64;
+        let sp = |k: &str| {
+            let (a, x) = (
+                val(&format!("{b}{k}-base"), "cycles"),
+                val(&format!("{b}{k}-rec"), "cycles"),
+            );
+            if x > 0.0 {
+                a / x - 1.0
+            } else {
+                f64::NAN
+            }
+        };
+        rows.push(vec![
+            b.clone(),
+            led.f(remote_share(&kl), 3, "remote share of L1 misses, literal"),
+            led.f(
+                remote_share(&km),
+                3,
+                "remote share of L1 misses, mgpusim-unified",
+            ),
+            led.f(tl, 0, "remote lines touched per home, literal"),
+            led.f(tm, 0, "remote lines touched per home, mgpusim-unified"),
+            led.x(tl / reach, "touched / baseline reach, literal"),
+            led.x(tm / reach, "touched / baseline reach, mgpusim-unified"),
+            led.put(
+                format!("{:+.1} %", 100.0 * sp("")),
+                "REC over the baseline, literal",
+            ),
+            led.put(
+                format!("{:+.1} %", 100.0 * sp(rec::MGPUSIM_SUFFIX)),
+                "REC over the baseline, mgpusim-unified",
+            ),
+        ]);
+    }
+    t += &table(
+        &[
+            s("benchmark"),
+            s("remote share (literal)"),
+            s("(mgpusim-unified)"),
+            s("touched per home (literal)"),
+            s("(mgpusim-unified)"),
+            s("/ reach (literal)"),
+            s("(mgpusim-unified)"),
+            s("REC speedup (literal)"),
+            s("(mgpusim-unified)"),
+        ],
+        &rows,
+    );
+    writeln!(
+        t,
+        "\n{} of {} benchmark(s) touch more remote lines per home than the baseline's reach under the literal reading, {} under `{}`.\n",
+        led.int(over_l, "benchmarks over the baseline reach, literal"),
+        led.int(meta.benches.len() as u64, "benchmarks"),
+        led.int(over_m, "benchmarks over the baseline reach, mgpusim-unified"),
+        rec::MGPUSIM,
+    )?;
+    writeln!(
+        t,
+        "\n### Headline results of the `{}` reading\n\nThe claims of the literal table whose runs this reading makes, with the same rules.\n",
+        rec::MGPUSIM
+    )?;
+    for v in meta.mgpusim {
+        led.put(v.name.clone(), "declared claim");
+        led.put(v.paper_text.clone(), "paper (declared claim)");
+        led.put(
+            v.ours_text.clone(),
+            "claim evaluated on the mgpusim-unified runs",
+        );
+        led.put(v.rule_text.clone(), "declared rule");
+        led.int(v.n as u64, "claim inputs");
+    }
+    t += &experiment::verdict_table(meta.mgpusim);
+    t += &led.held_line(meta.mgpusim);
+    writeln!(
+        t,
+        "\n### The literal and `{}` readings side by side\n",
+        rec::MGPUSIM
+    )?;
+    let mut rows = Vec::new();
+    for (c, v) in meta.mgpusim_claims.iter().zip(meta.mgpusim) {
+        let Some(l) = literal.iter().find(|l| l.name == v.name) else {
+            continue;
+        };
+        let d = v.ours - l.ours;
+        let src = "mgpusim-unified - literal";
+        let diff = match c.unit {
+            Unit::Gain | Unit::Percent => led.put(format!("{:+.1} pp", 100.0 * d), src),
+            Unit::Fall => led.put(format!("{:+.1} pp", -100.0 * d), src),
+            Unit::Times => led.put(format!("{d:+.2}x"), src),
+            Unit::Count => led.put(format!("{d:+.1}"), src),
+        };
+        let diff = if d.is_finite() { diff } else { s("no data") };
+        let h = |x: Option<bool>| match x {
+            Some(true) => "yes",
+            Some(false) => "no",
+            None => "no data",
+        };
+        rows.push(vec![
+            v.name.clone(),
+            v.paper_text.clone(),
+            l.ours_text.clone(),
+            v.ours_text.clone(),
+            diff,
+            format!("{} / {}", h(l.held), h(v.held)),
+        ]);
+    }
+    t += &table(
+        &[
+            s("result"),
+            s("paper"),
+            s("literal"),
+            s(rec::MGPUSIM),
+            s("difference (mgpusim-unified - literal)"),
+            s("held (literal / mgpusim-unified)"),
         ],
         &rows,
     );

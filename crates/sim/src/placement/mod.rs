@@ -10,6 +10,8 @@
 //! - [`PlacementPolicy::RoundRobin`]: whole pages round-robin in allocation order
 //!   ([`round_robin`], NUBA's RR);
 //! - [`PlacementPolicy::Chunked`]: each object in N contiguous chunks ([`chunked`]);
+//! - [`PlacementPolicy::MgpusimUnified`]: whole pages round-robin in allocation order as
+//!   MGPUSim's unified multi-GPU driver places them ([`mgpusim`], REC's simulator);
 //! - [`PlacementPolicy::Random`]: a seeded random node per page ([`random`], NDP);
 //! - [`PlacementPolicy::Lab`]: NUBA's Local-And-Balanced placement ([`lab`]): first touch
 //!   while the pages are balanced, least-first otherwise (allocation-order dependent).
@@ -32,6 +34,7 @@ pub mod coda;
 pub mod frames;
 pub mod griffin;
 pub mod lab;
+pub mod mgpusim;
 pub mod random;
 pub mod round_robin;
 
@@ -259,6 +262,17 @@ impl Placement {
                 round_robin::node(self.stats.pages_mapped, self.nodes),
             ),
             PlacementPolicy::Random => (Mode::Cgp, self.random_node(vpn)),
+            PlacementPolicy::MgpusimUnified => {
+                // allocation index: pages counted from the first object's first page
+                let first = self
+                    .objects
+                    .first()
+                    .map_or(0, |o| o.base >> self.page_shift);
+                (
+                    Mode::Cgp,
+                    mgpusim::node(vpn.wrapping_sub(first), self.nodes),
+                )
+            }
             // decided in `map_page` (LAB keeps state)
             PlacementPolicy::Lab => (Mode::Cgp, toucher),
             PlacementPolicy::Chunked => {
@@ -505,6 +519,34 @@ mod tests {
             // a later toucher does not move it
             let (pa2, _) = p.translate(page * 4096 + 64, NO_OBJ, 1);
             assert_eq!(pa2, pa + 64);
+        }
+    }
+
+    /// MGPUSim's unified allocation: pages of back-to-back objects rotate over the GPUs in
+    /// allocation order from the last GPU, whatever order they are touched in, and neither
+    /// the toucher nor the object boundary changes that.
+    #[test]
+    fn mgpusim_unified_interleaves_pages_in_allocation_order() {
+        let c = cfg(PlacementPolicy::MgpusimUnified);
+        let mut p = Placement::new(&c);
+        let m = AddressMap::new(&c);
+        let obj = |name: &str, base: u64, pages: u64| DataObject {
+            name: name.into(),
+            base,
+            bytes: pages * 4096,
+            elem_bytes: 4,
+            read_only: false,
+        };
+        // a: 3 pages (allocation indices 0..3), b: 5 pages (3..8)
+        p.set_objects(&[obj("a", 0x100_1000, 3), obj("b", 0x100_4000, 5)]);
+        for (o, page) in [(1u16, 7u64), (0, 0), (1, 3), (0, 2), (1, 5)] {
+            let (pa, mode) = p.translate(0x100_1000 + page * 4096 + 8, o, (page % 4) as u32);
+            assert_eq!(mode, Mode::Cgp);
+            assert_eq!(
+                m.locate(pa, mode).node as u64,
+                (page + 3) % 4,
+                "page {page}"
+            );
         }
     }
 

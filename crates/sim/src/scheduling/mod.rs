@@ -1,7 +1,9 @@
 //! Thread-block scheduling: which SM runs which block of a kernel (one file per policy).
 //! - [`frr`]: fair round-robin over all SMs of all nodes (CODA §2.5 baseline);
 //! - [`queues`]: per-node queues filled by contiguous chunks or by CODA's affinity (Eq. 1),
-//!   with optional work stealing.
+//!   with optional work stealing;
+//! - [`mgpusim`]: MGPUSim's unified multi-GPU dispatch (REC's simulator), a whole number of
+//!   blocks per SM to each node in node order, into the same per-node queues.
 //!
 //! Nodes may differ in SM count, and a memory-only node has none (issue 7 §4,
 //! `[[node_kinds]]`): every policy gives blocks only to nodes with SMs. FRR's rotation
@@ -10,6 +12,7 @@
 //! goes to a node with SMs. With identical nodes every policy is exactly as before.
 
 pub mod frr;
+pub mod mgpusim;
 pub mod queues;
 
 use crate::config::{SchedPolicy, SchedulingCfg};
@@ -68,6 +71,11 @@ impl BlockScheduler {
             SchedPolicy::Frr => BlockScheduler::Frr(frr::Frr::new(blocks, layout)),
             SchedPolicy::Chunk => BlockScheduler::Queues(queues::NodeQueues::chunked(
                 blocks,
+                layout,
+                cfg.work_stealing,
+            )),
+            SchedPolicy::MgpusimUnified => BlockScheduler::Queues(queues::NodeQueues::from_ranges(
+                &mgpusim::ranges(blocks, layout),
                 layout,
                 cfg.work_stealing,
             )),

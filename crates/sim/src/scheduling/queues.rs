@@ -41,6 +41,15 @@ impl NodeQueues {
         }
     }
 
+    /// Node g gets the blocks of `ranges[g]` (e.g. [`super::mgpusim::ranges`]).
+    pub fn from_ranges(ranges: &[std::ops::Range<u64>], layout: &Layout, stealing: bool) -> Self {
+        NodeQueues {
+            q: ranges.iter().map(|r| r.clone().collect()).collect(),
+            layout: layout.clone(),
+            stealing,
+        }
+    }
+
     /// Eq. 1 with batches of `bps` x the node's SMs blocks, over the nodes with SMs.
     ///
     /// `balanced` caps each node's batch at ceil(total / nodes with SMs)
