@@ -19,8 +19,7 @@ printf '%s\n' "${jobs[@]}" | xargs -P "$JOBS" -I{} bash -c '
   f="'"$OUT"'/$b-$name.json"
   [ -s "$f" ] || "'"$L"'" run -p rec-4gpu -w "$b" -q --no-host \
     --set directory.kind=ideal --set run.max_warp_insts='"$CAP"' \
-    --set placement.policy=$p --set scheduling.policy=$s --stats-json "$f.tmp" >/dev/null \
-    && mv "$f.tmp" "$f"'
+    --set placement.policy=$p --set scheduling.policy=$s --stats-json "$f" >/dev/null'
 python3 - "$OUT" "$CAP" $BENCHES <<'PY'
 import json, sys
 out, cap, benches = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -35,7 +34,7 @@ def get(b, v):
     t = s["coherence"]["directory"]
     return dict(l2r=c["l1_miss_remote"] / l1m if l1m else 0.0, memr=s["total"]["remote_fraction"],
                 touched=t["remote_lines_touched"] / nodes, busiest=t["remote_lines_touched_max_home"],
-                reach=reach, cycles=s["cycles"], capped=s.get("stopped_by_limit", False))
+                reach=reach, cycles=s["total"]["cycles"], capped=s.get("stopped_by_limit", False))
 print(f"Ideal directory, rec-4gpu, first {cap} warp instructions (cap). Remote share of L2 requests = "
       "L1 misses whose home is another GPU / all L1 misses (`l1_miss_remote`); remote share past the L2 = "
       "`sim.total.remote_fraction`; touched = `sim.coherence.directory.remote_lines_touched` / 4 homes "
