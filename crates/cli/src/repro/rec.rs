@@ -1320,6 +1320,43 @@ mod tests {
     /// The capacity-scaled runs: each declared configuration on each benchmark, the REC ranges
     /// on the sweep benchmarks only, every configuration valid, the directory and L2 scaled
     /// and nothing else changed.
+    /// The MGPUSim-unified reading (issue 9): every benchmark's headline configurations,
+    /// each the literal one (same preset, directory, cap) with only the placement and the
+    /// dispatch changed to MGPUSim's; its claims are the headline ones without Fig. 12.
+    #[test]
+    fn mgpusim_runs_change_placement_and_dispatch_only() {
+        use locus_sim::config::{PlacementPolicy, SchedPolicy};
+        let benches = vec!["atax".to_string(), "lu".to_string()];
+        let p = mgpusim_plan(&benches, Some(1000));
+        assert_eq!(p.len(), 2 * MGPUSIM_CONFIGS.len());
+        for r in &p {
+            let (b, k) = r.key.split_once("@mu-").unwrap();
+            assert_eq!(b, r.bench);
+            let x = CONFIGS.iter().find(|x| x.key == k).unwrap();
+            let lit: Vec<String> = x.sets.iter().map(|s| s.to_string()).collect();
+            let l = locus_sim::preset::load(Some(x.preset), None, &lit).unwrap();
+            let c = locus_sim::preset::load(Some(&r.preset), None, &r.sets).unwrap();
+            assert_eq!(l.placement.policy, PlacementPolicy::Chunked, "rec.md §6.16");
+            assert_eq!(l.scheduling.policy, SchedPolicy::Chunk, "rec.md §6.16");
+            assert_eq!(c.placement.policy, PlacementPolicy::MgpusimUnified);
+            assert_eq!(c.scheduling.policy, SchedPolicy::MgpusimUnified);
+            assert_eq!(c.directory.kind, l.directory.kind, "{}", r.key);
+            assert_eq!(c.directory.entries, l.directory.entries, "{}", r.key);
+            assert_eq!(c.l2.bytes_per_node, l.l2.bytes_per_node);
+            assert!(r.sets.contains(&"run.max_warp_insts=1000".to_string()));
+        }
+        let mu: Vec<String> = benches.iter().map(|b| format!("{b}@mu")).collect();
+        let c: Vec<Claim> = claims_for(&mu, &[])
+            .into_iter()
+            .filter(|c| mgpusim_claim(&c.name))
+            .collect();
+        assert!(c.iter().any(|c| c.name.starts_with("Fig. 11:")));
+        assert!(!c.iter().any(|c| c.name.starts_with("Fig. 12:")));
+        assert!(!mgpusim_claim(
+            "Fig. 12: lines coalesced per REC entry at eviction (1024 B range)"
+        ));
+    }
+
     #[test]
     fn capacity_scaled_runs_scale_directory_and_l2_only() {
         let scales = vec![("atax".to_string(), 0.2366), ("lu".to_string(), 0.0148)];
