@@ -521,6 +521,7 @@ fn repro_rec_quick_report_passes_its_audit() {
         "remote lines touched per home",
         "Second reading: `capacity-scaled`",
         "`live-entries`",
+        "Third reading: `mgpusim-unified`",
     ] {
         assert!(report.contains(part), "report lacks {part}");
     }
@@ -554,10 +555,10 @@ fn repro_rec_quick_report_passes_its_audit() {
         );
     }
     // one row per run: 7 configurations + 33 sweep points on the one benchmark (no DNN
-    // runs and no cap check with --quick), and the capacity-scaled reading's 5
-    // configurations + 3 REC ranges
+    // runs and no cap check with --quick), the capacity-scaled reading's 5
+    // configurations + 3 REC ranges, and the mgpusim-unified reading's 5 configurations
     let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
-    assert_eq!(runs.lines().count(), 1 + 7 + 33 + 5 + 3);
+    assert_eq!(runs.lines().count(), 1 + 7 + 33 + 5 + 3 + 5);
     let _ = std::fs::remove_dir_all(&d);
 }
 
