@@ -84,6 +84,10 @@ pub struct PlacementStats {
     /// them (their data travel with the page copy, so nothing is written back).
     pub freed_lines_dropped: u64,
     pub freed_dirty_dropped: u64,
+    /// LAB's pages placed in the requester's partition because NPB was above the
+    /// threshold, and those placed least-first (NUBA §4.3; policy `lab` only).
+    pub lab_first_touch: u64,
+    pub lab_least_first: u64,
 }
 
 /// Carrefour's replica counters (NUBA §7.9).
@@ -470,6 +474,9 @@ impl Placement {
         let mut s = self.stats.clone();
         s.frames = self.frames.stats;
         s.replicas = self.replicas.as_ref().map(|r| r.stats);
+        if let Some(l) = &self.lab {
+            (s.lab_first_touch, s.lab_least_first) = (l.first_touch, l.least_first);
+        }
         s
     }
 }
