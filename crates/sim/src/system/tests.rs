@@ -5,16 +5,21 @@ use super::{Ev, Kind, Req, System};
 use crate::mapping::Mode;
 use crate::preset;
 
+/// A system of preset `name` with the `--set` overrides `sets`.
+fn system(name: &str, sets: &[&str]) -> System {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    System::new(&preset::load(Some(name), None, &sets).unwrap())
+}
+
 fn directory_system() -> System {
-    let sets: Vec<String> = [
-        "coherence.protocol=directory",
-        "l2.write_policy_remote=write-through",
-        "coherence.check=true",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    System::new(&preset::load(Some("coda-4gpu"), None, &sets).unwrap())
+    system(
+        "coda-4gpu",
+        &[
+            "coherence.protocol=directory",
+            "l2.write_policy_remote=write-through",
+            "coherence.check=true",
+        ],
+    )
 }
 
 fn step(s: &mut System, ev: Ev) {
@@ -47,6 +52,18 @@ fn line_at_node0(s: &System) -> (u64, crate::mapping::Location) {
 
 /// SM `sm` issues a read (L1 MSHR allocated) or a write of `line` now; returns the request.
 fn issue(s: &mut System, kind: Kind, sm: usize, line: u64, loc: &crate::mapping::Location) -> u32 {
+    issue_mode(s, kind, sm, line, loc, Mode::Fgp)
+}
+
+/// [`issue`] of a line of a `mode` page.
+fn issue_mode(
+    s: &mut System,
+    kind: Kind,
+    sm: usize,
+    line: u64,
+    loc: &crate::mapping::Location,
+    mode: Mode,
+) -> u32 {
     let node = s.sms[sm].node;
     if kind == Kind::Read {
         assert_eq!(s.sms[sm].mshr.add(line, u64::MAX), Some(true));
@@ -59,7 +76,7 @@ fn issue(s: &mut System, kind: Kind, sm: usize, line: u64, loc: &crate::mapping:
         node,
         loc,
         line,
-        Mode::Fgp,
+        mode,
         128,
         locus_workload::NO_OBJ,
         u64::MAX,
@@ -299,16 +316,15 @@ fn slices_per_channel_must_match_the_channels() {
 
 /// A NUBA machine with Carrefour replication on and every page pinned on partition 0.
 fn nuba_system() -> System {
-    let sets: Vec<String> = [
-        "placement.policy=node",
-        "placement.node=0",
-        "placement.migration=carrefour",
-        "replication.kind=none",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    System::new(&preset::load(Some("nuba"), None, &sets).unwrap())
+    system(
+        "nuba",
+        &[
+            "placement.policy=node",
+            "placement.node=0",
+            "placement.migration=carrefour",
+            "replication.kind=none",
+        ],
+    )
 }
 
 /// The first SM of partition `node`.
@@ -322,21 +338,7 @@ fn read_frame(s: &mut System, sm: usize, ppn: u64) -> (u64, u64) {
     let page = s.placement.page_bytes();
     let line = (ppn * page) >> s.line_shift;
     let loc = s.map.locate(ppn * page, Mode::Cgp);
-    let node = s.sms[sm].node;
-    assert_eq!(s.sms[sm].mshr.add(line, u64::MAX), Some(true));
-    let id = s.new_req(Req::from_sm(
-        Kind::Read,
-        sm,
-        node,
-        &loc,
-        line,
-        Mode::Cgp,
-        128,
-        locus_workload::NO_OBJ,
-        u64::MAX,
-    ));
-    let now = s.q.now();
-    s.q.push(now, Ev::L2Access(id));
+    issue_mode(s, Kind::Read, sm, line, &loc, Mode::Cgp);
     run_until(s, |_| false);
     (line, s.slices.iter().map(|x| x.misses).sum())
 }
