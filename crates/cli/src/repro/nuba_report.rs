@@ -639,87 +639,117 @@ pub fn write(
             "no data".into()
         }
     };
-    let mut rows = Vec::new();
-    let mut csv = String::from("bench,class,lab,ft,ft_griffin,intervals,migrations,ft_griffin_scaled,intervals_scaled,migrations_scaled,ft_griffin_vs_lab,paper\n");
-    for b in benches {
-        let (lab, ft, gr) = (
-            sp(b, "uba", "norep"),
-            sp(b, "uba", "ft"),
-            sp(b, "uba", "griffin"),
-        );
-        let gs = sp(b, "uba", "griffin-s32");
-        let vs_lab = sp(b, "norep", "griffin");
-        let (k, ks) = (key(b, "griffin"), key(b, "griffin-s32"));
-        let paper = (b == "2mm").then_some(nuba::ALT_2MM_MIGRATION);
-        let _ = writeln!(
-            csv,
-            "{b},{},{lab},{ft},{gr},{},{},{gs},{},{},{vs_lab},{}",
-            paper_class(b).unwrap_or(""),
-            val(&k, "cycles") / iv,
-            val(&k, "migrations"),
-            val(&ks, "cycles") / s_iv as f64,
-            val(&ks, "migrations"),
-            paper.map(|p| p.to_string()).unwrap_or_default()
-        );
-        rows.push(vec![
-            abbr(b),
-            paper_class(b).unwrap_or("").to_string(),
-            led.gain(lab, "alt79 lab"),
-            led.gain(ft, "alt79 ft"),
-            led.gain(gr, "alt79 griffin"),
-            intervals(&k, iv),
-            migs(&k),
-            led.gain(gs, "alt79 griffin scaled"),
-            intervals(&ks, s_iv as f64),
-            migs(&ks),
-            led.gain(vs_lab, "alt79 griffin vs lab"),
-            paper
-                .map(|p| led.gain(p, "paper alt79 2mm"))
-                .unwrap_or_default(),
-        ]);
+    // §7.9's two alternatives share one table: per benchmark LAB, FT and FT plus the
+    // alternative over the memory-side UBA, the elapsed intervals and the alternative's
+    // counters, the same for the scaled-interval run, the alternative over LAB and the
+    // paper's value; then the harmonic means by class.
+    struct Alt79<'a> {
+        /// Configuration and ledger name (`griffin`, `carrefour`).
+        name: &'a str,
+        /// Column title (`FT+Griffin`).
+        head: &'a str,
+        csv_head: &'a str,
+        /// The paper's benchmark, its value and the value's ledger label.
+        paper: (&'a str, f64, &'a str),
+        /// Counter columns after "intervals" (the scaled run's add " (scaled)").
+        cols: &'a [&'a str],
+        /// Counter cells of a run (key, scaled run?) for the table and for the CSV.
+        cells: &'a dyn Fn(&str, bool) -> Vec<String>,
+        csv_cells: &'a dyn Fn(&str, bool) -> Vec<String>,
     }
-    for (name, bs, paper) in [
-        ("HM low-sharing", &low, Some(nuba::ALT_LOW_GAIN)),
-        ("HM high-sharing", &high, None),
-        ("HM all", &benches.to_vec(), None),
-    ] {
-        if bs.is_empty() {
-            continue;
+    let alt79_table = |a: &Alt79| -> (String, String) {
+        let n = a.name;
+        let scaled = format!("{n}-s32");
+        let mut rows = Vec::new();
+        let mut csv = a.csv_head.to_string();
+        for b in benches {
+            let (lab, ft, alt) = (sp(b, "uba", "norep"), sp(b, "uba", "ft"), sp(b, "uba", n));
+            let alt_s = sp(b, "uba", &scaled);
+            let vs_lab = sp(b, "norep", n);
+            let (k, ks) = (key(b, n), key(b, &scaled));
+            let paper = (b == a.paper.0).then_some(a.paper.1);
+            let mut line = vec![
+                b.to_string(),
+                paper_class(b).unwrap_or("").to_string(),
+                lab.to_string(),
+                ft.to_string(),
+                alt.to_string(),
+                (val(&k, "cycles") / iv).to_string(),
+            ];
+            line.extend((a.csv_cells)(&k, false));
+            line.push(alt_s.to_string());
+            line.push((val(&ks, "cycles") / s_iv as f64).to_string());
+            line.extend((a.csv_cells)(&ks, true));
+            line.push(vs_lab.to_string());
+            line.push(paper.map(|p| p.to_string()).unwrap_or_default());
+            csv += &line.join(",");
+            csv.push('\n');
+            let mut row = vec![
+                abbr(b),
+                paper_class(b).unwrap_or("").to_string(),
+                led.gain(lab, "alt79 lab"),
+                led.gain(ft, "alt79 ft"),
+                led.gain(alt, &format!("alt79 {n}")),
+                intervals(&k, iv),
+            ];
+            row.extend((a.cells)(&k, false));
+            row.push(led.gain(alt_s, &format!("alt79 {n} scaled")));
+            row.push(intervals(&ks, s_iv as f64));
+            row.extend((a.cells)(&ks, true));
+            row.push(led.gain(vs_lab, &format!("alt79 {n} vs lab")));
+            row.push(paper.map(|p| led.gain(p, a.paper.2)).unwrap_or_default());
+            rows.push(row);
         }
-        rows.push(vec![
-            name.to_string(),
-            String::new(),
-            led.gain(hm_sp(bs, "uba", "norep"), "alt79 hm lab"),
-            led.gain(hm_sp(bs, "uba", "ft"), "alt79 hm ft"),
-            led.gain(hm_sp(bs, "uba", "griffin"), "alt79 hm griffin"),
-            String::new(),
-            String::new(),
-            led.gain(hm_sp(bs, "uba", "griffin-s32"), "alt79 hm griffin scaled"),
-            String::new(),
-            String::new(),
-            led.gain(hm_sp(bs, "norep", "griffin"), "alt79 hm griffin vs lab"),
-            paper
-                .map(|p| format!("about {}", led.gain(p, "paper alt79 low")))
-                .unwrap_or_default(),
-        ]);
-    }
-    f79 += &table(
-        &[
-            "benchmark".to_string(),
-            "class".into(),
-            "LAB".into(),
-            "FT".into(),
-            "FT+Griffin".into(),
-            "intervals".into(),
-            "pages migrated".into(),
-            "FT+Griffin scaled".into(),
-            "intervals (scaled)".into(),
-            "pages migrated (scaled)".into(),
-            "FT+Griffin vs LAB".into(),
-            "paper (FT+Griffin)".into(),
-        ],
-        &rows,
-    );
+        for (name, bs, paper) in [
+            ("HM low-sharing", &low, Some(nuba::ALT_LOW_GAIN)),
+            ("HM high-sharing", &high, None),
+            ("HM all", &benches.to_vec(), None),
+        ] {
+            if bs.is_empty() {
+                continue;
+            }
+            let mut row = vec![
+                name.to_string(),
+                String::new(),
+                led.gain(hm_sp(bs, "uba", "norep"), "alt79 hm lab"),
+                led.gain(hm_sp(bs, "uba", "ft"), "alt79 hm ft"),
+                led.gain(hm_sp(bs, "uba", n), &format!("alt79 hm {n}")),
+            ];
+            row.extend(std::iter::repeat_n(String::new(), 1 + a.cols.len()));
+            row.push(led.gain(hm_sp(bs, "uba", &scaled), &format!("alt79 hm {n} scaled")));
+            row.extend(std::iter::repeat_n(String::new(), 1 + a.cols.len()));
+            row.push(led.gain(hm_sp(bs, "norep", n), &format!("alt79 hm {n} vs lab")));
+            row.push(
+                paper
+                    .map(|p| format!("about {}", led.gain(p, "paper alt79 low")))
+                    .unwrap_or_default(),
+            );
+            rows.push(row);
+        }
+        let mut head: Vec<String> = ["benchmark", "class", "LAB", "FT", a.head, "intervals"]
+            .iter()
+            .map(|h| h.to_string())
+            .collect();
+        head.extend(a.cols.iter().map(|c| c.to_string()));
+        head.push(format!("{} scaled", a.head));
+        head.push("intervals (scaled)".into());
+        head.extend(a.cols.iter().map(|c| format!("{c} (scaled)")));
+        head.push(format!("{} vs LAB", a.head));
+        head.push(format!("paper ({})", a.head));
+        (table(&head, &rows), csv)
+    };
+    let griffin_cells = |k: &str, _: bool| vec![migs(k)];
+    let griffin_csv = |k: &str, _: bool| vec![val(k, "migrations").to_string()];
+    let (t, csv) = alt79_table(&Alt79 {
+        name: "griffin",
+        head: "FT+Griffin",
+        csv_head: "bench,class,lab,ft,ft_griffin,intervals,migrations,ft_griffin_scaled,intervals_scaled,migrations_scaled,ft_griffin_vs_lab,paper\n",
+        paper: ("2mm", nuba::ALT_2MM_MIGRATION, "paper alt79 2mm"),
+        cols: &["pages migrated"],
+        cells: &griffin_cells,
+        csv_cells: &griffin_csv,
+    });
+    f79 += &t;
     writeln!(
         f79,
         "\nThe paper: migration and replication both give \"around {}\" on the low-sharing benchmarks and lose \"up to {} (2MM)\" (migration) and {} (3DCONV, replication) on the high-sharing ones, because pages several SMs use move back and forth (the unit test `a_page_shared_in_turns_thrashes` shows that mechanism on the decision logic; the system test `a_page_used_only_remotely_moves_once_and_is_then_local` in crates/sim/tests/nuba_migration.rs shows a remotely used page moving once and its later L1 misses all served locally). Where a run elapsed no interval, its §7.9 claim judges first touch alone: compare the FT and FT+Griffin columns.",
@@ -732,7 +762,7 @@ pub fn write(
     // §7.9's second alternative: Carrefour-style replication, beside Griffin
     writeln!(
         f79,
-        "\n\nFirst touch plus Carrefour-style page replication (`placement.migration = \"carrefour\"`, `locus_sim::placement::carrefour`, nuba.md A23): at the end of every {}-cycle interval, a coarse page that has only been read gets a replica in each partition that read it remotely in that interval, while that partition's free memory fraction is above {} (replicas count against it). The page table keeps, beside the home frame, one frame per replica (`locus_sim::placement::Replicas`); after {} cycles of fault and shootdown the home sends the whole page over the NoC, and from its landing on, reads from that partition go to its own memory. The first write to a replicated page collapses every replica (frames freed, the writer waits {} cycles of fault and shootdown) and the page is never replicated again, as in Carrefour; the system test `read_pages_are_replicated_where_read_and_a_write_collapses_them` in crates/sim/tests/nuba_replication.rs shows a replica serving every later L1 miss locally, and a write collapsing it with no read served stale. Replication counts every L1 line request of a coarse page at translation; fine-grained pages take no part. \"replica reads\" is the share of the run's L1 line requests served by a replica.\n",
+        "\n\nFirst touch plus Carrefour-style page replication (`placement.migration = \"carrefour\"`, `locus_sim::placement::carrefour`, nuba.md A23): at the end of every {}-cycle interval, a coarse page that has only been read gets a replica in each partition that read it remotely in that interval, while that partition's free memory fraction is above {} (replicas count against it). The page table keeps, beside the home frame, one frame per replica (`locus_sim::placement::Replicas`); after {} cycles of fault and shootdown the home sends the whole page over the NoC, and from its landing on, reads from that partition go to its own memory. The first write to a replicated page collapses every replica (frames freed and their lines dropped from every L1 and LLC slice, `System::drop_frame_lines`; the writer waits {} cycles of fault and shootdown) and the page is never replicated again, as in Carrefour; the system test `read_pages_are_replicated_where_read_and_a_write_collapses_them` in crates/sim/tests/nuba_replication.rs shows a replica serving every later L1 miss locally, and a write collapsing it with no read served stale. Replication counts every L1 line request of a coarse page at translation; fine-grained pages take no part. \"replica reads\" is the share of the run's L1 line requests served by a replica.\n",
         led.int(cfg.placement.migration_interval_cycles, "config placement.migration_interval_cycles"),
         led.f(cfg.placement.replication_min_free, 2, "config placement.replication_min_free"),
         led.int(cfg.placement.migration_cycles as u64, "config placement.migration_cycles"),
@@ -755,103 +785,32 @@ pub fn write(
             "no data".into()
         }
     };
-    let mut rows = Vec::new();
-    let mut csv = String::from("bench,class,lab,ft,ft_carrefour,intervals,replicas,collapses,replica_reads,stale_reads,ft_carrefour_scaled,intervals_scaled,replicas_scaled,collapses_scaled,ft_carrefour_vs_lab,paper\n");
-    for b in benches {
-        let (lab, ft, cf) = (
-            sp(b, "uba", "norep"),
-            sp(b, "uba", "ft"),
-            sp(b, "uba", "carrefour"),
-        );
-        let cs = sp(b, "uba", "carrefour-s32");
-        let vs_lab = sp(b, "norep", "carrefour");
-        let (k, ks) = (key(b, "carrefour"), key(b, "carrefour-s32"));
-        let paper = (b == "3dconv").then_some(nuba::ALT_3DCONV_REPLICATION);
-        let _ = writeln!(
-            csv,
-            "{b},{},{lab},{ft},{cf},{},{},{},{},{},{cs},{},{},{},{vs_lab},{}",
-            paper_class(b).unwrap_or(""),
-            val(&k, "cycles") / iv,
-            rv(&k, "made"),
-            rv(&k, "collapses"),
-            rv(&k, "replica_reads"),
-            rv(&k, "stale_reads"),
-            val(&ks, "cycles") / s_iv as f64,
-            rv(&ks, "made"),
-            rv(&ks, "collapses"),
-            paper.map(|p| p.to_string()).unwrap_or_default()
-        );
-        rows.push(vec![
-            abbr(b),
-            paper_class(b).unwrap_or("").to_string(),
-            led.gain(lab, "alt79 lab"),
-            led.gain(ft, "alt79 ft"),
-            led.gain(cf, "alt79 carrefour"),
-            intervals(&k, iv),
-            cnt(rv(&k, "made"), "alt79 replicas made"),
-            cnt(rv(&k, "collapses"), "alt79 pages collapsed"),
-            share(&k),
-            led.gain(cs, "alt79 carrefour scaled"),
-            intervals(&ks, s_iv as f64),
-            cnt(rv(&ks, "made"), "alt79 replicas made (scaled)"),
-            cnt(rv(&ks, "collapses"), "alt79 pages collapsed (scaled)"),
-            share(&ks),
-            led.gain(vs_lab, "alt79 carrefour vs lab"),
-            paper
-                .map(|p| led.gain(p, "paper alt79 3dconv"))
-                .unwrap_or_default(),
-        ]);
-    }
-    for (name, bs, paper) in [
-        ("HM low-sharing", &low, Some(nuba::ALT_LOW_GAIN)),
-        ("HM high-sharing", &high, None),
-        ("HM all", &benches.to_vec(), None),
-    ] {
-        if bs.is_empty() {
-            continue;
+    let carrefour_cells = |k: &str, scaled: bool| {
+        let s = if scaled { " (scaled)" } else { "" };
+        vec![
+            cnt(rv(k, "made"), &format!("alt79 replicas made{s}")),
+            cnt(rv(k, "collapses"), &format!("alt79 pages collapsed{s}")),
+            share(k),
+        ]
+    };
+    let carrefour_csv = |k: &str, scaled: bool| {
+        let mut v = vec![rv(k, "made").to_string(), rv(k, "collapses").to_string()];
+        if !scaled {
+            v.push(rv(k, "replica_reads").to_string());
+            v.push(rv(k, "stale_reads").to_string());
         }
-        let mut row = vec![
-            name.to_string(),
-            String::new(),
-            led.gain(hm_sp(bs, "uba", "norep"), "alt79 hm lab"),
-            led.gain(hm_sp(bs, "uba", "ft"), "alt79 hm ft"),
-            led.gain(hm_sp(bs, "uba", "carrefour"), "alt79 hm carrefour"),
-        ];
-        row.extend(std::iter::repeat_n(String::new(), 4));
-        row.push(led.gain(
-            hm_sp(bs, "uba", "carrefour-s32"),
-            "alt79 hm carrefour scaled",
-        ));
-        row.extend(std::iter::repeat_n(String::new(), 4));
-        row.push(led.gain(hm_sp(bs, "norep", "carrefour"), "alt79 hm carrefour vs lab"));
-        row.push(
-            paper
-                .map(|p| format!("about {}", led.gain(p, "paper alt79 low")))
-                .unwrap_or_default(),
-        );
-        rows.push(row);
-    }
-    f79 += &table(
-        &[
-            "benchmark".to_string(),
-            "class".into(),
-            "LAB".into(),
-            "FT".into(),
-            "FT+Carrefour".into(),
-            "intervals".into(),
-            "replicas made".into(),
-            "pages collapsed".into(),
-            "replica reads".into(),
-            "FT+Carrefour scaled".into(),
-            "intervals (scaled)".into(),
-            "replicas made (scaled)".into(),
-            "pages collapsed (scaled)".into(),
-            "replica reads (scaled)".into(),
-            "FT+Carrefour vs LAB".into(),
-            "paper (FT+Carrefour)".into(),
-        ],
-        &rows,
-    );
+        v
+    };
+    let (t, csv) = alt79_table(&Alt79 {
+        name: "carrefour",
+        head: "FT+Carrefour",
+        csv_head: "bench,class,lab,ft,ft_carrefour,intervals,replicas,collapses,replica_reads,stale_reads,ft_carrefour_scaled,intervals_scaled,replicas_scaled,collapses_scaled,ft_carrefour_vs_lab,paper\n",
+        paper: ("3dconv", nuba::ALT_3DCONV_REPLICATION, "paper alt79 3dconv"),
+        cols: &["replicas made", "pages collapsed", "replica reads"],
+        cells: &carrefour_cells,
+        csv_cells: &carrefour_csv,
+    });
+    f79 += &t;
     std::fs::write(out.join("alt79_replication.csv"), csv)?;
 
     // ---- Fig. 12
@@ -1099,7 +1058,6 @@ pub fn write(
             MISSING.join(", ")
         )?;
     }
-    writeln!(tail, "- Caches after §7.9's page moves: a Carrefour collapse frees the replica frames (and a Griffin move the old frame) without flushing their lines from the LLC slices and L1s that hold them, so a frame reused later may hit on lines of the page it held before (a timing effect: no run reads a replica after its page was written, `stale_reads` in crates/sim/tests/nuba_replication.rs).")?;
     let per_run = ratio(meta.host_seconds, meta.runs as f64);
     let full_runs = TABLE2.len() * (nuba::CONFIGS.len() + nuba::SWEEPS.len());
     let est =

@@ -79,6 +79,18 @@ pub struct PlacementStats {
     /// Carrefour's page replicas (`placement.migration = "carrefour"` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replicas: Option<ReplicaStats>,
+    /// Frames freed while mapped pages could have lines of them cached (a Carrefour
+    /// collapse's replica frames, the old frame of a Griffin move; NUBA §7.9) and whose
+    /// lines were then dropped from every L1 and LLC slice (`System::drop_frame_lines`).
+    pub freed_frames_flushed: u64,
+    /// Cached copies (L1 and LLC lines) those flushes dropped, and the dirty ones among
+    /// them (their data travel with the page copy, so nothing is written back).
+    pub freed_lines_dropped: u64,
+    pub freed_dirty_dropped: u64,
+    /// LAB's pages placed in the requester's partition because NPB was above the
+    /// threshold, and those placed least-first (NUBA §4.3; policy `lab` only).
+    pub lab_first_touch: u64,
+    pub lab_least_first: u64,
 }
 
 /// Carrefour's replica counters (NUBA §7.9).
@@ -439,9 +451,10 @@ impl Placement {
     }
 
     /// Collapse page `vpn`'s replicas (a write to it, Carrefour): every replica frame is
-    /// freed and reads go to the home frame again. Returns the partitions that held one
-    /// (bitmask; 0 = the page had none).
-    pub fn collapse(&mut self, vpn: u64) -> u64 {
+    /// freed (appended to `freed`, so the caller can drop their cached lines) and reads go
+    /// to the home frame again. Returns the partitions that held one (bitmask; 0 = the
+    /// page had none).
+    pub fn collapse(&mut self, vpn: u64, freed: &mut Vec<u64>) -> u64 {
         let Some(r) = self.replicas.as_mut() else {
             return 0;
         };
@@ -451,7 +464,9 @@ impl Placement {
         let m = std::mem::take(&mut r.mask[row as usize]);
         for node in 0..r.nodes {
             if m >> node & 1 == 1 {
-                self.frames.free(r.frames[row as usize * r.nodes + node].0);
+                let ppn = r.frames[row as usize * r.nodes + node].0;
+                self.frames.free(ppn);
+                freed.push(ppn);
                 r.stats.frames_now -= 1;
                 r.stats.dropped += 1;
             }
@@ -473,6 +488,9 @@ impl Placement {
         let mut s = self.stats.clone();
         s.frames = self.frames.stats;
         s.replicas = self.replicas.as_ref().map(|r| r.stats);
+        if let Some(l) = &self.lab {
+            (s.lab_first_touch, s.lab_least_first) = (l.first_touch, l.least_first);
+        }
         s
     }
 }

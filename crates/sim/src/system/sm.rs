@@ -725,7 +725,7 @@ impl System {
             if dropped.is_empty() {
                 return 0;
             }
-            self.placement.collapse(vpn);
+            self.collapse_replicas(vpn);
             return self.clk.cycles(self.cfg.placement.migration_cycles as u64);
         }
         if node != home {
@@ -766,6 +766,47 @@ impl System {
         }
     }
 
+    /// Collapse page `vpn`'s Carrefour replicas ([`crate::placement::Placement::collapse`])
+    /// and drop the cached lines of every replica frame freed ([`System::drop_frame_lines`]).
+    pub(crate) fn collapse_replicas(&mut self, vpn: u64) -> u64 {
+        let mut freed = Vec::new();
+        let m = self.placement.collapse(vpn, &mut freed);
+        for ppn in freed {
+            self.drop_frame_lines(ppn);
+        }
+        m
+    }
+
+    /// Drop every cached copy of the lines of frame `ppn`, just freed by a Carrefour
+    /// collapse or a Griffin move (NUBA §7.9): each line is invalidated by address in
+    /// every SM's L1 and every LLC slice (replicas included), and a fill of it in flight
+    /// is poisoned so it is not installed, so a later page given this frame never hits
+    /// on the lines of the page it held before. Dirty copies are dropped too: the page
+    /// copy carries their data (the checker's `page_copy`). Counted in
+    /// [`crate::placement::PlacementStats::freed_frames_flushed`] and its neighbours.
+    pub(crate) fn drop_frame_lines(&mut self, ppn: u64) {
+        let lines = self.placement.page_bytes() >> self.line_shift;
+        let first = ppn * lines;
+        let (mut dropped, mut dirty) = (0, 0);
+        for line in first..first + lines {
+            for sm in self.sms.iter_mut() {
+                dropped += sm.l1.invalidate(line).is_some() as u64;
+                sm.mshr.poison(line);
+            }
+            for sl in self.slices.iter_mut() {
+                if let Some(v) = sl.cache.invalidate(line) {
+                    dropped += 1;
+                    dirty += v.dirty as u64;
+                }
+                sl.mshr.poison(line);
+            }
+        }
+        let st = &mut self.placement.stats;
+        st.freed_frames_flushed += 1;
+        st.freed_lines_dropped += dropped;
+        st.freed_dirty_dropped += dirty;
+    }
+
     /// Migrate page `vpn` to `node` on its first touch (CODA spec A16). The page was mapped
     /// fine-grained, striped over every node; after a fixed fault and shootdown overhead
     /// ([`crate::config::PlacementCfg::migration_cycles`]) each other node sends its share
@@ -778,6 +819,12 @@ impl System {
         let fault = now + self.clk.cycles(self.cfg.placement.migration_cycles as u64);
         let mut ready = fault;
         let old = self.placement.migrate(vpn, node);
+        if let Some(o) = old.filter(|o| o.mode == Mode::Cgp) {
+            // a Griffin move (NUBA §7.9) frees a frame whose lines may be cached; a
+            // fine-grained page is moved at the access that mapped it (CODA A16), before
+            // any line of it could be cached
+            self.drop_frame_lines(o.ppn);
+        }
         // the checker's shadow data move with the copy (issue 13: no write may be lost):
         // (first old line, first new line, lines per page)
         let shift = self.placement.page_bytes().trailing_zeros() - self.line_shift;

@@ -5,16 +5,21 @@ use super::{Ev, Kind, Req, System};
 use crate::mapping::Mode;
 use crate::preset;
 
+/// A system of preset `name` with the `--set` overrides `sets`.
+fn system(name: &str, sets: &[&str]) -> System {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    System::new(&preset::load(Some(name), None, &sets).unwrap())
+}
+
 fn directory_system() -> System {
-    let sets: Vec<String> = [
-        "coherence.protocol=directory",
-        "l2.write_policy_remote=write-through",
-        "coherence.check=true",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    System::new(&preset::load(Some("coda-4gpu"), None, &sets).unwrap())
+    system(
+        "coda-4gpu",
+        &[
+            "coherence.protocol=directory",
+            "l2.write_policy_remote=write-through",
+            "coherence.check=true",
+        ],
+    )
 }
 
 fn step(s: &mut System, ev: Ev) {
@@ -47,6 +52,18 @@ fn line_at_node0(s: &System) -> (u64, crate::mapping::Location) {
 
 /// SM `sm` issues a read (L1 MSHR allocated) or a write of `line` now; returns the request.
 fn issue(s: &mut System, kind: Kind, sm: usize, line: u64, loc: &crate::mapping::Location) -> u32 {
+    issue_mode(s, kind, sm, line, loc, Mode::Fgp)
+}
+
+/// [`issue`] of a line of a `mode` page.
+fn issue_mode(
+    s: &mut System,
+    kind: Kind,
+    sm: usize,
+    line: u64,
+    loc: &crate::mapping::Location,
+    mode: Mode,
+) -> u32 {
     let node = s.sms[sm].node;
     if kind == Kind::Read {
         assert_eq!(s.sms[sm].mshr.add(line, u64::MAX), Some(true));
@@ -59,7 +76,7 @@ fn issue(s: &mut System, kind: Kind, sm: usize, line: u64, loc: &crate::mapping:
         node,
         loc,
         line,
-        Mode::Fgp,
+        mode,
         128,
         locus_workload::NO_OBJ,
         u64::MAX,
@@ -295,4 +312,105 @@ fn slices_per_channel_must_match_the_channels() {
     let sets = vec!["l2.slices_per_channel=3".to_string()];
     let e = preset::load(Some("nuba-mem-uba"), None, &sets).unwrap_err();
     assert!(format!("{e}").contains("l2.slices_per_channel"), "{e}");
+}
+
+/// A NUBA machine with Carrefour replication on and every page pinned on partition 0.
+fn nuba_system() -> System {
+    system(
+        "nuba",
+        &[
+            "placement.policy=node",
+            "placement.node=0",
+            "placement.migration=carrefour",
+            "replication.kind=none",
+        ],
+    )
+}
+
+/// The first SM of partition `node`.
+fn sm_of(s: &System, node: u32) -> usize {
+    (0..s.sms.len()).find(|&i| s.sms[i].node == node).unwrap()
+}
+
+/// SM `sm` reads the first line of coarse frame `ppn` and every event runs: returns the
+/// line and the misses of every LLC slice together afterwards.
+fn read_frame(s: &mut System, sm: usize, ppn: u64) -> (u64, u64) {
+    let page = s.placement.page_bytes();
+    let line = (ppn * page) >> s.line_shift;
+    let loc = s.map.locate(ppn * page, Mode::Cgp);
+    issue_mode(s, Kind::Read, sm, line, &loc, Mode::Cgp);
+    run_until(s, |_| false);
+    (line, s.slices.iter().map(|x| x.misses).sum())
+}
+
+/// Is `line` in any L1 or LLC slice?
+fn cached_anywhere(s: &System, line: u64) -> bool {
+    s.sms.iter().any(|x| x.l1.contains(line)) || s.slices.iter().any(|x| x.cache.contains(line))
+}
+
+/// NUBA §7.9, Carrefour: a write collapses a page's replicas and frees their frames. The
+/// reader's L1 and slice held the replica's line; a page that later gets the same frame
+/// must miss on it (no hit on the previous page's data): the freed frame's lines are
+/// dropped when it is freed. Fails without `drop_frame_lines` (the line stays cached).
+#[test]
+fn a_collapsed_replica_frame_reused_misses_on_its_old_lines() {
+    let mut s = nuba_system();
+    let page = s.placement.page_bytes();
+    let (va, vb) = (0x10_0000u64, 0x20_0000u64);
+    s.placement.translate(va, locus_workload::NO_OBJ, 0);
+    s.placement.translate(vb, locus_workload::NO_OBJ, 0);
+    let r = s
+        .placement
+        .add_replica(va / page, 3, 0)
+        .expect("a replica on 3");
+    let sm = sm_of(&s, 3);
+    let (line, misses) = read_frame(&mut s, sm, r);
+    assert!(
+        s.sms[sm].l1.contains(line),
+        "the replica's line is in the L1"
+    );
+    assert!(cached_anywhere(&s, line));
+    assert_eq!(s.collapse_replicas(va / page), 1 << 3);
+    assert!(!cached_anywhere(&s, line), "dropped with the frame");
+    let st = &s.placement.stats;
+    assert_eq!(st.freed_frames_flushed, 1);
+    assert!(st.freed_lines_dropped >= 2, "the L1's and the slice's copy");
+    assert_eq!(st.freed_dirty_dropped, 0, "a replica is read-only");
+    // the frame is reused by another page's replica: its first read misses in the LLC
+    let r2 = s.placement.add_replica(vb / page, 3, 0).unwrap();
+    assert_eq!(r2, r, "the freed frame is reused");
+    let (_, misses2) = read_frame(&mut s, sm, r2);
+    assert_eq!(
+        misses2,
+        misses + 1,
+        "a miss, not a hit on the old page's line"
+    );
+}
+
+/// NUBA §7.9, Griffin: a move frees the page's old frame; a page mapped later onto that
+/// frame must miss on the lines the moved page left cached there.
+#[test]
+fn a_moved_page_old_frame_reused_misses_on_its_old_lines() {
+    let mut s = nuba_system();
+    let page = s.placement.page_bytes();
+    let (va, vb) = (0x10_0000u64, 0x20_0000u64);
+    s.placement.translate(va, locus_workload::NO_OBJ, 0);
+    let old = s.placement.lookup(va / page).unwrap().ppn;
+    let sm = sm_of(&s, 0);
+    let (line, misses) = read_frame(&mut s, sm, old);
+    assert!(cached_anywhere(&s, line));
+    let now = s.q.now();
+    s.migrate_page(va / page, 5, now);
+    run_until(&mut s, |_| false);
+    assert_ne!(s.placement.lookup(va / page).unwrap().ppn, old);
+    assert!(!cached_anywhere(&s, line), "dropped with the old frame");
+    assert_eq!(s.placement.stats.freed_frames_flushed, 1);
+    s.placement.translate(vb, locus_workload::NO_OBJ, 0);
+    assert_eq!(s.placement.lookup(vb / page).unwrap().ppn, old, "reused");
+    let (_, misses2) = read_frame(&mut s, sm, old);
+    assert_eq!(
+        misses2,
+        misses + 1,
+        "a miss, not a hit on the moved page's line"
+    );
 }
