@@ -40,6 +40,11 @@ pub struct LanesArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// How warps are formed (`--param merge=...` of every workload): `reconverge` (min-PC
+    /// reconvergence, the default) or `positional` (lanes aligned position by position, the
+    /// model before issue 8; the table of docs/reconvergence.md).
+    #[arg(long, default_value = "reconverge", value_parser = ["reconverge", "positional"])]
+    pub merge: String,
 }
 
 fn params(list: &[String], what: &str) -> Result<BTreeMap<String, String>> {
@@ -51,6 +56,14 @@ fn params(list: &[String], what: &str) -> Result<BTreeMap<String, String>> {
         m.insert(k.trim().to_string(), v.trim().to_string());
     }
     Ok(m)
+}
+
+/// `p` with `merge` set (a `--param merge=...` given wins).
+fn with_merge(p: &BTreeMap<String, String>, merge: &str) -> BTreeMap<String, String> {
+    let mut p = p.clone();
+    p.entry("merge".to_string())
+        .or_insert_with(|| merge.to_string());
+    p
 }
 
 pub fn run(a: LanesArgs) -> Result<()> {
@@ -72,7 +85,7 @@ pub fn run(a: LanesArgs) -> Result<()> {
                 continue;
             }
             let p = small.get(b.name).cloned().unwrap_or_default();
-            let mut w = locus_workload::registry::build(b.name, &p, a.seed)?;
+            let mut w = locus_workload::registry::build(b.name, &with_merge(&p, &a.merge), a.seed)?;
             let r = lane_split(&mut w, LINE_BYTES, a.max_launches)?;
             eprintln!(
                 "{:<18} {:>6.2} % shifted {:>6.2} % excess{}",
@@ -90,7 +103,7 @@ pub fn run(a: LanesArgs) -> Result<()> {
     } else {
         let name = a.workload.clone().unwrap_or_default();
         let p = params(&a.params, "--param")?;
-        let mut w = locus_workload::registry::build(&name, &p, a.seed)?;
+        let mut w = locus_workload::registry::build(&name, &with_merge(&p, &a.merge), a.seed)?;
         reports.push((lane_split(&mut w, LINE_BYTES, a.max_launches)?, p));
     }
     if a.json {
