@@ -2,10 +2,19 @@
 //!
 //! A [`Kernel`] runs each thread functionally on the real data in [`Memory`]; every load,
 //! store, atomic, ALU operation and barrier it performs is recorded through [`Thread`]. Locus
-//! then forms warps of 32 threads (x fastest), aligns their operations position by position
-//! (SIMT lock-step; lanes whose operation at a position comes from a different call site form
-//! a separate, diverged instruction) and coalesces each memory instruction's lane addresses
+//! then forms warps of 32 threads (x fastest), issues their operations as a reconverging
+//! SIMT execution does ([`Merge::Reconverge`], issue 8: at each step the lanes whose next
+//! operation has the smallest program counter, the recording call's source position, issue
+//! it together; the others wait, so lanes reconverge after an `if` body or a loop with
+//! per-lane trip counts; `--param merge=positional` aligns them position by position
+//! instead, the model before issue 8) and coalesces each memory instruction's lane addresses
 //! into line requests.
+//!
+//! Program counters cost nothing in converged code: only when a warp's waiting lanes are at
+//! different operations are their sites turned into `(file rank, line, column)` keys; the
+//! files are ranked by name ([`note_file`], once per distinct file: [`site_of`] compares
+//! the file's address with the previous call's), so the order never depends on where the
+//! file names lie in the binary.
 //!
 //! Kernels compute (issue 7 §1): every instruction a thread records is issued and timed.
 //! Dependences follow these rules, documented so kernels can be written faithfully from
@@ -1187,7 +1196,7 @@ impl Regs {
     }
 }
 
-/// Align the lanes' operation lists position by position into warp instructions, with the
+/// [`Merge::Positional`]: align the lanes' operation lists position by position into warp instructions, with the
 /// dependences of the module documentation. With `record_lanes`, each instruction's lane
 /// addresses go to the warp's side buffer ([`WarpProgram::lanes_of`]).
 ///
@@ -1506,7 +1515,7 @@ impl Emit<'_, '_> {
             } else if lead.mark != 0 {
                 // a stray `OFLD.END`: no instruction
             } else {
-                let c = *cur;
+                let c = &*cur;
                 self.emit(lead, mask, |li| c[li]);
             }
             let mut rest = mask;

@@ -340,7 +340,7 @@ mod tests {
                 Shape::IfInLoop => {
                     for k in 0..3 {
                         let _: f32 = t.ld(a, i);
-                        if (i + k) % 2 == 0 {
+                        if (i + k).is_multiple_of(2) {
                             let _: f32 = t.ld(a, 31 - i);
                         }
                         t.alu(1);

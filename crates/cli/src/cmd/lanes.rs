@@ -113,7 +113,7 @@ pub fn run(a: LanesArgs) -> Result<()> {
         print!("{}", markdown(&reports));
     } else {
         for (r, _) in &reports {
-            text(r);
+            text(r, &a.merge);
         }
     }
     Ok(())
@@ -168,13 +168,15 @@ fn at(x: &LaneSplit) -> String {
         .to_string()
 }
 
-fn text(r: &SplitReport) {
+fn text(r: &SplitReport, merge: &str) {
     println!(
-        "lane alignment of {} (shifted: same call site within {SHIFT_WINDOW} positions in another lane; never reconverging: {SHIFT_RUN}+ shifted positions in a row)",
-        r.workload
+        "lane alignment of {} (warp insts: the lanes aligned position by position; shifted: same call site within {SHIFT_WINDOW} positions in another lane; never reconverging: {SHIFT_RUN}+ shifted positions in a row{}; issued: the warp instructions the merge `{}` issues)",
+        r.workload,
+        if merge == "positional" { "" } else { " in a warp issuing more than the reconverged estimate" },
+        merge
     );
     println!(
-        "  {:<28} {:>8} {:>9} {:>12} {:>9} {:>9} {:>12} {:>8} {:>12} {:>8}  starts at",
+        "  {:<28} {:>8} {:>9} {:>12} {:>9} {:>9} {:>12} {:>8} {:>12} {:>8} {:>12}  starts at",
         "kernel",
         "launches",
         "warps",
@@ -184,12 +186,13 @@ fn text(r: &SplitReport) {
         "never-reconv",
         "run",
         "reconverged",
-        "excess%"
+        "excess%",
+        "issued"
     );
     for k in &r.kernels {
         let x = &k.split;
         println!(
-            "  {:<28} {:>8} {:>9} {:>12} {:>9} {:>9} {:>12} {:>8} {:>12} {:>8}  {}",
+            "  {:<28} {:>8} {:>9} {:>12} {:>9} {:>9} {:>12} {:>8} {:>12} {:>8} {:>12}  {}",
             k.name,
             k.launches,
             x.warps,
@@ -200,6 +203,7 @@ fn text(r: &SplitReport) {
             x.longest_run,
             x.converged,
             pct(x.excess_fraction()),
+            x.issued,
             at(x)
         );
     }
