@@ -1474,6 +1474,9 @@ impl Emit<'_, '_> {
     ) {
         let ops = self.ops;
         active &= (0..32).fold(0u32, |m, li| m | (((cur[li] < lim[li]) as u32) << li));
+        // each lane's next program counter, valid for the lanes of `known`
+        let mut head = [0u64; 32];
+        let mut known = 0u32;
         while active != 0 {
             let mut lead =
                 ops[active.trailing_zeros() as usize][cur[active.trailing_zeros() as usize]];
@@ -1488,16 +1491,20 @@ impl Emit<'_, '_> {
             }
             if mask != active {
                 // diverged: the smallest program counter goes first (ties: lowest lane)
+                // (a waiting lane's program counter is kept until it moves: a loop with
+                // per-lane trip counts recomputes only its running lanes')
                 let k = keys.get_or_insert_with(PcKeys::new);
                 let mut best = u64::MAX;
                 let mut rest = active;
                 while rest != 0 {
                     let li = rest.trailing_zeros() as usize;
                     rest &= rest - 1;
-                    let o = ops[li][cur[li]];
-                    let pc = k.key(o.site);
-                    if pc < best {
-                        (best, lead) = (pc, o);
+                    if known & (1 << li) == 0 {
+                        head[li] = k.key(ops[li][cur[li]].site);
+                        known |= 1 << li;
+                    }
+                    if head[li] < best {
+                        (best, lead) = (head[li], ops[li][cur[li]]);
                     }
                 }
                 mask = 0;
@@ -1518,6 +1525,7 @@ impl Emit<'_, '_> {
                 let c = &*cur;
                 self.emit(lead, mask, |li| c[li]);
             }
+            known &= !mask;
             let mut rest = mask;
             while rest != 0 {
                 let li = rest.trailing_zeros() as usize;
