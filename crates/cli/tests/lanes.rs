@@ -43,7 +43,7 @@ fn docs_reconvergence_table_is_current() {
         for row in rows {
             assert!(
                 doc.lines().any(|l| l == row),
-                "docs/reconvergence.md is stale for {w}: regenerate with `locus analyze lanes --all --markdown`; expected row:\n{row}"
+                "docs/reconvergence.md is stale for {w}: regenerate with `locus analyze lanes --all --markdown --merge positional`; expected row:\n{row}"
             );
         }
     }
