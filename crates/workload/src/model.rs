@@ -62,7 +62,7 @@ const MARK_BEGIN: u8 = 1;
 /// `Op::mark` of `Thread::ofld_end` (bytes = live-outs).
 const MARK_END: u8 = 2;
 
-#[inline]
+#[inline(always)]
 /// A call site as a number: equal exactly for equal (file, line, column), whatever address
 /// the file name has in this build (the file pointer lands in the high half, line and column
 /// in the low half), so instruction grouping never depends on the binary's layout.
@@ -1383,25 +1383,68 @@ impl Emit<'_, '_> {
     /// (class, space), in the order of their lowest lane.
     fn position(&mut self, pos: usize, mut todo: u32) {
         let ops = self.ops;
+        let (regs, wp) = (&mut *self.regs, &mut *self.wp);
         while todo != 0 {
-            let lead = ops[todo.trailing_zeros() as usize][pos];
-            let mut mask = 0u32;
+            let first = todo.trailing_zeros() as usize;
+            let lead = ops[first][pos];
+            let mut n = 0u8;
+            self.addrs.clear();
+            let mut obj = lead.obj;
+            if self.record_lanes {
+                wp.lane_at.push(wp.lane_addrs.len() as u32);
+            }
             let mut rest = todo;
             while rest != 0 {
                 let li = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
-                if same(&ops[li][pos], &lead) {
-                    mask |= 1 << li;
+                let op = ops[li][pos];
+                if op.site == lead.site && op.class == lead.class && op.space == lead.space {
+                    todo &= !(1 << li);
+                    n += 1;
+                    if op.class.is_mem() {
+                        self.addrs.push((op.addr, op.bytes as u32));
+                        if self.record_lanes {
+                            wp.lane_addrs.push(LaneAddr {
+                                lane: li as u8,
+                                bytes: op.bytes,
+                                addr: op.addr,
+                            });
+                        }
+                        if op.obj != obj {
+                            obj = op.obj;
+                        }
+                    }
                 }
             }
-            todo &= !mask;
-            self.emit(lead, mask, |_| pos);
+            let mut inst = WarpInst::alu(lead.class, n);
+            inst.space = lead.space;
+            inst.pc = lead.site as u32;
+            // the address (loads, stores) or the operand chain (compute) comes from the
+            // previous compute instruction
+            inst.srcs[0] = regs.last_compute;
+            if lead.class.is_mem() {
+                if lead.space != Space::Shared {
+                    inst.first_line = wp.lines.len() as u32;
+                    inst.nlines = coalesce(self.addrs, self.line_bytes, obj, &mut wp.lines);
+                }
+                if lead.class == InstClass::Load {
+                    inst.dst = regs.load();
+                } else {
+                    // the stored value may be a loaded one
+                    inst.srcs[1] = REG_ALL;
+                }
+            } else {
+                // a loaded value is used by the first compute instruction after the load
+                inst.srcs[1] = REG_ALL;
+                inst.dst = regs.compute();
+            }
+            wp.insts.push(inst);
         }
     }
 
     /// One warp instruction: `lead`'s, issued by the lanes of `mask`, lane `li` running its
     /// operation `at(li)` (the same call site, class and space as `lead`).
-    #[inline]
+    #[inline(always)]
     fn emit(&mut self, lead: Op, mask: u32, at: impl Fn(usize) -> usize) {
         let ops = self.ops;
         let (regs, wp) = (&mut *self.regs, &mut *self.wp);
