@@ -7,7 +7,7 @@
 OLD=$1; NEW=$2; CAP=${3:-300000}
 T=$(mktemp -d)
 same=0; diff=0; failed=0
-for w in $($NEW workloads | awk 'NR>1 {print $1}'); do
+for w in $($NEW workloads | awk 'NR>1 && NF>1 && $1 != "use:" {print $1}'); do
   args=(run -p single-gpu -w "$w" -q --no-host --set run.max_cycles=$CAP)
   if ! $OLD "${args[@]}" --stats-json "$T/o.json" >/dev/null 2>&1 ||
      ! $NEW "${args[@]}" --stats-json "$T/n.json" >/dev/null 2>&1; then
