@@ -1444,7 +1444,7 @@ impl Emit<'_, '_> {
 
     /// One warp instruction: `lead`'s, issued by the lanes of `mask`, lane `li` running its
     /// operation `at(li)` (the same call site, class and space as `lead`).
-    #[inline(always)]
+    #[inline]
     fn emit(&mut self, lead: Op, mask: u32, at: impl Fn(usize) -> usize) {
         let ops = self.ops;
         let (regs, wp) = (&mut *self.regs, &mut *self.wp);
