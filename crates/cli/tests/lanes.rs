@@ -20,7 +20,15 @@ fn docs_reconvergence_table_is_current() {
     )
     .unwrap();
     for w in ["vectoradd", "scalarprod", "shoc-bfs"] {
-        let out = locus(&["analyze", "lanes", "-w", w, "--markdown"]);
+        let out = locus(&[
+            "analyze",
+            "lanes",
+            "-w",
+            w,
+            "--markdown",
+            "--merge",
+            "positional",
+        ]);
         assert!(
             out.status.success(),
             "{}",
@@ -35,7 +43,7 @@ fn docs_reconvergence_table_is_current() {
         for row in rows {
             assert!(
                 doc.lines().any(|l| l == row),
-                "docs/reconvergence.md is stale for {w}: regenerate with `locus analyze lanes --all --markdown`; expected row:\n{row}"
+                "docs/reconvergence.md is stale for {w}: regenerate with `locus analyze lanes --all --markdown --merge positional`; expected row:\n{row}"
             );
         }
     }
@@ -46,14 +54,24 @@ fn docs_reconvergence_table_is_current() {
 /// and issues more warp instructions than the reconverged estimate; vectoradd is aligned.
 #[test]
 fn shoc_bfs_is_flagged_and_vectoradd_is_not() {
-    let out = locus(&["analyze", "lanes", "-w", "shoc-bfs", "--json"]);
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let ks = v[0]["kernels"].as_array().unwrap();
-    let get = |name: &str| ks.iter().find(|k| k["name"] == name).unwrap()["split"].clone();
-    let exp = get("BFS_kernel_warp");
+    let split = |merge: &str| {
+        let out = locus(&[
+            "analyze", "lanes", "-w", "shoc-bfs", "--json", "--merge", merge,
+        ]);
+        assert!(out.status.success());
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let ks = v[0]["kernels"].as_array().unwrap().clone();
+        ks.iter().find(|k| k["name"] == "BFS_kernel_warp").unwrap()["split"].clone()
+    };
+    let exp = split("positional");
     assert!(exp["shifted_warps"].as_u64().unwrap() > 0);
     assert!(exp["insts"].as_u64().unwrap() > exp["converged"].as_u64().unwrap());
+    assert_eq!(exp["issued"], exp["insts"]);
+    // the reconverging merge (the default) issues the min-PC estimate: not flagged
+    let rec = split("reconverge");
+    assert_eq!(rec["shifted_warps"].as_u64(), Some(0));
+    assert_eq!(rec["issued"], exp["converged"]);
+    assert_eq!(rec["insts"], exp["insts"], "the same recorded streams");
     let out = locus(&["analyze", "lanes", "-w", "vectoradd", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let k = &v[0]["kernels"][0]["split"];

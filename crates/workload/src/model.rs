@@ -2,10 +2,19 @@
 //!
 //! A [`Kernel`] runs each thread functionally on the real data in [`Memory`]; every load,
 //! store, atomic, ALU operation and barrier it performs is recorded through [`Thread`]. Locus
-//! then forms warps of 32 threads (x fastest), aligns their operations position by position
-//! (SIMT lock-step; lanes whose operation at a position comes from a different call site form
-//! a separate, diverged instruction) and coalesces each memory instruction's lane addresses
+//! then forms warps of 32 threads (x fastest), issues their operations as a reconverging
+//! SIMT execution does ([`Merge::Reconverge`], issue 8: at each step the lanes whose next
+//! operation has the smallest program counter, the recording call's source position, issue
+//! it together; the others wait, so lanes reconverge after an `if` body or a loop with
+//! per-lane trip counts; `--param merge=positional` aligns them position by position
+//! instead, the model before issue 8) and coalesces each memory instruction's lane addresses
 //! into line requests.
+//!
+//! Program counters cost nothing in converged code: only when a warp's waiting lanes are at
+//! different operations are their sites turned into `(file rank, line, column)` keys; the
+//! files are ranked by name ([`note_file`], once per distinct file: [`site_of`] compares
+//! the file's address with the previous call's), so the order never depends on where the
+//! file names lie in the binary.
 //!
 //! Kernels compute (issue 7 §1): every instruction a thread records is issued and timed.
 //! Dependences follow these rules, documented so kernels can be written faithfully from
@@ -53,12 +62,16 @@ const MARK_BEGIN: u8 = 1;
 /// `Op::mark` of `Thread::ofld_end` (bytes = live-outs).
 const MARK_END: u8 = 2;
 
-#[inline]
+#[inline(always)]
 /// A call site as a number: equal exactly for equal (file, line, column), whatever address
 /// the file name has in this build (the file pointer lands in the high half, line and column
 /// in the low half), so instruction grouping never depends on the binary's layout.
 fn site_of(loc: &'static Location<'static>) -> u64 {
-    let file = (loc.file().as_ptr() as u64).rotate_left(32);
+    let ptr = loc.file().as_ptr() as u64;
+    if LAST_FILE.with(|f| f.get()) != ptr {
+        note_file(loc);
+    }
+    let file = ptr.rotate_left(32);
     let site = file ^ (((loc.line() as u64 & 0xFFFF) << 16) | (loc.column() as u64 & 0xFFFF));
     if SITE_NAMES_ON.with(|on| on.get()) {
         SITE_NAMES.with(|m| {
@@ -68,7 +81,85 @@ fn site_of(loc: &'static Location<'static>) -> u64 {
     site
 }
 
+/// A source file of recorded call sites: its key in a site (the low half of its name's
+/// address, `site >> 32`), the high half of that address (xor-ed into the column bits of
+/// the site) and its rank among the files seen so far, by name.
+#[derive(Clone, Copy)]
+struct FileEntry {
+    key: u32,
+    hi: u32,
+    name: &'static str,
+    rank: u32,
+}
+
+/// Register the file of `loc` in [`FILES`] (once per distinct file and thread: [`site_of`]
+/// calls it only when the file differs from the previous call's) and re-rank the files by
+/// name, so program-counter order ([`pc_key`]) never depends on where the file names lie
+/// in the binary.
+#[cold]
+#[inline(never)]
+fn note_file(loc: &'static Location<'static>) {
+    let ptr = loc.file().as_ptr() as u64;
+    LAST_FILE.with(|f| f.set(ptr));
+    FILES.with(|fs| {
+        let mut fs = fs.borrow_mut();
+        if fs.iter().any(|e| e.key == ptr as u32) {
+            return;
+        }
+        fs.push(FileEntry {
+            key: ptr as u32,
+            hi: (ptr >> 32) as u32,
+            name: loc.file(),
+            rank: 0,
+        });
+        let mut by_name: Vec<usize> = (0..fs.len()).collect();
+        by_name.sort_by(|&a, &b| fs[a].name.cmp(fs[b].name));
+        for (r, i) in by_name.into_iter().enumerate() {
+            fs[i].rank = r as u32;
+        }
+    });
+}
+
+/// The program counters of one warp's sites: the ranked files, copied once per warp phase
+/// that needs them (divergent code only), with the last file looked up cached.
+struct PcKeys {
+    files: Vec<FileEntry>,
+    last: FileEntry,
+}
+
+impl PcKeys {
+    fn new() -> Self {
+        let files = FILES.with(|fs| fs.borrow().clone());
+        let last = files.first().copied().unwrap_or(FileEntry {
+            key: 0,
+            hi: 0,
+            name: "",
+            rank: 0,
+        });
+        PcKeys { files, last }
+    }
+    /// The program counter of `site` as an ordered key: (file rank by name, line, column).
+    /// A site is `rotl(file address, 32) ^ (line << 16 | column)`: its high half is the
+    /// file's key, its low half the line and column xor-ed with the high half of the file's
+    /// address, which the file's entry holds.
+    #[inline]
+    fn key(&mut self, site: u64) -> u64 {
+        let k = (site >> 32) as u32;
+        if self.last.key != k {
+            if let Some(e) = self.files.iter().find(|e| e.key == k) {
+                self.last = *e;
+            }
+        }
+        let lc = (site as u32) ^ self.last.hi;
+        ((self.last.rank as u64) << 32) | lc as u64
+    }
+}
+
 thread_local! {
+    /// The file of the last call site [`site_of`] saw (its name's address).
+    static LAST_FILE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// The files of the call sites recorded on this thread ([`note_file`]).
+    static FILES: std::cell::RefCell<Vec<FileEntry>> = const { std::cell::RefCell::new(Vec::new()) };
     /// Whether [`site_of`] records each site's source location (only while
     /// [`ModelWorkload::gen_block_split`] runs, on its thread).
     static SITE_NAMES_ON: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -489,6 +580,37 @@ pub struct ModelWorkload {
     host: Box<dyn Host>,
     scratch: Scratch,
     cur: Option<(Box<dyn Kernel>, KernelInfo)>,
+    merge: Merge,
+}
+
+/// How the lanes' recorded operations form warp instructions (issue 8).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Merge {
+    /// The default, what the hardware does: a SIMT execution that reconverges at a
+    /// branch's immediate post-dominator (Fung et al., MICRO 2007, §3), by min-PC
+    /// scheduling: at each step the lanes whose next operation has the smallest program
+    /// counter (the recording call's source position: file ranked by name, line, column)
+    /// issue it together as one warp instruction (lanes at the same program counter with a
+    /// different class or space as separate instructions), the others wait. A lane that
+    /// skipped an `if` body or left a loop early waits at the code after it.
+    #[default]
+    Reconverge,
+    /// The lanes' operation lists aligned position by position (the model before issue 8):
+    /// after per-lane control flow inside shared code the lanes never line up again. Kept
+    /// for before/after comparison (`--param merge=positional`).
+    Positional,
+}
+
+impl Merge {
+    /// Parse `reconverge` / `positional` (the `merge` workload parameter).
+    pub fn parse(v: &str) -> Option<Merge> {
+        match v {
+            "reconverge" | "reconverging" => Some(Merge::Reconverge),
+            "positional" => Some(Merge::Positional),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -510,7 +632,16 @@ impl ModelWorkload {
             host,
             scratch: Scratch::default(),
             cur: None,
+            merge: Merge::default(),
         }
+    }
+    /// Select how warps are formed ([`Merge`]; default: reconverging).
+    pub fn set_merge(&mut self, m: Merge) {
+        self.merge = m;
+    }
+    /// How warps are formed.
+    pub fn merge(&self) -> Merge {
+        self.merge
     }
     pub fn memory(&self) -> &Memory {
         &self.mem
@@ -541,6 +672,7 @@ impl ModelWorkload {
             line_bytes,
             out,
             Some(split),
+            self.merge,
         );
         SITE_NAMES_ON.with(|on| on.set(false));
         Ok(())
@@ -591,6 +723,7 @@ impl Workload for ModelWorkload {
             line_bytes,
             out,
             None,
+            self.merge,
         );
         Ok(())
     }
@@ -675,6 +808,7 @@ fn run_block(
     line_bytes: u32,
     out: &mut BlockProgram,
     mut split: Option<&mut LaneSplit>,
+    merge: Merge,
 ) {
     let threads = info.threads_per_block() as u64;
     let nwarps = info.warps_per_block() as usize;
@@ -712,6 +846,7 @@ fn run_block(
                 };
                 kernel.thread(&mut t, phase);
             }
+            let (mut phase_run, mut phase_at, mut phase_converged) = (0u64, 0u64, 0u64);
             let marked = out_marks && sc.lanes.iter().any(|l| l.iter().any(|o| o.mark != 0));
             if marked {
                 // the markers leave the positional alignment: the warp's instructions are
@@ -738,23 +873,46 @@ fn run_block(
                     (1 << present) - 1
                 };
                 let l = if marked { &sc.plain } else { &sc.lanes };
-                let (run, at) = lane_split(l, present, sp);
-                if run > runs[w] {
-                    runs[w] = run;
-                    if run > sp.longest_run {
-                        sp.longest_at = site_name(at);
+                let c0 = sp.converged;
+                (phase_run, phase_at) = lane_split(l, present, sp);
+                phase_converged = sp.converged - c0;
+            }
+            let before = wp.insts.len();
+            match merge {
+                Merge::Reconverge => merge_reconverge(
+                    &sc.lanes,
+                    marked,
+                    &mut sc.lane_addrs,
+                    line_bytes,
+                    &mut regs[w],
+                    wp,
+                    out_lanes,
+                ),
+                Merge::Positional => merge_warp(
+                    if marked { &sc.plain } else { &sc.lanes },
+                    marked.then_some(&sc.marks[..]),
+                    &mut sc.lane_addrs,
+                    line_bytes,
+                    &mut regs[w],
+                    wp,
+                    out_lanes,
+                ),
+            }
+            if let Some(sp) = split.as_deref_mut() {
+                let issued = (wp.insts.len() - before) as u64;
+                sp.issued += issued;
+                // reconverging: a shifted run the issue reconverged (it issued no more
+                // than the min-PC estimate) is not a defect of the issued stream
+                if merge == Merge::Reconverge && issued <= phase_converged {
+                    phase_run = 0;
+                }
+                if phase_run > runs[w] {
+                    runs[w] = phase_run;
+                    if phase_run > sp.longest_run {
+                        sp.longest_at = site_name(phase_at);
                     }
                 }
             }
-            merge_warp(
-                if marked { &sc.plain } else { &sc.lanes },
-                marked.then_some(&sc.marks[..]),
-                &mut sc.lane_addrs,
-                line_bytes,
-                &mut regs[w],
-                wp,
-                out_lanes,
-            );
             let lanes = (threads - (w as u64 * 32)).min(32) as u8;
             if out_lanes {
                 wp.lane_at.push(wp.lane_addrs.len() as u32);
@@ -808,6 +966,10 @@ pub struct LaneSplit {
     pub insts: u64,
     /// Of them, with a mask smaller than the warp's threads (any divergence).
     pub partial: u64,
+    /// Warp instructions the workload's warp formation ([`Merge`]) issued (barriers and
+    /// exits excluded): `insts` for [`Merge::Positional`], the reconverging issue's count
+    /// (checked against `converged`, computed independently) for [`Merge::Reconverge`].
+    pub issued: u64,
     /// Of them, shifted (the signature above).
     pub shifted: u64,
     /// The warp instructions of a reconverging execution of the same lanes' operations, by
@@ -816,6 +978,8 @@ pub struct LaneSplit {
     pub converged: u64,
     /// Warps with a run of at least [`SHIFT_RUN`] consecutive positions holding a shifted
     /// instruction in some phase: the never-reconverging signature.
+    /// With [`Merge::Reconverge`], only the warp phases whose issued instructions exceed
+    /// the min-PC estimate count (a shifted run the issue reconverged is no defect).
     pub shifted_warps: u64,
     /// The longest such run of any warp.
     pub longest_run: u64,
@@ -830,6 +994,7 @@ impl LaneSplit {
         self.warps += o.warps;
         self.insts += o.insts;
         self.partial += o.partial;
+        self.issued += o.issued;
         self.shifted += o.shifted;
         self.converged += o.converged;
         self.shifted_warps += o.shifted_warps;
@@ -1031,7 +1196,7 @@ impl Regs {
     }
 }
 
-/// Align the lanes' operation lists position by position into warp instructions, with the
+/// [`Merge::Positional`]: align the lanes' operation lists position by position into warp instructions, with the
 /// dependences of the module documentation. With `record_lanes`, each instruction's lane
 /// addresses go to the warp's side buffer ([`WarpProgram::lanes_of`]).
 ///
@@ -1176,7 +1341,34 @@ fn merge_warp(
     }
 }
 
-/// The instruction emitter of [`merge_warp`].
+/// [`Merge::Reconverge`]: issue the lanes' operation lists (offload markers included when
+/// `marks`) by min-PC scheduling ([`Emit::min_pc`]), with the dependences and register
+/// allocation of [`merge_warp`].
+fn merge_reconverge(
+    lanes: &[Vec<Op>],
+    marks: bool,
+    addrs: &mut Vec<(u64, u32)>,
+    line_bytes: u32,
+    regs: &mut Regs,
+    wp: &mut WarpProgram,
+    record_lanes: bool,
+) {
+    debug_assert!(lanes.len() <= 32);
+    let ops: [&[Op]; 32] = std::array::from_fn(|li| lanes.get(li).map_or(&[][..], |l| &l[..]));
+    let lim: [usize; 32] = std::array::from_fn(|li| ops[li].len());
+    let mut cur = [0usize; 32];
+    let mut e = Emit {
+        ops: &ops,
+        addrs,
+        line_bytes,
+        regs,
+        wp,
+        record_lanes,
+    };
+    e.min_pc(&mut None, &mut cur, &lim, u32::MAX, marks);
+}
+
+/// The instruction emitter of [`merge_warp`] and [`merge_reconverge`].
 struct Emit<'a, 'o> {
     ops: &'a [&'o [Op]; 32],
     addrs: &'a mut Vec<(u64, u32)>,
@@ -1249,6 +1441,202 @@ impl Emit<'_, '_> {
             wp.insts.push(inst);
         }
     }
+
+    /// One warp instruction: `lead`'s, issued by the lanes of `mask`, lane `li` running its
+    /// operation `at(li)` (the same call site, class and space as `lead`).
+    #[inline]
+    fn emit(&mut self, lead: Op, mask: u32, at: impl Fn(usize) -> usize) {
+        let ops = self.ops;
+        let (regs, wp) = (&mut *self.regs, &mut *self.wp);
+        let mut n = 0u8;
+        self.addrs.clear();
+        let mut obj = lead.obj;
+        if self.record_lanes {
+            wp.lane_at.push(wp.lane_addrs.len() as u32);
+        }
+        let mut rest = mask;
+        while rest != 0 {
+            let li = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let op = ops[li][at(li)];
+            n += 1;
+            if op.class.is_mem() {
+                self.addrs.push((op.addr, op.bytes as u32));
+                if self.record_lanes {
+                    wp.lane_addrs.push(LaneAddr {
+                        lane: li as u8,
+                        bytes: op.bytes,
+                        addr: op.addr,
+                    });
+                }
+                if op.obj != obj {
+                    obj = op.obj;
+                }
+            }
+        }
+        let mut inst = WarpInst::alu(lead.class, n);
+        inst.space = lead.space;
+        inst.pc = lead.site as u32;
+        // the address (loads, stores) or the operand chain (compute) comes from the
+        // previous compute instruction
+        inst.srcs[0] = regs.last_compute;
+        if lead.class.is_mem() {
+            if lead.space != Space::Shared {
+                inst.first_line = wp.lines.len() as u32;
+                inst.nlines = coalesce(self.addrs, self.line_bytes, obj, &mut wp.lines);
+            }
+            if lead.class == InstClass::Load {
+                inst.dst = regs.load();
+            } else {
+                // the stored value may be a loaded one
+                inst.srcs[1] = REG_ALL;
+            }
+        } else {
+            // a loaded value is used by the first compute instruction after the load
+            inst.srcs[1] = REG_ALL;
+            inst.dst = regs.compute();
+        }
+        wp.insts.push(inst);
+    }
+
+    /// Reconverging issue (min-PC) of the lanes of `active`, lane `li` from its operation
+    /// `cur[li]` up to (not including) `lim[li]`: at each step the lanes whose next
+    /// operation has the smallest program counter ([`PcKeys::key`]) issue it together, the
+    /// others wait. When every waiting lane is at the same operation (converged code) no
+    /// program counter is computed. Offload markers (`marks`): the lanes at one `OFLD.BEG`
+    /// whose next marker is an `OFLD.END` form one block instance, issued at once and
+    /// contiguously (min-PC among its lanes) and recorded in [`WarpProgram::offload`];
+    /// stray markers are passed over.
+    fn min_pc(
+        &mut self,
+        keys: &mut Option<PcKeys>,
+        cur: &mut [usize; 32],
+        lim: &[usize; 32],
+        mut active: u32,
+        marks: bool,
+    ) {
+        let ops = self.ops;
+        active &= (0..32).fold(0u32, |m, li| m | (((cur[li] < lim[li]) as u32) << li));
+        // each lane's next program counter, valid for the lanes of `known`
+        let mut head = [0u64; 32];
+        let mut known = 0u32;
+        while active != 0 {
+            let mut lead =
+                ops[active.trailing_zeros() as usize][cur[active.trailing_zeros() as usize]];
+            let mut mask = 0u32;
+            let mut rest = active;
+            while rest != 0 {
+                let li = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                if same(&ops[li][cur[li]], &lead) {
+                    mask |= 1 << li;
+                }
+            }
+            if mask != active {
+                // diverged: the smallest program counter goes first (ties: lowest lane)
+                // (a waiting lane's program counter is kept until it moves: a loop with
+                // per-lane trip counts recomputes only its running lanes')
+                let k = keys.get_or_insert_with(PcKeys::new);
+                let mut best = u64::MAX;
+                let mut rest = active;
+                while rest != 0 {
+                    let li = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    if known & (1 << li) == 0 {
+                        head[li] = k.key(ops[li][cur[li]].site);
+                        known |= 1 << li;
+                    }
+                    if head[li] < best {
+                        (best, lead) = (head[li], ops[li][cur[li]]);
+                    }
+                }
+                mask = 0;
+                let mut rest = active;
+                while rest != 0 {
+                    let li = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    if same(&ops[li][cur[li]], &lead) {
+                        mask |= 1 << li;
+                    }
+                }
+            }
+            if marks && lead.mark == MARK_BEGIN {
+                self.block(keys, cur, lim, mask, lead);
+            } else if lead.mark != 0 {
+                // a stray `OFLD.END`: no instruction
+            } else {
+                let c = &*cur;
+                self.emit(lead, mask, |li| c[li]);
+            }
+            known &= !mask;
+            let mut rest = mask;
+            while rest != 0 {
+                let li = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                if !(marks && lead.mark == MARK_BEGIN) {
+                    cur[li] += 1;
+                }
+                if cur[li] >= lim[li] {
+                    active &= !(1 << li);
+                }
+            }
+        }
+    }
+
+    /// The block instance begun by the lanes of `at` at the `OFLD.BEG` `begin` ([`Self::min_pc`]):
+    /// each lane whose next marker is an `OFLD.END` issues up to it; every lane of `at` ends
+    /// past its `OFLD.BEG` and, in the instance, past its `OFLD.END`.
+    fn block(
+        &mut self,
+        keys: &mut Option<PcKeys>,
+        cur: &mut [usize; 32],
+        lim: &[usize; 32],
+        at: u32,
+        begin: Op,
+    ) {
+        let ops = self.ops;
+        let mut end = [0usize; 32];
+        let (mut group, mut end_op) = (0u32, None);
+        let mut rest = at;
+        while rest != 0 {
+            let li = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            cur[li] += 1;
+            let next = (cur[li]..lim[li]).find(|&q| ops[li][q].mark != 0);
+            if let Some(q) = next.filter(|&q| ops[li][q].mark == MARK_END) {
+                group |= 1 << li;
+                end[li] = q;
+                end_op.get_or_insert(ops[li][q]);
+            }
+        }
+        let Some(end_op) = end_op else { return };
+        let first = self.wp.insts.len() as u32;
+        self.min_pc(keys, cur, &end, group, false);
+        self.wp.offload.push(crate::program::OffloadMark {
+            block: begin.obj as u8,
+            begin: first,
+            end: self.wp.insts.len() as u32,
+            live_ins: begin.bytes as u8,
+            live_outs: end_op.bytes as u8,
+            nsu_insts: (begin.bytes >> 8) as u8,
+            iters: (begin.addr as u16).max(1),
+            lanes: group.count_ones() as u8,
+        });
+        // past the `OFLD.END` (the caller's advance does not move the lanes of a block)
+        let mut rest = group;
+        while rest != 0 {
+            let li = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            cur[li] = end[li] + 1;
+        }
+    }
+}
+
+/// Two operations are one warp instruction when they come from the same call site with the
+/// same class and memory space (and are both instructions, or the same kind of marker).
+#[inline]
+fn same(a: &Op, b: &Op) -> bool {
+    a.site == b.site && a.class == b.class && a.space == b.space && a.mark == b.mark
 }
 
 #[cfg(test)]

@@ -85,8 +85,8 @@ pub fn lane_split(
 mod tests {
     use super::*;
     use crate::memory::Memory;
-    use crate::model::{Host, Kernel, Thread};
-    use crate::program::{Dim3, KernelInfo, ObjId};
+    use crate::model::{Host, Kernel, Merge, Thread};
+    use crate::program::{Dim3, InstClass, KernelInfo, ObjId};
 
     /// One block of 64 threads: `n` iterations of a loop every thread runs (`LD; FFMA; IADD;
     /// BRA`, four call sites), then a store of its sum. `shift`: thread 0 first does one extra store (the
@@ -151,6 +151,16 @@ mod tests {
         run_inner(n, shift, boundary, branch, false)
     }
     fn run_inner(n: u64, shift: bool, boundary: bool, branch: bool, inner: bool) -> SplitReport {
+        run_merge(n, shift, boundary, branch, inner, Merge::Positional)
+    }
+    fn run_merge(
+        n: u64,
+        shift: bool,
+        boundary: bool,
+        branch: bool,
+        inner: bool,
+        merge: Merge,
+    ) -> SplitReport {
         let mut m = Memory::new();
         let a = m.alloc_from::<f32>("a", &vec![1.0; (64 * n) as usize], true);
         let c = m.alloc::<f32>("c", 65, false);
@@ -164,6 +174,7 @@ mod tests {
             inner,
         };
         let mut w = ModelWorkload::new("synth", m, Box::new(Once(Some(Box::new(k)))));
+        w.set_merge(merge);
         lane_split(&mut w, 128, 10).unwrap()
     }
 
@@ -258,5 +269,238 @@ mod tests {
         assert!(r.flagged());
         assert_eq!(s.converged, (4 * n + 2) + (4 * n + 1));
         assert_eq!(s.insts, (2 + 2 * (4 * n - 1) + 1) + (4 * n + 1));
+    }
+
+    /// Under the reconverging merge (the default) the same synthetic kernels issue exactly
+    /// the min-PC estimate and nothing is flagged; under the positional merge the shifted
+    /// kernels issue more (the counts of the tests above).
+    #[test]
+    fn reconverging_merge_issues_the_estimate() {
+        let n = 20;
+        for (shift, inner) in [(true, false), (false, true)] {
+            let pos = run_merge(n, shift, false, false, inner, Merge::Positional);
+            let rec = run_merge(n, shift, false, false, inner, Merge::Reconverge);
+            let (p, r) = (&pos.kernels[0].split, &rec.kernels[0].split);
+            assert!(pos.flagged() && !rec.flagged());
+            assert_eq!(p.issued, p.insts, "positional issues its alignment");
+            assert_eq!(r.issued, r.converged, "reconverging issues the estimate");
+            assert!(r.issued < p.issued);
+            assert_eq!((r.shifted_warps, r.longest_run), (0, 0));
+            // the diagnostic of the recorded streams is the same under both merges
+            assert_eq!((r.insts, r.shifted), (p.insts, p.shifted));
+        }
+        // thread 0's extra store: the store, then the loop and the last store once
+        let r = run_merge(n, true, false, false, false, Merge::Reconverge);
+        assert_eq!(r.kernels[0].split.issued, 1 + 2 * (4 * n + 1));
+    }
+
+    /// The four kernels of [`Shapes`] (one warp of 32 lanes, `a[i] = 1`): their warp
+    /// instructions as (class, lane count, mask of a memory instruction's lanes).
+    #[derive(Clone, Copy, PartialEq)]
+    enum Shape {
+        /// lane `i` runs `i % 4 + 1` iterations of `LD a; FFMA; BRA`, then `ST`.
+        Trips,
+        /// 3 iterations of `LD a; if ((i + k) % 2 == 0) LD a; IADD`, then `ST`.
+        IfInLoop,
+        /// `if (i < 8) { FFMA; LD a } else { IADD }`, then `ST`.
+        IfElse,
+        /// `if (i < 16) { IADD; helper } else { helper; SFU }`, then `ST`; `helper` records a
+        /// load from its own line (no `#[track_caller]`): one program counter for both
+        /// calls, as a called (not inlined) function has.
+        Helper,
+    }
+    struct Shapes {
+        a: ObjId,
+        shape: Shape,
+    }
+    fn helper(t: &mut Thread<'_>, a: ObjId) {
+        let _: f32 = t.ld(a, t.gid());
+    }
+    impl Kernel for Shapes {
+        fn info(&self) -> KernelInfo {
+            KernelInfo {
+                name: "shapes".into(),
+                grid: Dim3::x(1),
+                block: Dim3::x(32),
+                regs_per_thread: 16,
+                smem_per_block: 0,
+            }
+        }
+        fn thread(&self, t: &mut Thread<'_>, _p: u32) {
+            let i = t.gid();
+            let a = self.a;
+            match self.shape {
+                Shape::Trips => {
+                    for _ in 0..i % 4 + 1 {
+                        let _: f32 = t.ld(a, i);
+                        t.fp(1);
+                        t.branch(1);
+                    }
+                }
+                Shape::IfInLoop => {
+                    for k in 0..3 {
+                        let _: f32 = t.ld(a, i);
+                        if (i + k).is_multiple_of(2) {
+                            let _: f32 = t.ld(a, 31 - i);
+                        }
+                        t.alu(1);
+                    }
+                }
+                Shape::IfElse => {
+                    if i < 8 {
+                        t.fp(1);
+                        let _: f32 = t.ld(a, i);
+                    } else {
+                        t.alu(1);
+                    }
+                }
+                Shape::Helper => {
+                    if i < 16 {
+                        t.alu(1);
+                        helper(t, a);
+                    } else {
+                        helper(t, a);
+                        t.sfu(1);
+                    }
+                }
+            }
+            t.st(a, i, 1.0f32);
+        }
+    }
+
+    type Issued = Vec<(InstClass, u8, u32)>;
+
+    fn issue(shape: Shape, merge: Merge) -> Issued {
+        let mut m = Memory::new();
+        let a = m.alloc_from::<f32>("a", &[0.0; 32], false);
+        let mut w = ModelWorkload::new(
+            "shapes",
+            m,
+            Box::new(Once(Some(Box::new(Shapes { a, shape })))),
+        );
+        w.set_merge(merge);
+        let mut bp = BlockProgram {
+            record_lanes: true,
+            ..Default::default()
+        };
+        let mut l = w.next_launch().unwrap().unwrap();
+        l.block(0, false, 128, &mut bp).unwrap();
+        let wp = &bp.warps[0];
+        let mut v: Issued = wp
+            .insts
+            .iter()
+            .enumerate()
+            .map(|(k, i)| {
+                let mask = wp
+                    .lanes_of(k)
+                    .unwrap()
+                    .iter()
+                    .fold(0u32, |m, l| m | 1 << l.lane);
+                (i.class, i.lanes, mask)
+            })
+            .collect();
+        assert_eq!(v.pop().map(|x| x.0), Some(InstClass::Exit));
+        v
+    }
+
+    use crate::program::InstClass::{Branch as B, Fp, Int, Load as L, Sfu, Store as S};
+
+    /// lane `i` with `i % 4 == r`: the lanes of residue >= `r`.
+    fn from_residue(r: u32) -> u32 {
+        (0..32).filter(|i| i % 4 >= r).fold(0, |m, i| m | 1 << i)
+    }
+
+    /// Per-lane trip counts: each iteration `k` issues once for the lanes still in the loop
+    /// (32, 24, 16, 8 lanes), then one store of all 32: 4 x 3 + 1 = 13 instructions. The
+    /// positional merge splits the lanes that left against those still looping: positions 3,
+    /// 6 and 9 issue `ST` (the lanes that left) beside `LD`: 16 instructions.
+    #[test]
+    fn per_lane_trip_counts_reconverge_after_the_loop() {
+        let mut want: Issued = Vec::new();
+        for r in 0..4 {
+            let m = from_residue(r);
+            let n = m.count_ones() as u8;
+            want.extend([(L, n, m), (Fp, n, 0), (B, n, 0)]);
+        }
+        want.push((S, 32, u32::MAX));
+        assert_eq!(issue(Shape::Trips, Merge::Reconverge), want);
+        let pos = issue(Shape::Trips, Merge::Positional);
+        assert_eq!(pos.len(), 16);
+        assert_eq!(pos[3], (S, 8, from_residue(0) & !from_residue(1)));
+        assert_eq!(pos[4], (L, 24, from_residue(1)));
+    }
+
+    /// An `if` without `else` inside a loop: every iteration issues `LD` (32 lanes), the
+    /// `if` body's `LD` (the 16 lanes of one parity, alternating) and `IADD` (32): 3 x 3 + 1
+    /// = 10 instructions. Positional: lanes that skipped the body run `IADD` and the next
+    /// iteration's `LD` one position ahead, until they skip a body in turn: 14.
+    #[test]
+    fn if_without_else_in_a_loop_reconverges_each_iteration() {
+        let even = 0x5555_5555u32;
+        let mut want: Issued = Vec::new();
+        for k in 0..3 {
+            let body = if k % 2 == 0 { even } else { !even };
+            want.extend([(L, 32, u32::MAX), (L, 16, body), (Int, 32, 0)]);
+        }
+        want.push((S, 32, u32::MAX));
+        assert_eq!(issue(Shape::IfInLoop, Merge::Reconverge), want);
+        // positional: even lanes `X Y Z X Z X Y Z S`, odd lanes `X Z X Y Z X Z S` (X, Y,
+        // Z: the loop's load, the body's load, IADD): positions 1, 2, 3, 6 and 7 split
+        let pos = issue(Shape::IfInLoop, Merge::Positional);
+        assert_eq!(pos.len(), 14);
+        let split: Vec<bool> = pos.iter().map(|x| x.1 == 16).collect();
+        assert_eq!(split.iter().filter(|&&b| b).count(), 11);
+    }
+
+    /// `if`/`else`: the `if` path (earlier lines) issues first, then the `else` path, then
+    /// the store with all lanes: 4 instructions. Positional: the `else` lanes' `ST` pairs
+    /// with the `if` lanes' `LD`, and the `if` lanes' `ST` comes alone: 5.
+    #[test]
+    fn if_else_issues_both_paths_then_reconverges() {
+        let low = 0xFFu32;
+        assert_eq!(
+            issue(Shape::IfElse, Merge::Reconverge),
+            vec![(Fp, 8, 0), (L, 8, low), (Int, 24, 0), (S, 32, u32::MAX)]
+        );
+        assert_eq!(
+            issue(Shape::IfElse, Merge::Positional),
+            vec![
+                (Fp, 8, 0),
+                (Int, 24, 0),
+                (L, 8, low),
+                (S, 24, !low),
+                (S, 8, low)
+            ]
+        );
+    }
+
+    /// A helper called from two places records one program counter (its own line, above
+    /// the kernel): min-PC issues the `else` lanes' call first (smallest PC), then the `if`
+    /// lanes' `IADD` and call, the `else` lanes' `SFU`, the store: 5 instructions; the two
+    /// calls never merge, since the lanes reach them at different steps.
+    #[test]
+    fn helper_called_from_two_places() {
+        let low = 0xFFFFu32;
+        assert_eq!(
+            issue(Shape::Helper, Merge::Reconverge),
+            vec![
+                (L, 16, !low),
+                (Int, 16, 0),
+                (L, 16, low),
+                (Sfu, 16, 0),
+                (S, 32, u32::MAX)
+            ]
+        );
+    }
+
+    /// Same seed, same program: two generations under each merge give identical warps.
+    #[test]
+    fn reconverging_merge_is_deterministic() {
+        for shape in [Shape::Trips, Shape::IfInLoop, Shape::IfElse, Shape::Helper] {
+            assert_eq!(
+                issue(shape, Merge::Reconverge),
+                issue(shape, Merge::Reconverge)
+            );
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The table of built-in benchmarks: name, suite, paper category, parameters with defaults,
 //! and the function that builds a [`ModelWorkload`] from parameters and a seed.
 
-use crate::model::ModelWorkload;
+use crate::model::{Merge, ModelWorkload};
 use crate::program::WorkloadError;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -174,7 +174,9 @@ pub fn find(name: &str) -> Option<&'static BenchSpec> {
     }
 }
 
-/// Build benchmark `name` with `overrides` and `seed`.
+/// Build benchmark `name` with `overrides` and `seed`. The override `merge`
+/// (`reconverge`, the default, or `positional`) selects how warps are formed
+/// ([`crate::model::Merge`], issue 8) and applies to every workload.
 pub fn build(
     name: &str,
     overrides: &BTreeMap<String, String>,
@@ -189,9 +191,20 @@ pub fn build(
             "unknown workload `{name}`{hint}; run `locus workloads` to list them"
         ))
     })?;
-    let p = Params::resolve(spec, overrides, seed)?;
-    let w = (spec.build)(&p)?;
-    check_all_applied(spec, &p, overrides)?;
+    // `merge`: the warp formation of every kernel model (issue 8), not an input parameter
+    let mut overrides = overrides.clone();
+    let merge = match overrides.remove("merge") {
+        None => Merge::default(),
+        Some(v) => Merge::parse(&v).ok_or_else(|| {
+            WorkloadError::Msg(format!(
+                "--param merge={v}: expected `reconverge` (the default) or `positional`"
+            ))
+        })?,
+    };
+    let p = Params::resolve(spec, &overrides, seed)?;
+    let mut w = (spec.build)(&p)?;
+    check_all_applied(spec, &p, &overrides)?;
+    w.set_merge(merge);
     Ok(w)
 }
 

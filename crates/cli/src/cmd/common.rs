@@ -79,7 +79,9 @@ pub struct WorkloadArgs {
     /// Built-in workload (see `locus workloads`); default: bfs.
     #[arg(long, short = 'w', conflicts_with = "trace")]
     pub workload: Option<String>,
-    /// Workload parameter, e.g. `--param scale=14`. Repeatable.
+    /// Workload parameter, e.g. `--param scale=14`. Repeatable. `--param merge=positional`
+    /// forms warps by aligning the lanes' operations position by position (before issue 8)
+    /// instead of the default `merge=reconverge` (min-PC reconvergence, docs/reconvergence.md).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
     /// An Accel-Sim trace: its folder or its kernelslist.g.

@@ -40,6 +40,11 @@ pub struct LanesArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// How warps are formed (`--param merge=...` of every workload): `reconverge` (min-PC
+    /// reconvergence, the default) or `positional` (lanes aligned position by position, the
+    /// model before issue 8; the table of docs/reconvergence.md).
+    #[arg(long, default_value = "reconverge", value_parser = ["reconverge", "positional"])]
+    pub merge: String,
 }
 
 fn params(list: &[String], what: &str) -> Result<BTreeMap<String, String>> {
@@ -51,6 +56,14 @@ fn params(list: &[String], what: &str) -> Result<BTreeMap<String, String>> {
         m.insert(k.trim().to_string(), v.trim().to_string());
     }
     Ok(m)
+}
+
+/// `p` with `merge` set (a `--param merge=...` given wins).
+fn with_merge(p: &BTreeMap<String, String>, merge: &str) -> BTreeMap<String, String> {
+    let mut p = p.clone();
+    p.entry("merge".to_string())
+        .or_insert_with(|| merge.to_string());
+    p
 }
 
 pub fn run(a: LanesArgs) -> Result<()> {
@@ -72,7 +85,7 @@ pub fn run(a: LanesArgs) -> Result<()> {
                 continue;
             }
             let p = small.get(b.name).cloned().unwrap_or_default();
-            let mut w = locus_workload::registry::build(b.name, &p, a.seed)?;
+            let mut w = locus_workload::registry::build(b.name, &with_merge(&p, &a.merge), a.seed)?;
             let r = lane_split(&mut w, LINE_BYTES, a.max_launches)?;
             eprintln!(
                 "{:<18} {:>6.2} % shifted {:>6.2} % excess{}",
@@ -90,7 +103,7 @@ pub fn run(a: LanesArgs) -> Result<()> {
     } else {
         let name = a.workload.clone().unwrap_or_default();
         let p = params(&a.params, "--param")?;
-        let mut w = locus_workload::registry::build(&name, &p, a.seed)?;
+        let mut w = locus_workload::registry::build(&name, &with_merge(&p, &a.merge), a.seed)?;
         reports.push((lane_split(&mut w, LINE_BYTES, a.max_launches)?, p));
     }
     if a.json {
@@ -100,7 +113,7 @@ pub fn run(a: LanesArgs) -> Result<()> {
         print!("{}", markdown(&reports));
     } else {
         for (r, _) in &reports {
-            text(r);
+            text(r, &a.merge);
         }
     }
     Ok(())
@@ -155,13 +168,15 @@ fn at(x: &LaneSplit) -> String {
         .to_string()
 }
 
-fn text(r: &SplitReport) {
+fn text(r: &SplitReport, merge: &str) {
     println!(
-        "lane alignment of {} (shifted: same call site within {SHIFT_WINDOW} positions in another lane; never reconverging: {SHIFT_RUN}+ shifted positions in a row)",
-        r.workload
+        "lane alignment of {} (warp insts: the lanes aligned position by position; shifted: same call site within {SHIFT_WINDOW} positions in another lane; never reconverging: {SHIFT_RUN}+ shifted positions in a row{}; issued: the warp instructions the merge `{}` issues)",
+        r.workload,
+        if merge == "positional" { "" } else { " in a warp issuing more than the reconverged estimate" },
+        merge
     );
     println!(
-        "  {:<28} {:>8} {:>9} {:>12} {:>9} {:>9} {:>12} {:>8} {:>12} {:>8}  starts at",
+        "  {:<28} {:>8} {:>9} {:>12} {:>9} {:>9} {:>12} {:>8} {:>12} {:>8} {:>12}  starts at",
         "kernel",
         "launches",
         "warps",
@@ -171,12 +186,13 @@ fn text(r: &SplitReport) {
         "never-reconv",
         "run",
         "reconverged",
-        "excess%"
+        "excess%",
+        "issued"
     );
     for k in &r.kernels {
         let x = &k.split;
         println!(
-            "  {:<28} {:>8} {:>9} {:>12} {:>9} {:>9} {:>12} {:>8} {:>12} {:>8}  {}",
+            "  {:<28} {:>8} {:>9} {:>12} {:>9} {:>9} {:>12} {:>8} {:>12} {:>8} {:>12}  {}",
             k.name,
             k.launches,
             x.warps,
@@ -187,6 +203,7 @@ fn text(r: &SplitReport) {
             x.longest_run,
             x.converged,
             pct(x.excess_fraction()),
+            x.issued,
             at(x)
         );
     }
