@@ -176,6 +176,15 @@ impl Flags {
             ..Flags::ours()
         }
     }
+    /// `ours` with [`Flags::hit_lat_all`] off: Eq. 5 charges `hit_lat` to the non-shared
+    /// requests only, `(1 - shmem_ratio) hit_lat` (spec §3.3.1 and §7 #9: a named variant;
+    /// the literal Eq. 5, `hit_lat` on every request, stays the default).
+    pub fn ours_shmem_no_hit() -> Flags {
+        Flags {
+            hit_lat_all: false,
+            ..Flags::ours()
+        }
+    }
     /// `ours` with [`Flags::replay_issue_cost`] (a named reading, not the paper's).
     pub fn ours_replay_issue() -> Flags {
         Flags {
@@ -203,7 +212,8 @@ impl Flags {
         }
     }
     /// Every configuration of §6.4 by name, in the paper's order, then the named readings
-    /// that are not the paper's (`ours+replay-issue`, `ours+overlap-clamp`, `ours+mwp-uncoalesced`).
+    /// that are not the paper's (`ours+replay-issue`, `ours+overlap-clamp`, `ours+mwp-uncoalesced`,
+    /// `ours+shmem-no-hit`).
     pub fn ablations() -> Vec<(&'static str, Flags)> {
         let b = Flags::baseline();
         vec![
@@ -236,6 +246,7 @@ impl Flags {
             ("ours+replay-issue", Flags::ours_replay_issue()),
             ("ours+overlap-clamp", Flags::ours_overlap_clamp()),
             ("ours+mwp-uncoalesced", Flags::ours_mwp_uncoalesced()),
+            ("ours+shmem-no-hit", Flags::ours_shmem_no_hit()),
         ]
     }
 }

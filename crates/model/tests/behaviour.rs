@@ -409,3 +409,81 @@ fn l2_write_misses_are_counted_without_dram_reads() {
     assert_eq!(ev.l2_write_miss, 13 * 4);
     assert_eq!(ev.dram.iter().filter(|r| !r.write).count(), 0);
 }
+
+/// Spec §7 #8 (DRAM writes are the L2's write-backs: the simulated k80 L2 is write-back,
+/// write-validate, and a single-node machine writes nothing back at a kernel boundary):
+/// stores over a working set within the L2 write nothing to DRAM; the same stores twice
+/// over a working set of twice the L2's lines (one 128 B line per warp access, streamed
+/// in order, LRU) evict every dirty line once per pass after the first fill, so the DRAM
+/// write count is the dirty evictions, `2 x lines - l2 lines`. Fails if writes reached
+/// DRAM at store time (write-through), were dropped at eviction, or if the model wrote
+/// dirty lines back at the kernel end, which the simulated single-node L2 does not do.
+#[test]
+fn dram_writes_are_dirty_l2_evictions_only() {
+    let cfg = MemCfg {
+        l2_bytes: 16 << 10, // 128 lines, 16-way: 8 sets
+        ..MemCfg::default()
+    };
+    let l2_lines = 128u64;
+    let run = |lines: u64, passes: u32| {
+        let per_pass = lines as u32; // one line per access, 13 warps interleaved
+        let mut p = synthetic(
+            13,
+            per_pass * passes / 13,
+            4,
+            Place::Global,
+            1 << 24,
+            move |w, it, l| {
+                let k = (u64::from(it) * 13 + u64::from(w)) % lines;
+                k * 128 + u64::from(l) * 4
+            },
+        );
+        for a in &mut p.accesses {
+            a.kind = Kind::Store;
+        }
+        p.objects[0].written = true;
+        memsim::run(&p, &[Place::Global], &cfg)
+    };
+    // 104 lines (8 iterations x 13 warps) < 128: no write reaches DRAM
+    let fits = run(104, 2);
+    assert_eq!(fits.l2_write_miss, 104);
+    assert_eq!(fits.dram.len(), 0, "dirty lines that fit stay in the L2");
+    // 260 lines (20 x 13) > 128, two passes: every access misses, each miss after the
+    // first 128 evicts a dirty line
+    let big = run(260, 2);
+    assert_eq!(big.l2_write_miss, 2 * 260);
+    assert_eq!(big.dram.iter().filter(|r| !r.write).count(), 0);
+    assert_eq!(
+        big.dram.iter().filter(|r| r.write).count() as u64,
+        2 * 260 - l2_lines
+    );
+}
+
+/// Spec §3.3.1 / §7 #9: Eq. 5 as printed charges `hit_lat` to every request, shared
+/// ones included; the named variant `ours+shmem-no-hit` charges `(1 - shmem_ratio)
+/// hit_lat`. On a kernel whose only requests are shared loads (`shmem_ratio` = 1, no DRAM
+/// requests) the two AMATs differ by exactly `hit_lat`, and the default is the literal
+/// one. Fails if the default stopped being literal or the variant did not drop the term.
+#[test]
+fn eq5_literal_charges_hit_lat_to_shared_requests_and_the_variant_does_not() {
+    let p = synthetic(26, 16, 4, Place::Shared, 4096, |_, it, l| {
+        u64::from(it % 8) * 128 + u64::from(l) * 4
+    });
+    let hw = Hw::default();
+    let m = Model::new(p, hw.clone());
+    let lit = m.predict(&[Place::Shared], Flags::ours(), None).unwrap();
+    let var = m
+        .predict(&[Place::Shared], Flags::ours_shmem_no_hit(), None)
+        .unwrap();
+    assert!(Flags::ours().hit_lat_all);
+    assert!(
+        (lit.amat - var.amat - hw.hit_lat).abs() < 1e-9,
+        "{} {}",
+        lit.amat,
+        var.amat
+    );
+    assert!((var.amat - hw.shmem_lat).abs() < 1e-9, "{}", var.amat);
+    assert!(Flags::ablations()
+        .iter()
+        .any(|(n, f)| *n == "ours+shmem-no-hit" && !f.hit_lat_all));
+}

@@ -81,7 +81,8 @@ pub struct ModelArgs {
     pub measure: bool,
     /// Model variant: ours, sim-et-al, baseline, baseline+instr, baseline+instr+queue-even,
     /// baseline+queue-mapped (hms spec §6.4); ours+overlap-clamp (Eq. 12's T_overlap
-    /// clamped to [0, T_mem] instead of as printed), ours+replay-issue.
+    /// clamped to [0, T_mem] instead of as printed), ours+replay-issue, ours+mwp-uncoalesced,
+    /// ours+shmem-no-hit (Eq. 5 without hit_lat on shared requests, spec §7 #9).
     #[arg(long, default_value = "ours")]
     pub variant: String,
     /// Kingman's formula: standard (textbook) or printed (Eq. 9 as printed).

@@ -1158,3 +1158,22 @@ fn write(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// The committed report (`docs/repro-hms`, written by `locus repro hms -q -o
+    /// docs/repro-hms`) passes the audit: every number in it is in its ledger and every
+    /// comparison is checked. Fails when the report is edited by hand or left stale
+    /// against its own ledger.
+    #[test]
+    fn committed_report_passes_its_audit() {
+        let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/repro-hms");
+        let report = std::fs::read_to_string(d.join("report.md")).unwrap();
+        let nums = std::fs::read_to_string(d.join("numbers.txt")).unwrap();
+        let checks = std::fs::read_to_string(d.join("checks.txt")).unwrap();
+        let p = super::super::audit::audit(&report, &nums, &checks);
+        assert!(p.is_empty(), "{}", p.join("\n"));
+    }
+}
