@@ -64,6 +64,8 @@ pub fn numbers(text: &str) -> Vec<String> {
             || prev == '.'
             || (prev == '-' && (prev2.is_alphanumeric() || prev2 == '_'))
             || next == '_'
+            // a dimension word, `2-D objects`, `3-D hypercube`
+            || (next == '-' && next2 == 'D' && !c.get(j + 2).is_some_and(|ch| ch.is_alphanumeric()))
             || (next.is_alphabetic()
                 && !(next == 'x' && !(next2.is_alphanumeric() || next2 == '_')));
         let before: String = c[..start].iter().collect();
@@ -154,6 +156,14 @@ pub fn audit(report: &str, ledger: &str, checks: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dimension_words_are_not_values() {
+        assert_eq!(
+            numbers("2-D objects on a 3-D hypercube, 2-Dim 4 -D"),
+            ["2", "4"]
+        );
+    }
 
     #[test]
     fn numbers_skip_labels_and_keep_values() {
