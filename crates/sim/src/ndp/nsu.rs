@@ -53,6 +53,9 @@ pub enum NsuOut {
     Write(u32, u8),
     /// The offload ack of instance `id` (the warp is gone).
     Ack(u32),
+    /// The command of instance `id` left the command buffer and became a warp (statistics:
+    /// the time an instance waited for a warp slot).
+    Spawn(u32),
 }
 
 /// The GPU's NDP buffer manager: free entries per stack and buffer (§3.8).
@@ -259,6 +262,7 @@ impl Nsu {
                     writes_out: 0,
                 });
                 out.push(NsuOut::Credit(Buf::Cmd));
+                out.push(NsuOut::Spawn(id));
             }
         }
         self.slot_cycles += self.busy_slots() as u64;
@@ -422,6 +426,7 @@ mod tests {
                     NsuOut::Credit(b) => cr.give_back(0, b),
                     NsuOut::Write(id, _) => acks_due.push(id),
                     NsuOut::Ack(_) => done += 1,
+                    NsuOut::Spawn(_) => {}
                 }
             }
         }
@@ -460,7 +465,7 @@ mod tests {
         n.cycle(&mut out);
         assert_eq!(
             out,
-            vec![NsuOut::Credit(Buf::Cmd)],
+            vec![NsuOut::Credit(Buf::Cmd), NsuOut::Spawn(7)],
             "spawned, LD stalls on 1 of 2"
         );
         out.clear();
