@@ -104,6 +104,36 @@ impl PendingStallAs {
     }
 }
 
+/// Which of the NSU code's offload markers take an NSU issue slot (spec ndp.md §3.4
+/// Fig. 3(b), §3.6).
+///
+/// The paper's literal reading is [`NsuMarkerInsts::BeginAndEnd`] (the default): Fig. 3(b)
+/// lists the NSU code as `OFLD.BEG F0; LD F1; MUL F2, F0, F1; ST F2; OFLD.END F2`, and §4.1.2
+/// says the spawned warp "fetches from the start PC" whose "first instruction, NSU
+/// `OFLD.BEG`, initializes the listed registers", and that `OFLD.END` sends the ack; so a
+/// block of Table 1's size `k` (counted without the markers, §5.4) issues `k + 2` NSU
+/// instructions. [`NsuMarkerInsts::EndOnly`] is the other reading (Locus before issue 11):
+/// the register initialisation is part of the spawn and only `OFLD.END` issues (`k + 1`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum NsuMarkerInsts {
+    /// `OFLD.BEG` and `OFLD.END` each issue as an NSU instruction (literal; the default).
+    #[default]
+    BeginAndEnd,
+    /// Only `OFLD.END` issues; `OFLD.BEG`'s work is folded into the warp's spawn.
+    EndOnly,
+}
+
+impl NsuMarkerInsts {
+    /// Name as written in TOML.
+    pub fn name(self) -> &'static str {
+        match self {
+            NsuMarkerInsts::BeginAndEnd => "begin-and-end",
+            NsuMarkerInsts::EndOnly => "end-only",
+        }
+    }
+}
+
 /// The `[ndp]` section. Values from the paper's Table 2 / §5.2 unless marked [DEFAULT]
 /// (spec ndp.md's suggestion where the paper is silent).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -137,6 +167,9 @@ pub struct NdpCfg {
     /// buffer (§6.3; [`PendingStallAs`]). Statistics only: timing is the same either way,
     /// and both splits are reported.
     pub pending_stall_as: PendingStallAs,
+    /// Which NSU offload markers issue as NSU instructions (§3.4 Fig. 3(b);
+    /// [`NsuMarkerInsts`]; literal: both).
+    pub nsu_marker_insts: NsuMarkerInsts,
     /// FLIT size of the memory network's packets, bytes. [DEFAULT] 16 (HMC).
     pub flit_bytes: u32,
     /// Algorithm 1 epoch, SM cycles (§4.3: 30 000).
@@ -180,6 +213,7 @@ impl Default for NdpCfg {
             pending_entries: 300,
             ready_entries: 64,
             pending_stall_as: PendingStallAs::ExecUnitBusy,
+            nsu_marker_insts: NsuMarkerInsts::BeginAndEnd,
             flit_bytes: 16,
             epoch_cycles: 30_000,
             init_ratio: 0.1,

@@ -57,7 +57,7 @@ use crate::ndp::ready::ReadyBuffer;
 use crate::ndp::select::{BlockDesc, Selector};
 use crate::ndp::target::first_access_target;
 use crate::ndp::{
-    InstanceTime, NdpStats, NoIssueReadings, NoIssueSplit, NoIssueStats, NsuStats, OffloadMode, PacketStats,
+    InstanceTime, NdpStats, NoIssueReadings, NsuMarkerInsts, NoIssueSplit, NoIssueStats, NsuStats, OffloadMode, PacketStats,
     PendingStallAs,
 };
 use crate::noc::{Msg, Receipts};
@@ -385,13 +385,15 @@ impl NdpState {
             stack_of,
             nsus: (0..stacks)
                 .map(|_| {
-                    Nsu::new(
+                    let mut u = Nsu::new(
                         n.nsu_warps,
                         n.cmd_entries,
                         n.read_entries,
                         n.write_entries,
                         Vec::new(),
-                    )
+                    );
+                    u.set_issue_begin(n.nsu_marker_insts == NsuMarkerInsts::BeginAndEnd);
+                    u
                 })
                 .collect(),
             nsu_warps: n.nsu_warps,
