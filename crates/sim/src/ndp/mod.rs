@@ -431,13 +431,7 @@ impl InstanceTime {
     /// From `done` instances' phase sums `ps` (the eight phases, the GPU part, the blocked
     /// time; picoseconds), `insts` NSU instructions over `cycles` NSU cycles and the NSU
     /// clock period `period` (ps).
-    pub fn from_sums(
-        done: u64,
-        ps: &[u64; 10],
-        insts: u64,
-        cycles: u64,
-        period: u64,
-    ) -> Self {
+    pub fn from_sums(done: u64, ps: &[u64; 10], insts: u64, cycles: u64, period: u64) -> Self {
         let d = done.max(1) as f64;
         let m = |k: usize| ps[k] as f64 / d / 1000.0;
         InstanceTime {

@@ -527,7 +527,11 @@ mod tests {
             }
             (cycles, n.insts)
         };
-        assert_eq!(run(true), (6, 6), "BEG, ALU, END per warp, one issue per cycle");
+        assert_eq!(
+            run(true),
+            (6, 6),
+            "BEG, ALU, END per warp, one issue per cycle"
+        );
         assert_eq!(run(false), (4, 4), "ALU, END per warp");
     }
 }

@@ -57,8 +57,8 @@ use crate::ndp::ready::ReadyBuffer;
 use crate::ndp::select::{BlockDesc, Selector};
 use crate::ndp::target::first_access_target;
 use crate::ndp::{
-    InstanceTime, NdpStats, NoIssueReadings, NsuMarkerInsts, NoIssueSplit, NoIssueStats, NsuStats, OffloadMode, PacketStats,
-    PendingStallAs,
+    InstanceTime, NdpStats, NoIssueReadings, NoIssueSplit, NoIssueStats, NsuMarkerInsts, NsuStats,
+    OffloadMode, PacketStats, PendingStallAs,
 };
 use crate::noc::{Msg, Receipts};
 use locus_engine::{Clock, Ps};

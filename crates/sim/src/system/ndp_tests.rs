@@ -134,7 +134,10 @@ fn instance_timeline_adds_up() {
     let (_, r1) = run(&["ndp.offload=naive"], &mut vadd(32));
     let t1 = ndp(&r1).instance_time;
     assert_eq!(t1.instances, 1);
-    assert!(t1.command_queue_ns < t1.nsu_cycle_ns, "spawned at the next NSU edge");
+    assert!(
+        t1.command_queue_ns < t1.nsu_cycle_ns,
+        "spawned at the next NSU edge"
+    );
     assert!(
         t1.nsu_issue_ns >= t1.nsu_cycle_ns && t1.nsu_issue_ns <= 5.0 * t1.nsu_cycle_ns,
         "{t1:?}"
