@@ -98,6 +98,12 @@ pub fn write(
         )?;
     }
     let cfg = locus_sim::preset::load(Some(ndp::BASE), None, &[])?;
+    let sm_ghz = cfg.system.sm_clock_ghz;
+    let nsus = cfg.ndp.stack_nodes.len() as f64;
+    let nsu_ghz = cfg.ndp.nsu_clock_ghz;
+    let us = |k: &str| val(k, "cycles") / sm_ghz / 1000.0;
+    // the NSUs issue one warp instruction per NSU cycle each (ndp.md §7.12)
+    let bound_us = |k: &str| val(k, OFFLOADED) * val(k, ndp::NSU_INSTS) / (nsus * nsu_ghz) / 1000.0;
     writeln!(
         md,
         "Locus `repro ndp`: {} runs ({} reused from an earlier invocation) in {} s on {} worker(s), on {} workload(s); the §7.6 studies on {}. Machine: preset `ndp-8hmc` ({} SMs at {} GHz, {} stacks with one NSU each at {} GHz); Baseline_MoreCore is `ndp-morecore` and the 128-SM study `ndp-128sm`; every NDP configuration is a `--set ndp.offload=...` on them (`main_variants` and `study_variants` in crates/cli/src/repro/ndp.rs). Speedup = Baseline cycles / cycles. The paper does not say which mean it uses (ndp.md §6.1): claims use the arithmetic mean of per-workload values, tables also give the geometric mean.\n",
@@ -233,7 +239,20 @@ pub fn write(
                 led.pct(am(&over(bs, &|b| val(&key(b, "morecore"), "l2_hit_rate"))), "morecore l2 hit rate"),
                 led.pct(am(&over(bs, &|b| val(&key(b, "base"), "l2_hit_rate"))), "base l2 hit rate"),
             ),
-            "static" | "naive" | "dyn" | "dyncache" | "nsu175" | "dyncache128" => {
+            "naive" => {
+                let bs: Vec<String> = bs.iter().filter(|b| !unmarked.contains(b)).cloned().collect();
+                let m = |f: &dyn Fn(&str) -> f64| am(&over(&bs, &|b| f(&key(b, "naive"))));
+                format!(
+                    "measured: {}on its workloads with offload blocks the NSU issue bound (instances x NSU instructions / NSU issue rate) is {} of the Baseline's time on average and the NSUs issue in {} of their cycles, so the NSUs' issue rate does not hold NaiveNDP far below the Baseline; an instance spends on average {} of its time waiting for its grant (NSU buffers held by the instances ahead) and its warp is blocked at `OFLD.END` for {} of it; NSU instructions per instance average {} (see Where NaiveNDP's time goes)",
+                    unm_txt,
+                    led.x(m(&|k| ratio(bound_us(k), us(&k.replace("-naive", "-base")))), "claim nsu bound over base"),
+                    led.pct(m(&|k| val(k, ndp::NSU_ISSUE_USE)), "claim nsu issue use"),
+                    led.pct(m(&|k| ratio(val(k, ndp::PHASES[0].1), val(k, ndp::INST_TOTAL))), "claim to-grant share"),
+                    led.pct(m(&|k| ratio(val(k, ndp::INST_BLOCKED), val(k, ndp::INST_TOTAL))), "claim blocked share"),
+                    led.f(m(&|k| val(k, ndp::NSU_INSTS)), 1, "claim nsu insts per instance"),
+                )
+            }
+            "static" | "dyn" | "dyncache" | "nsu175" | "dyncache128" => {
                 let vk = if v_key == "static" { "naive" } else { v_key };
                 format!(
                     "measured: {}under {} the NSUs' mean warp-slot occupancy is {}, {} of block instances were offloaded ({} suppressed by the cache-locality check), and the Baseline's L2 hit rate is {} (means over its workloads)",
@@ -375,6 +394,125 @@ pub fn write(
         Some(1.0),
         &marks,
     )?;
+
+    // ---- Fig. 7: where NaiveNDP's time goes (issue 11)
+    let marked: Vec<String> = benches
+        .iter()
+        .filter(|b| !unmarked.contains(b))
+        .cloned()
+        .collect();
+    writeln!(
+        f7,
+        "\n### Where NaiveNDP's time goes\n\nNaiveNDP can finish no sooner than its NSUs can issue the NSU code of every instance: the NSU issue bound = offloaded instances x NSU instructions per instance / ({} NSUs x {} GHz), one warp instruction per NSU cycle (ndp.md §7.12). The NSU code is Fig. 3(b)'s: the block's instructions plus NSU `OFLD.BEG` and `OFLD.END` (`ndp.nsu_marker_insts = \"begin-and-end\"`, the literal reading and the default; `end-only` folds `OFLD.BEG` into the spawn, the column `NaiveNDP, end-only`). NSU issue use = NSU instructions over NSU cycles, all NSUs (1 = every NSU issued every cycle). Times in microseconds (SM cycles at {} GHz).\n",
+        led.int(nsus as u64, "config ndp.stack_nodes"),
+        led.f(nsu_ghz, 2, "config ndp.nsu_clock_ghz"),
+        led.f(sm_ghz, 2, "config system.sm_clock_ghz"),
+    )?;
+    let mut rows = Vec::new();
+    let mut csv = String::from(
+        "bench,base_us,naive_us,nsu_issue_bound_us,nsu_issue_use,nsu_insts_per_instance",
+    );
+    for (l, _) in ndp::PHASES {
+        let _ = write!(csv, ",{}_ns", l.replace(' ', "_"));
+    }
+    csv.push_str(",total_ns,blocked_ns\n");
+    for b in &marked {
+        let (kb, kn) = (key(b, "base"), key(b, "naive"));
+        rows.push(vec![
+            abbr(b),
+            led.f(us(&kb), 0, "base us"),
+            led.f(us(&kn), 0, "naive us"),
+            led.x(sp(b, "base", ndp::NAIVE_END_ONLY), "naive end-only speedup"),
+            led.f(bound_us(&kn), 0, "naive nsu issue bound us"),
+            led.x(ratio(bound_us(&kn), us(&kb)), "nsu issue bound over base"),
+            led.pct(val(&kn, ndp::NSU_ISSUE_USE), "naive nsu issue use"),
+            led.f(val(&kn, ndp::NSU_INSTS), 1, "naive nsu insts per instance"),
+        ]);
+        let _ = write!(
+            csv,
+            "{b},{},{},{},{},{}",
+            us(&kb),
+            us(&kn),
+            bound_us(&kn),
+            val(&kn, ndp::NSU_ISSUE_USE),
+            val(&kn, ndp::NSU_INSTS)
+        );
+        for (_, p) in ndp::PHASES {
+            let _ = write!(csv, ",{}", val(&kn, p));
+        }
+        let _ = writeln!(
+            csv,
+            ",{},{}",
+            val(&kn, ndp::INST_TOTAL),
+            val(&kn, ndp::INST_BLOCKED)
+        );
+    }
+    f7 += &table(
+        &[
+            "workload",
+            "Baseline, us",
+            "NaiveNDP, us",
+            "NaiveNDP, end-only (speedup)",
+            "NSU issue bound, us",
+            "bound / Baseline",
+            "NSU issue use",
+            "NSU instructions per instance",
+        ]
+        .map(String::from),
+        &rows,
+    );
+    writeln!(
+        f7,
+        "\nAn offloaded instance's time from `OFLD.BEG` to the warp's release, mean ns per instance under NaiveNDP (`locus_sim::ndp::InstanceTime`): to grant = until the reservation of its NSU buffers is granted (the target is known at the first memory instruction, then the instance may wait for credits, §3.8); command transit = grant to the command at the NSU; NSU command queue = waiting for one of the 48 warp slots; data wait = spawned warp to its last RDF response or WTA; NSU issue = then to its last NSU write sent; write acks = then to the offload ack sent; ack transit = to the GPU; invalidations = then to release (§3.9). Consecutive phases, so they add up to the total; `blocked` is the part of the total the warp waited at `OFLD.END` (the rest it spent issuing the block's GPU part).\n"
+    )?;
+    let mut rows = Vec::new();
+    for b in &marked {
+        let kn = key(b, "naive");
+        let mut r = vec![abbr(b)];
+        for (l, p) in ndp::PHASES {
+            r.push(led.f(val(&kn, p), 0, &format!("naive phase {l}")));
+        }
+        r.push(led.f(val(&kn, ndp::INST_TOTAL), 0, "naive instance total"));
+        r.push(led.pct(
+            ratio(val(&kn, ndp::INST_BLOCKED), val(&kn, ndp::INST_TOTAL)),
+            "naive blocked share",
+        ));
+        rows.push(r);
+    }
+    let mut cols: Vec<String> = vec!["workload".into()];
+    cols.extend(ndp::PHASES.iter().map(|p| p.0.to_string()));
+    cols.push("total".into());
+    cols.push("blocked at OFLD.END".into());
+    f7 += &table(&cols, &rows);
+    let below: Vec<String> = marked
+        .iter()
+        .filter(|b| ratio(bound_us(&key(b, "naive")), us(&key(b, "base"))) < 1.0)
+        .map(|b| abbr(b))
+        .collect();
+    let grant_share = am(&over(&marked, &|b| {
+        let k = key(b, "naive");
+        ratio(val(&k, ndp::PHASES[0].1), val(&k, ndp::INST_TOTAL))
+    }));
+    writeln!(
+        f7,
+        "\nThe NSU issue bound is below the Baseline's time on {} of {} workloads with offload blocks ({}): there the NSUs' issue rate alone would let NaiveNDP finish before the Baseline (the bound is a floor on NaiveNDP's time, not a ceiling); NaiveNDP takes {} of its bound on average (the NSUs issue in {} of their cycles), and its instances wait: on average {} of an instance's time is spent before its grant (its NSU's buffers full of instances ahead of it). How far NaiveNDP falls behind thus follows from NSU instructions per instance against the Baseline's time per instance; Table 1's block sizes (+2 for the markers) are what the Locus kernel models' blocks should match.",
+        led.int(below.len() as u64, "workloads with nsu bound below base"),
+        led.int(marked.len() as u64, "workloads with offload blocks"),
+        if below.is_empty() { "none".to_string() } else { below.join(", ") },
+        led.x(
+            am(&over(&marked, &|b| {
+                let k = key(b, "naive");
+                ratio(us(&k), bound_us(&k))
+            })),
+            "naive over its nsu bound",
+        ),
+        led.pct(
+            am(&over(&marked, &|b| val(&key(b, "naive"), ndp::NSU_ISSUE_USE))),
+            "naive nsu issue use mean",
+        ),
+        led.pct(grant_share, "naive to-grant share of instance time"),
+    )?;
+    std::fs::write(out.join("fig7_naive_time.csv"), csv)?;
 
     // ---- Fig. 8
     let mut f8 =
@@ -827,7 +965,7 @@ pub fn write(
     let est = per_run * full_runs as f64 / 2.0 / 60.0;
     writeln!(
         tail,
-        "\n## Run time\n\nThe simulations (reused ones included, as their records measured them) took {} host seconds in all ({} per run on average). A full reproduction ({} runs to their ends on {} workers) is estimated at {} minutes from this mean; Table 1's other workloads run for other lengths (measure them with `locus run -p ndp-8hmc -w <workload>`), so this is a rough figure. `--warp-insts N` caps every run.",
+        "\n## Run time\n\nThe simulations (reused ones included, as their records measured them) took {} host seconds in all ({} per run on average). A full reproduction ({} runs to their ends on {} workers) would take {} minutes if its runs took this mean; in a quick run this is a lower bound only, since the quick workloads are among Table 1's shortest and NaiveNDP and the high static ratios of the long ones (streamcluster, backprop, fwt) take the most time (measure one with `locus run -p ndp-8hmc -w <workload> --set ndp.offload=naive`). `--warp-insts N` caps every run.",
         led.f(meta.host_seconds, 0, "host seconds"),
         led.f(per_run, 1, "host seconds per run"),
         led.int(full_runs as u64, "full runs"),

@@ -104,6 +104,36 @@ impl PendingStallAs {
     }
 }
 
+/// Which of the NSU code's offload markers take an NSU issue slot (spec ndp.md §3.4
+/// Fig. 3(b), §3.6).
+///
+/// The paper's literal reading is [`NsuMarkerInsts::BeginAndEnd`] (the default): Fig. 3(b)
+/// lists the NSU code as `OFLD.BEG F0; LD F1; MUL F2, F0, F1; ST F2; OFLD.END F2`, and §4.1.2
+/// says the spawned warp "fetches from the start PC" whose "first instruction, NSU
+/// `OFLD.BEG`, initializes the listed registers", and that `OFLD.END` sends the ack; so a
+/// block of Table 1's size `k` (counted without the markers, §5.4) issues `k + 2` NSU
+/// instructions. [`NsuMarkerInsts::EndOnly`] is the other reading (Locus before issue 11):
+/// the register initialisation is part of the spawn and only `OFLD.END` issues (`k + 1`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum NsuMarkerInsts {
+    /// `OFLD.BEG` and `OFLD.END` each issue as an NSU instruction (literal; the default).
+    #[default]
+    BeginAndEnd,
+    /// Only `OFLD.END` issues; `OFLD.BEG`'s work is folded into the warp's spawn.
+    EndOnly,
+}
+
+impl NsuMarkerInsts {
+    /// Name as written in TOML.
+    pub fn name(self) -> &'static str {
+        match self {
+            NsuMarkerInsts::BeginAndEnd => "begin-and-end",
+            NsuMarkerInsts::EndOnly => "end-only",
+        }
+    }
+}
+
 /// The `[ndp]` section. Values from the paper's Table 2 / §5.2 unless marked [DEFAULT]
 /// (spec ndp.md's suggestion where the paper is silent).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -137,6 +167,9 @@ pub struct NdpCfg {
     /// buffer (§6.3; [`PendingStallAs`]). Statistics only: timing is the same either way,
     /// and both splits are reported.
     pub pending_stall_as: PendingStallAs,
+    /// Which NSU offload markers issue as NSU instructions (§3.4 Fig. 3(b);
+    /// [`NsuMarkerInsts`]; literal: both).
+    pub nsu_marker_insts: NsuMarkerInsts,
     /// FLIT size of the memory network's packets, bytes. [DEFAULT] 16 (HMC).
     pub flit_bytes: u32,
     /// Algorithm 1 epoch, SM cycles (§4.3: 30 000).
@@ -180,6 +213,7 @@ impl Default for NdpCfg {
             pending_entries: 300,
             ready_entries: 64,
             pending_stall_as: PendingStallAs::ExecUnitBusy,
+            nsu_marker_insts: NsuMarkerInsts::BeginAndEnd,
             flit_bytes: 16,
             epoch_cycles: 30_000,
             init_ratio: 0.1,
@@ -342,6 +376,82 @@ pub struct NdpStats {
     pub ratio_per_epoch: Vec<f64>,
     /// Fig. 8's breakdown of the GPU's no-issue cycles (§6.3).
     pub no_issue: NoIssueStats,
+    /// Where an offloaded instance's time goes (§3.5-§3.9's message flow, timed).
+    pub instance_time: InstanceTime,
+}
+
+/// The timeline of an offloaded block instance (spec ndp.md §3.2's message flow, §3.5,
+/// §3.6), as means over the instances completed in the run, in ns: eight consecutive
+/// phases from the warp's `OFLD.BEG` to its release after the offload ack and the last
+/// invalidation (§3.9), which add up to `total_ns`, and, over the same span, the GPU's
+/// own part (the warp issuing the block's address generation and memory instructions up
+/// to `OFLD.END`) and the time the warp then waited blocked at `OFLD.END` (§3.5: "the warp
+/// blocks until the target NSU's offload ack arrives"). A phase starts when the one
+/// before it ends, so an event that came earlier (data in the NSU's buffer before its warp
+/// spawned) counts as zero.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct InstanceTime {
+    /// Offloaded instances completed (the means' count).
+    pub instances: u64,
+    /// `OFLD.BEG` to the reservation's grant (the target is known at the first memory
+    /// instruction; then the instance may wait for the NSU's credits, §3.8).
+    pub to_grant_ns: f64,
+    /// Grant to the offload command at the NSU (GPU link and memory network).
+    pub command_transit_ns: f64,
+    /// The command waiting in the NSU's command buffer for a warp slot (NSU queueing).
+    pub command_queue_ns: f64,
+    /// Spawned warp to the last of its RDF responses and WTAs at the NSU (the vault reads
+    /// and their forwarding, §3.5 Fig. 6(a)).
+    pub data_wait_ns: f64,
+    /// Then to its last NSU write sent: the NSU issuing the block (one warp instruction
+    /// per NSU cycle shared by its warps, §7.12 of the spec).
+    pub nsu_issue_ns: f64,
+    /// Then to the offload ack sent: the NSU writes' round trip to their vaults (§3.6).
+    pub write_ack_ns: f64,
+    /// Then to the ack at the GPU.
+    pub ack_transit_ns: f64,
+    /// Then to the warp's release (the last invalidation of its writes, §3.9).
+    pub invalidation_wait_ns: f64,
+    /// `OFLD.BEG` to release: the sum of the eight phases.
+    pub total_ns: f64,
+    /// `OFLD.BEG` to the warp reaching `OFLD.END` (or release, if the ack came first).
+    pub gpu_part_ns: f64,
+    /// The warp blocked at `OFLD.END` until release (`total_ns - gpu_part_ns`).
+    pub blocked_ns: f64,
+    /// NSU warp instructions per completed instance.
+    pub nsu_insts_per_instance: f64,
+    /// NSU instructions over NSU cycles of the run, all NSUs (1 = every NSU issued in
+    /// every cycle: the NSUs' issue rate is the limit).
+    pub nsu_issue_utilisation: f64,
+    /// One NSU cycle, ns.
+    pub nsu_cycle_ns: f64,
+}
+
+impl InstanceTime {
+    /// From `done` instances' phase sums `ps` (the eight phases, the GPU part, the blocked
+    /// time; picoseconds), `insts` NSU instructions over `cycles` NSU cycles and the NSU
+    /// clock period `period` (ps).
+    pub fn from_sums(done: u64, ps: &[u64; 10], insts: u64, cycles: u64, period: u64) -> Self {
+        let d = done.max(1) as f64;
+        let m = |k: usize| ps[k] as f64 / d / 1000.0;
+        InstanceTime {
+            instances: done,
+            to_grant_ns: m(0),
+            command_transit_ns: m(1),
+            command_queue_ns: m(2),
+            data_wait_ns: m(3),
+            nsu_issue_ns: m(4),
+            write_ack_ns: m(5),
+            ack_transit_ns: m(6),
+            invalidation_wait_ns: m(7),
+            total_ns: ps[..8].iter().sum::<u64>() as f64 / d / 1000.0,
+            gpu_part_ns: m(8),
+            blocked_ns: m(9),
+            nsu_insts_per_instance: insts as f64 / d,
+            nsu_issue_utilisation: insts as f64 / cycles.max(1) as f64,
+            nsu_cycle_ns: period as f64 / 1000.0,
+        }
+    }
 }
 
 /// SM cycles in which no warp instruction issued, by cause (spec ndp.md §6.3, Fig. 8, as

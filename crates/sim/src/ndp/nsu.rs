@@ -53,6 +53,9 @@ pub enum NsuOut {
     Write(u32, u8),
     /// The offload ack of instance `id` (the warp is gone).
     Ack(u32),
+    /// The command of instance `id` left the command buffer and became a warp (statistics:
+    /// the time an instance waited for a warp slot).
+    Spawn(u32),
 }
 
 /// The GPU's NDP buffer manager: free entries per stack and buffer (§3.8).
@@ -110,6 +113,8 @@ struct Slot {
     pc: u16,
     seq: u8,
     writes_out: u16,
+    /// The NSU `OFLD.BEG` (register initialisation from the command) still to issue.
+    beg: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -132,6 +137,8 @@ pub struct Nsu {
     write: Vec<Entry>,
     write_cap: usize,
     rr: usize,
+    /// Does NSU `OFLD.BEG` take an issue slot ([`Nsu::set_issue_begin`])?
+    issue_begin: bool,
     /// NSU cycles stepped.
     pub cycles: u64,
     /// Sum over cycles of occupied warp slots (occupancy = this / cycles / slots, Fig. 11).
@@ -156,11 +163,19 @@ impl Nsu {
             write: Vec::with_capacity(write as usize),
             write_cap: write as usize,
             rr: 0,
+            issue_begin: false,
             cycles: 0,
             slot_cycles: 0,
             insts: 0,
             peak: [0; 3],
         }
+    }
+
+    /// Make every warp issue its NSU `OFLD.BEG` (spec §3.4 Fig. 3(b), §3.6: the first
+    /// instruction at the start PC initialises the live-in registers) as one instruction
+    /// before the block's code; off (the constructor's default): the spawn does it.
+    pub fn set_issue_begin(&mut self, on: bool) {
+        self.issue_begin = on;
     }
 
     /// Register the NSU code of one more static block; returns its program id (the
@@ -257,8 +272,10 @@ impl Nsu {
                     pc: 0,
                     seq: 0,
                     writes_out: 0,
+                    beg: self.issue_begin,
                 });
                 out.push(NsuOut::Credit(Buf::Cmd));
+                out.push(NsuOut::Spawn(id));
             }
         }
         self.slot_cycles += self.busy_slots() as u64;
@@ -277,6 +294,12 @@ impl Nsu {
         let Some(mut s) = self.slots[i] else {
             return false;
         };
+        if s.beg {
+            // NSU OFLD.BEG: the live-ins from the command into registers
+            s.beg = false;
+            self.slots[i] = Some(s);
+            return true;
+        }
         let prog = &self.programs[s.prog as usize];
         match prog.get(s.pc as usize) {
             None => {
@@ -422,6 +445,7 @@ mod tests {
                     NsuOut::Credit(b) => cr.give_back(0, b),
                     NsuOut::Write(id, _) => acks_due.push(id),
                     NsuOut::Ack(_) => done += 1,
+                    NsuOut::Spawn(_) => {}
                 }
             }
         }
@@ -460,7 +484,7 @@ mod tests {
         n.cycle(&mut out);
         assert_eq!(
             out,
-            vec![NsuOut::Credit(Buf::Cmd)],
+            vec![NsuOut::Credit(Buf::Cmd), NsuOut::Spawn(7)],
             "spawned, LD stalls on 1 of 2"
         );
         out.clear();
@@ -481,5 +505,33 @@ mod tests {
         assert_eq!(out, vec![NsuOut::Ack(7)]);
         assert_eq!(n.busy_slots(), 0);
         assert_eq!(n.insts, 4, "LD, ALU, ST and the final ack");
+    }
+
+    /// With `OFLD.BEG` issuing (Fig. 3(b)), a spawned warp's first cycle is the register
+    /// initialisation: a one-ALU block whose data are all there takes 3 issue cycles
+    /// (BEG, ALU, END), one more than without, and two warps interleave one instruction
+    /// per cycle.
+    #[test]
+    fn ofld_beg_takes_an_issue_slot() {
+        let run = |beg: bool| {
+            let mut n = Nsu::new(4, 4, 4, 4, vec![vec![Alu]]);
+            n.set_issue_begin(beg);
+            n.arrive_cmd(1, 0).unwrap();
+            n.arrive_cmd(2, 0).unwrap();
+            let mut out = Vec::new();
+            let mut cycles = 0;
+            while out.iter().filter(|o| matches!(o, NsuOut::Ack(_))).count() < 2 {
+                n.cycle(&mut out);
+                cycles += 1;
+                assert!(cycles < 100);
+            }
+            (cycles, n.insts)
+        };
+        assert_eq!(
+            run(true),
+            (6, 6),
+            "BEG, ALU, END per warp, one issue per cycle"
+        );
+        assert_eq!(run(false), (4, 4), "ALU, END per warp");
     }
 }

@@ -57,8 +57,8 @@ use crate::ndp::ready::ReadyBuffer;
 use crate::ndp::select::{BlockDesc, Selector};
 use crate::ndp::target::first_access_target;
 use crate::ndp::{
-    NdpStats, NoIssueReadings, NoIssueSplit, NoIssueStats, NsuStats, OffloadMode, PacketStats,
-    PendingStallAs,
+    InstanceTime, NdpStats, NoIssueReadings, NoIssueSplit, NoIssueStats, NsuMarkerInsts, NsuStats,
+    OffloadMode, PacketStats, PendingStallAs,
 };
 use crate::noc::{Msg, Receipts};
 use locus_engine::{Clock, Ps};
@@ -212,7 +212,23 @@ struct Inst {
     pend_tail: u32,
     /// Store lines (the WTA addresses the NSU writes to), a list in the pool.
     st_head: u32,
+    /// Timeline of the instance (issue 11's decomposition, [`InstanceTime`]): `OFLD.BEG`,
+    /// grant, command at the NSU, warp spawned, last RDF response or WTA at the NSU, last
+    /// NSU write sent, offload ack sent, ack at the GPU, warp at `OFLD.END` (`Ps::MAX`:
+    /// not yet there).
+    t: [Ps; 9],
 }
+
+/// Indices of `Inst::t`.
+const T_BEGIN: usize = 0;
+const T_GRANT: usize = 1;
+const T_CMD: usize = 2;
+const T_SPAWN: usize = 3;
+const T_DATA: usize = 4;
+const T_WRITE: usize = 5;
+const T_ACK_SENT: usize = 6;
+const T_ACK: usize = 7;
+const T_END: usize = 8;
 
 /// A packet waiting in an SM's pending buffer, or a store line kept for the NSU write.
 #[derive(Clone, Copy, Debug)]
@@ -315,6 +331,11 @@ pub(crate) struct NdpState {
     epoch_insts: u64,
     epoch_cycles: u64,
     ratios: Vec<f64>,
+    /// Completed offloaded instances and the sums (ps) of their timeline's phases
+    /// ([`InstanceTime`]): the 8 consecutive phases, then the GPU's part and the time the
+    /// warp was blocked at `OFLD.END`.
+    done: u64,
+    phase_ps: [u64; 10],
     /// Fig. 8, per SM: since when it has issued nothing (`Ps::MAX`: it issued in its last
     /// tick) and that stretch's class ([`NoIssue`] as `usize`) under each reading of a
     /// buffer-held warp (`[exec-unit-busy, warp-idle]`, [`PendingStallAs`]).
@@ -364,13 +385,15 @@ impl NdpState {
             stack_of,
             nsus: (0..stacks)
                 .map(|_| {
-                    Nsu::new(
+                    let mut u = Nsu::new(
                         n.nsu_warps,
                         n.cmd_entries,
                         n.read_entries,
                         n.write_entries,
                         Vec::new(),
-                    )
+                    );
+                    u.set_issue_begin(n.nsu_marker_insts == NsuMarkerInsts::BeginAndEnd);
+                    u
                 })
                 .collect(),
             nsu_warps: n.nsu_warps,
@@ -429,6 +452,8 @@ impl NdpState {
             epoch_insts: 0,
             epoch_cycles: n.epoch_cycles,
             ratios: Vec::new(),
+            done: 0,
+            phase_ps: [0; 10],
             quiet_since: vec![0; nsm],
             quiet_class: vec![[NoIssue::Idle as u8; 2]; nsm],
             no_issue: [[0; 3]; 2],
@@ -667,6 +692,7 @@ impl System {
                         pend_head: NONE,
                         pend_tail: NONE,
                         st_head: NONE,
+                        t: [now, 0, 0, 0, 0, 0, 0, 0, Ps::MAX],
                         ..Inst::default()
                     });
                     n.push_pending(
@@ -727,6 +753,7 @@ impl System {
                 .observe(wn.key as usize, wn.lines as u64, wn.hits as u64);
             if wn.mode == 2 && !wn.done_early {
                 self.warps[wg].ofld_wait = true;
+                n.insts[wn.inst as usize].t[T_END] = now;
             }
             wn.mode = 0;
             wn.inst = NONE;
@@ -901,6 +928,7 @@ impl System {
     fn ndp_grant(&mut self, i: u32) {
         let n = self.ndp.as_deref_mut().expect("ndp on");
         n.insts[i as usize].granted = true;
+        n.insts[i as usize].t[T_GRANT] = self.q.now();
         let mut k = n.insts[i as usize].pend_head;
         n.insts[i as usize].pend_head = NONE;
         n.insts[i as usize].pend_tail = NONE;
@@ -1087,6 +1115,14 @@ impl System {
         let x = n.insts[i as usize];
         let s = x.target as usize;
         let gpu = n.gpu;
+        let now = self.q.now();
+        let tl = &mut n.insts[i as usize].t;
+        match p {
+            Packet::OffloadCmd => tl[T_CMD] = now,
+            Packet::RdfResp | Packet::Wta => tl[T_DATA] = tl[T_DATA].max(now),
+            Packet::OffloadAck => tl[T_ACK] = now,
+            _ => {}
+        }
         let res = match p {
             Packet::OffloadCmd => Some(n.nsus[s].arrive_cmd(i, x.prog)),
             Packet::RdfResp => Some(n.nsus[s].arrive_rdf(i, seq, r.ver as u16)),
@@ -1132,6 +1168,19 @@ impl System {
             return;
         }
         n.free_insts.push(i);
+        // the timeline's phases (issue 11): consecutive, each clamped to start no earlier
+        // than the one before ends
+        let now = self.q.now();
+        let mut b = x.t[T_BEGIN];
+        for (k, &t) in x.t[T_GRANT..=T_ACK].iter().chain([&now]).enumerate() {
+            let e = b.max(t);
+            n.phase_ps[k] += e - b;
+            b = e;
+        }
+        let end = x.t[T_END].min(now);
+        n.phase_ps[8] += end - x.t[T_BEGIN];
+        n.phase_ps[9] += now - end;
+        n.done += 1;
         let wg = x.wg as usize;
         if n.warps[wg].mode == 2 && n.warps[wg].inst == i {
             n.warps[wg].done_early = true; // not yet at OFLD.END
@@ -1191,9 +1240,20 @@ impl System {
                         n.credit_since[s] = now;
                     }
                 }
-                NsuOut::Write(i, seq) => self.nsu_write(s, i, seq),
+                NsuOut::Write(i, seq) => {
+                    self.ndp.as_deref_mut().expect("ndp on").insts[i as usize].t[T_WRITE] = now;
+                    self.nsu_write(s, i, seq)
+                }
+                NsuOut::Spawn(i) => {
+                    self.ndp.as_deref_mut().expect("ndp on").insts[i as usize].t[T_SPAWN] = now;
+                }
                 NsuOut::Ack(i) => {
-                    let n = self.ndp.as_deref().expect("ndp on");
+                    let n = self.ndp.as_deref_mut().expect("ndp on");
+                    let tl = &mut n.insts[i as usize].t;
+                    tl[T_ACK_SENT] = now;
+                    if tl[T_WRITE] == 0 {
+                        tl[T_WRITE] = now; // no store: issuing ran up to the ack
+                    }
                     let x = n.insts[i as usize];
                     let b = pkt_bytes(
                         Packet::OffloadAck,
@@ -1515,6 +1575,14 @@ impl System {
             PendingStallAs::WarpIdle => by_reading.warp_idle,
         };
         let threads = n.threads.max(1) as f64;
+        let nsu_insts: u64 = n.nsus.iter().map(|u| u.insts).sum();
+        let instance_time = InstanceTime::from_sums(
+            n.done,
+            &n.phase_ps,
+            nsu_insts,
+            nsu_cycles * n.nsus.len() as u64,
+            n.nsu_clk.period,
+        );
         Some(NdpStats {
             offload: n.mode.name().to_string(),
             instances_offloaded: n.offloaded,
@@ -1546,6 +1614,7 @@ impl System {
             nsu_occupancy: nsus.iter().map(|u| u.occupancy).sum::<f64>() / nsus.len().max(1) as f64,
             nsus,
             ratio_per_epoch: n.ratios.clone(),
+            instance_time,
             no_issue: NoIssueStats {
                 pending_stall_as: n.stall_as.name(),
                 exec_busy: head.exec_busy,

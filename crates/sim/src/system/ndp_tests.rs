@@ -93,9 +93,55 @@ fn vectoradd_naive_messages_sizes_and_conservation() {
     // no live-in, no live-out registers in vectorAdd's block
     assert_eq!(s.live_ins_per_thread + s.live_outs_per_thread, 0.0);
     assert!(s.nsu_occupancy > 0.0);
-    // the NSUs ran the block's 4 instructions (LD, LD, FADD, ST) and OFLD.END per
-    // instance
-    assert_eq!(s.nsus.iter().map(|u| u.insts).sum::<u64>(), 5 * warps);
+    // the NSUs ran per instance the NSU code of Fig. 3(b): OFLD.BEG, the block's 4
+    // instructions (LD, LD, FADD, ST) and OFLD.END
+    assert_eq!(s.nsus.iter().map(|u| u.insts).sum::<u64>(), 6 * warps);
+    assert_eq!(s.instance_time.nsu_insts_per_instance, 6.0);
+    // the other reading: OFLD.BEG folded into the spawn
+    let (_, r1) = run(
+        &["ndp.offload=naive", "ndp.nsu_marker_insts=end-only"],
+        &mut vadd(n),
+    );
+    assert_eq!(ndp(&r1).instance_time.nsu_insts_per_instance, 5.0);
+}
+
+/// The offloaded instances' timeline (issue 11): the eight phases add up to the total,
+/// which is the GPU's part plus the time blocked at `OFLD.END`; every instance is counted;
+/// the NSU issue-port utilisation is the NSU instructions over NSU cycles, at most 1; and
+/// with one warp the NSU spawns its command at the next clock edge and issues the block's
+/// instructions back to back.
+#[test]
+fn instance_timeline_adds_up() {
+    let n = 8192u64;
+    let (_, r) = run(&["ndp.offload=naive"], &mut vadd(n));
+    let t = ndp(&r).instance_time;
+    assert_eq!(t.instances, n / 32);
+    let sum = t.to_grant_ns
+        + t.command_transit_ns
+        + t.command_queue_ns
+        + t.data_wait_ns
+        + t.nsu_issue_ns
+        + t.write_ack_ns
+        + t.ack_transit_ns
+        + t.invalidation_wait_ns;
+    assert!((sum - t.total_ns).abs() < 1e-6 * t.total_ns, "{t:?}");
+    assert!((t.gpu_part_ns + t.blocked_ns - t.total_ns).abs() < 1e-6 * t.total_ns);
+    assert!(t.blocked_ns > 0.0 && t.command_transit_ns > 0.0 && t.data_wait_ns > 0.0);
+    assert!(t.nsu_issue_utilisation > 0.0 && t.nsu_issue_utilisation <= 1.0);
+    assert!((t.nsu_cycle_ns - 2.857).abs() < 1e-9, "350 MHz");
+    // one warp: after its last data arrived, the NSU issues what is left of LD, LD,
+    // FADD, ST back to back (1 to 4 instructions), plus up to a cycle to the clock edge
+    let (_, r1) = run(&["ndp.offload=naive"], &mut vadd(32));
+    let t1 = ndp(&r1).instance_time;
+    assert_eq!(t1.instances, 1);
+    assert!(
+        t1.command_queue_ns < t1.nsu_cycle_ns,
+        "spawned at the next NSU edge"
+    );
+    assert!(
+        t1.nsu_issue_ns >= t1.nsu_cycle_ns && t1.nsu_issue_ns <= 5.0 * t1.nsu_cycle_ns,
+        "{t1:?}"
+    );
 }
 
 /// One warp of vectorAdd end to end: the System sends exactly the messages of
