@@ -1383,8 +1383,8 @@ impl Emit<'_, '_> {
     /// (class, space), in the order of their lowest lane.
     fn position(&mut self, pos: usize, mut todo: u32) {
         let ops = self.ops;
-        let (regs, wp) = (&mut *self.regs, &mut *self.wp);
         while todo != 0 {
+            let wp = &mut *self.wp;
             let first = todo.trailing_zeros() as usize;
             let lead = ops[first][pos];
             let mut n = 0u8;
@@ -1416,30 +1416,39 @@ impl Emit<'_, '_> {
                     }
                 }
             }
-            let mut inst = WarpInst::alu(lead.class, n);
-            inst.space = lead.space;
-            inst.pc = lead.site as u32;
-            // the address (loads, stores) or the operand chain (compute) comes from the
-            // previous compute instruction
-            inst.srcs[0] = regs.last_compute;
-            if lead.class.is_mem() {
-                if lead.space != Space::Shared {
-                    inst.first_line = wp.lines.len() as u32;
-                    inst.nlines = coalesce(self.addrs, self.line_bytes, obj, &mut wp.lines);
-                }
-                if lead.class == InstClass::Load {
-                    inst.dst = regs.load();
-                } else {
-                    // the stored value may be a loaded one
-                    inst.srcs[1] = REG_ALL;
-                }
-            } else {
-                // a loaded value is used by the first compute instruction after the load
-                inst.srcs[1] = REG_ALL;
-                inst.dst = regs.compute();
-            }
-            wp.insts.push(inst);
+            self.push_inst(lead, n, obj);
         }
+    }
+
+    /// Push `lead`'s warp instruction issued by `n` lanes, its lane addresses (collected in
+    /// `addrs`, object `obj`) coalesced into line requests, with the dependences of the
+    /// module documentation.
+    #[inline]
+    fn push_inst(&mut self, lead: Op, n: u8, obj: ObjId) {
+        let (regs, wp) = (&mut *self.regs, &mut *self.wp);
+        let mut inst = WarpInst::alu(lead.class, n);
+        inst.space = lead.space;
+        inst.pc = lead.site as u32;
+        // the address (loads, stores) or the operand chain (compute) comes from the
+        // previous compute instruction
+        inst.srcs[0] = regs.last_compute;
+        if lead.class.is_mem() {
+            if lead.space != Space::Shared {
+                inst.first_line = wp.lines.len() as u32;
+                inst.nlines = coalesce(self.addrs, self.line_bytes, obj, &mut wp.lines);
+            }
+            if lead.class == InstClass::Load {
+                inst.dst = regs.load();
+            } else {
+                // the stored value may be a loaded one
+                inst.srcs[1] = REG_ALL;
+            }
+        } else {
+            // a loaded value is used by the first compute instruction after the load
+            inst.srcs[1] = REG_ALL;
+            inst.dst = regs.compute();
+        }
+        wp.insts.push(inst);
     }
 
     /// One warp instruction: `lead`'s, issued by the lanes of `mask`, lane `li` running its
@@ -1447,7 +1456,7 @@ impl Emit<'_, '_> {
     #[inline]
     fn emit(&mut self, lead: Op, mask: u32, at: impl Fn(usize) -> usize) {
         let ops = self.ops;
-        let (regs, wp) = (&mut *self.regs, &mut *self.wp);
+        let wp = &mut *self.wp;
         let mut n = 0u8;
         self.addrs.clear();
         let mut obj = lead.obj;
@@ -1474,29 +1483,7 @@ impl Emit<'_, '_> {
                 }
             }
         }
-        let mut inst = WarpInst::alu(lead.class, n);
-        inst.space = lead.space;
-        inst.pc = lead.site as u32;
-        // the address (loads, stores) or the operand chain (compute) comes from the
-        // previous compute instruction
-        inst.srcs[0] = regs.last_compute;
-        if lead.class.is_mem() {
-            if lead.space != Space::Shared {
-                inst.first_line = wp.lines.len() as u32;
-                inst.nlines = coalesce(self.addrs, self.line_bytes, obj, &mut wp.lines);
-            }
-            if lead.class == InstClass::Load {
-                inst.dst = regs.load();
-            } else {
-                // the stored value may be a loaded one
-                inst.srcs[1] = REG_ALL;
-            }
-        } else {
-            // a loaded value is used by the first compute instruction after the load
-            inst.srcs[1] = REG_ALL;
-            inst.dst = regs.compute();
-        }
-        wp.insts.push(inst);
+        self.push_inst(lead, n, obj);
     }
 
     /// Reconverging issue (min-PC) of the lanes of `active`, lane `li` from its operation

@@ -1882,45 +1882,13 @@ fn pressure(
         &rows,
     );
     writeln!(t, "\n### The two readings side by side\n")?;
-    let mut rows = Vec::new();
-    for (c, v) in meta.scaled_claims.iter().zip(meta.scaled) {
-        let Some(l) = literal.iter().find(|l| l.name == v.name) else {
-            continue;
-        };
-        let d = v.ours - l.ours;
-        let diff = match c.unit {
-            Unit::Gain | Unit::Percent => {
-                led.put(format!("{:+.1} pp", 100.0 * d), "scaled - literal")
-            }
-            Unit::Fall => led.put(format!("{:+.1} pp", -100.0 * d), "scaled - literal"),
-            Unit::Times => led.put(format!("{d:+.2}x"), "scaled - literal"),
-            Unit::Count => led.put(format!("{d:+.1}"), "scaled - literal"),
-        };
-        let diff = if d.is_finite() { diff } else { s("no data") };
-        let h = |x: Option<bool>| match x {
-            Some(true) => "yes",
-            Some(false) => "no",
-            None => "no data",
-        };
-        rows.push(vec![
-            v.name.clone(),
-            v.paper_text.clone(),
-            l.ours_text.clone(),
-            v.ours_text.clone(),
-            diff,
-            format!("{} / {}", h(l.held), h(v.held)),
-        ]);
-    }
-    t += &table(
-        &[
-            s("result"),
-            s("paper"),
-            s("literal"),
-            s(rec::CAPACITY_SCALED),
-            s("difference (scaled - literal)"),
-            s("held (literal / scaled)"),
-        ],
-        &rows,
+    t += &readings_side_by_side(
+        meta.scaled_claims,
+        meta.scaled,
+        literal,
+        rec::CAPACITY_SCALED,
+        "scaled",
+        led,
     );
     Ok(t)
 }
@@ -2058,18 +2026,40 @@ fn mgpusim_reading(
         "\n### The literal and `{}` readings side by side\n",
         rec::MGPUSIM
     )?;
+    t += &readings_side_by_side(
+        meta.mgpusim_claims,
+        meta.mgpusim,
+        literal,
+        rec::MGPUSIM,
+        rec::MGPUSIM,
+        led,
+    );
+    Ok(t)
+}
+/// The table of a named reading's verdicts beside the literal one's (claims of both
+/// evaluated on their own runs): paper, literal, the reading, their difference and both
+/// verdicts. `short` names the reading in the difference's ledger source and header.
+fn readings_side_by_side(
+    claims: &[Claim],
+    verdicts: &[Verdict],
+    literal: &[Verdict],
+    name: &str,
+    short: &str,
+    led: &Ledger,
+) -> String {
+    let s = |x: &str| x.to_string();
+    let src = format!("{short} - literal");
     let mut rows = Vec::new();
-    for (c, v) in meta.mgpusim_claims.iter().zip(meta.mgpusim) {
+    for (c, v) in claims.iter().zip(verdicts) {
         let Some(l) = literal.iter().find(|l| l.name == v.name) else {
             continue;
         };
         let d = v.ours - l.ours;
-        let src = "mgpusim-unified - literal";
         let diff = match c.unit {
-            Unit::Gain | Unit::Percent => led.put(format!("{:+.1} pp", 100.0 * d), src),
-            Unit::Fall => led.put(format!("{:+.1} pp", -100.0 * d), src),
-            Unit::Times => led.put(format!("{d:+.2}x"), src),
-            Unit::Count => led.put(format!("{d:+.1}"), src),
+            Unit::Gain | Unit::Percent => led.put(format!("{:+.1} pp", 100.0 * d), &src),
+            Unit::Fall => led.put(format!("{:+.1} pp", -100.0 * d), &src),
+            Unit::Times => led.put(format!("{d:+.2}x"), &src),
+            Unit::Count => led.put(format!("{d:+.1}"), &src),
         };
         let diff = if d.is_finite() { diff } else { s("no data") };
         let h = |x: Option<bool>| match x {
@@ -2086,16 +2076,15 @@ fn mgpusim_reading(
             format!("{} / {}", h(l.held), h(v.held)),
         ]);
     }
-    t += &table(
+    table(
         &[
             s("result"),
             s("paper"),
             s("literal"),
-            s(rec::MGPUSIM),
-            s("difference (mgpusim-unified - literal)"),
-            s("held (literal / mgpusim-unified)"),
+            s(name),
+            format!("difference ({short} - literal)"),
+            format!("held (literal / {short})"),
         ],
         &rows,
-    );
-    Ok(t)
+    )
 }
