@@ -463,7 +463,7 @@ pub fn write(
     );
     writeln!(
         f7,
-        "\nAn offloaded instance's time from `OFLD.BEG` to the warp's release, mean ns per instance under NaiveNDP (`locus_sim::ndp::InstanceTime`): to grant = until the reservation of its NSU buffers is granted (the target is known at the first memory instruction, then the instance may wait for credits, §3.8); command transit = grant to the command at the NSU; NSU command queue = waiting for one of the 48 warp slots; data wait = spawned warp to its last RDF response or WTA; NSU issue = then to its last NSU write sent; write acks = then to the offload ack sent; ack transit = to the GPU; invalidations = then to release (§3.9). Consecutive phases, so they add up to the total; `blocked` is the part of the total the warp waited at `OFLD.END` (the rest it spent issuing the block's GPU part).\n"
+        "\nAn offloaded instance's time from `OFLD.BEG` to the warp's release, mean ns per instance under NaiveNDP (`locus_sim::ndp::InstanceTime`): to grant = until the reservation of its NSU buffers is granted (the target is known at the first memory instruction, then the instance may wait for credits, §3.8); command transit = grant to the command at the NSU; NSU command queue = waiting for one of the NSU's warp slots (`ndp.nsu_warps`); data wait = spawned warp to its last RDF response or WTA; NSU issue = then to its last NSU write sent; write acks = then to the offload ack sent; ack transit = to the GPU; invalidations = then to release (§3.9). Consecutive phases, so they add up to the total; `blocked` is the part of the total the warp waited at `OFLD.END` (the rest it spent issuing the block's GPU part).\n"
     )?;
     let mut rows = Vec::new();
     for b in &marked {
