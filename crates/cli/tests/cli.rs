@@ -687,15 +687,15 @@ fn repro_ndp_quick_report_passes_its_audit_and_resumes() {
             "{f} missing"
         );
     }
-    // one row per run: Baseline, NaiveNDP, Fig. 8's static-0 split, 2 static ratios, Dyn,
-    // Dyn_Cache, MoreCore and the 3 study runs
+    // one row per run: Baseline, NaiveNDP, NaiveNDP with `ndp.nsu_marker_insts=end-only`,
+    // Fig. 8's static-0 split, 2 static ratios, Dyn, Dyn_Cache, MoreCore and the 3 study runs
     let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
-    assert_eq!(runs.lines().count(), 1 + 8 + 3);
-    // resumable: the second invocation reuses all 11 runs
+    assert_eq!(runs.lines().count(), 1 + 9 + 3);
+    // resumable: the second invocation reuses all 12 runs
     let (code, _, err) = locus(&args);
     assert_eq!(code, 0, "{err}");
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(report.contains("(11 reused"), "{report}");
+    assert!(report.contains("(12 reused"), "{report}");
     let (code, _, err) = locus(&[
         "repro",
         "ndp",
