@@ -12,9 +12,9 @@
 //!
 //! Program counters cost nothing in converged code: only when a warp's waiting lanes are at
 //! different operations are their sites turned into `(file rank, line, column)` keys; the
-//! files are ranked by name ([`note_file`], once per distinct file: [`site_of`] compares
-//! the file's address with the previous call's), so the order never depends on where the
-//! file names lie in the binary.
+//! files are identified and ranked by name ([`note_file`], once per distinct file:
+//! [`site_of`] compares the file name's address with the previous call's), so the order
+//! never depends on where, or in how many copies, the file names lie in the binary.
 //!
 //! Kernels compute (issue 7 §1): every instruction a thread records is issued and timed.
 //! Dependences follow these rules, documented so kernels can be written faithfully from
@@ -63,16 +63,21 @@ const MARK_BEGIN: u8 = 1;
 const MARK_END: u8 = 2;
 
 #[inline(always)]
-/// A call site as a number: equal exactly for equal (file, line, column), whatever address
-/// the file name has in this build (the file pointer lands in the high half, line and column
-/// in the low half), so instruction grouping never depends on the binary's layout.
+/// A call site as a number: `(file id << 32) | (line << 16) | column`, where the file id is a
+/// hash of the file's *name* ([`file_id`]), so sites are equal exactly for equal (file, line,
+/// column) whatever address, or how many copies, the file name has in this build (a debug
+/// build with several codegen units holds one copy of a name per unit: keyed by address, one
+/// barrier reached through two copies was two program counters, and a warp issued it twice).
 fn site_of(loc: &'static Location<'static>) -> u64 {
-    let ptr = loc.file().as_ptr() as u64;
-    if LAST_FILE.with(|f| f.get()) != ptr {
-        note_file(loc);
-    }
-    let file = ptr.rotate_left(32);
-    let site = file ^ (((loc.line() as u64 & 0xFFFF) << 16) | (loc.column() as u64 & 0xFFFF));
+    let name = loc.file();
+    let (ptr, len, last) = LAST_FILE.with(|f| f.get());
+    let id = if ptr == name.as_ptr() as u64 && len == name.len() as u64 {
+        last
+    } else {
+        note_file(name)
+    };
+    let site =
+        ((id as u64) << 32) | ((loc.line() as u64 & 0xFFFF) << 16) | (loc.column() as u64 & 0xFFFF);
     if SITE_NAMES_ON.with(|on| on.get()) {
         SITE_NAMES.with(|m| {
             m.borrow_mut().entry(site).or_insert(loc);
@@ -81,35 +86,44 @@ fn site_of(loc: &'static Location<'static>) -> u64 {
     site
 }
 
-/// A source file of recorded call sites: its key in a site (the low half of its name's
-/// address, `site >> 32`), the high half of that address (xor-ed into the column bits of
-/// the site) and its rank among the files seen so far, by name.
+/// The id of a source file in a site: FNV-1a (32 bits) of its name, the same in every build
+/// and thread.
+fn file_id(name: &str) -> u32 {
+    name.bytes().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ b as u32).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// A source file of recorded call sites: its id in a site ([`file_id`]), its name and its
+/// rank among the files seen so far, by name.
 #[derive(Clone, Copy)]
 struct FileEntry {
     key: u32,
-    hi: u32,
     name: &'static str,
     rank: u32,
 }
 
-/// Register the file of `loc` in [`FILES`] (once per distinct file and thread: [`site_of`]
-/// calls it only when the file differs from the previous call's) and re-rank the files by
-/// name, so program-counter order ([`pc_key`]) never depends on where the file names lie
-/// in the binary.
+/// Register the file `name` in [`FILES`] (once per distinct name and thread; [`site_of`]
+/// calls it only when the name's address differs from the previous call's) and re-rank the
+/// files by name, so program-counter order ([`PcKeys`]) never depends on the binary's layout.
+/// Returns the file's id.
 #[cold]
 #[inline(never)]
-fn note_file(loc: &'static Location<'static>) {
-    let ptr = loc.file().as_ptr() as u64;
-    LAST_FILE.with(|f| f.set(ptr));
+fn note_file(name: &'static str) -> u32 {
+    let id = file_id(name);
+    LAST_FILE.with(|f| f.set((name.as_ptr() as u64, name.len() as u64, id)));
     FILES.with(|fs| {
         let mut fs = fs.borrow_mut();
-        if fs.iter().any(|e| e.key == ptr as u32) {
+        if let Some(e) = fs.iter().find(|e| e.key == id) {
+            assert_eq!(
+                e.name, name,
+                "two kernel-model source files hash to one id: rename one"
+            );
             return;
         }
         fs.push(FileEntry {
-            key: ptr as u32,
-            hi: (ptr >> 32) as u32,
-            name: loc.file(),
+            key: id,
+            name,
             rank: 0,
         });
         let mut by_name: Vec<usize> = (0..fs.len()).collect();
@@ -118,6 +132,7 @@ fn note_file(loc: &'static Location<'static>) {
             fs[i].rank = r as u32;
         }
     });
+    id
 }
 
 /// The program counters of one warp's sites: the ranked files, copied once per warp phase
@@ -132,16 +147,12 @@ impl PcKeys {
         let files = FILES.with(|fs| fs.borrow().clone());
         let last = files.first().copied().unwrap_or(FileEntry {
             key: 0,
-            hi: 0,
             name: "",
             rank: 0,
         });
         PcKeys { files, last }
     }
     /// The program counter of `site` as an ordered key: (file rank by name, line, column).
-    /// A site is `rotl(file address, 32) ^ (line << 16 | column)`: its high half is the
-    /// file's key, its low half the line and column xor-ed with the high half of the file's
-    /// address, which the file's entry holds.
     #[inline]
     fn key(&mut self, site: u64) -> u64 {
         let k = (site >> 32) as u32;
@@ -150,14 +161,14 @@ impl PcKeys {
                 self.last = *e;
             }
         }
-        let lc = (site as u32) ^ self.last.hi;
-        ((self.last.rank as u64) << 32) | lc as u64
+        ((self.last.rank as u64) << 32) | (site & 0xFFFF_FFFF)
     }
 }
 
 thread_local! {
-    /// The file of the last call site [`site_of`] saw (its name's address).
-    static LAST_FILE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// The file of the last call site [`site_of`] saw: its name's address and length, and
+    /// its id.
+    static LAST_FILE: std::cell::Cell<(u64, u64, u32)> = const { std::cell::Cell::new((0, 0, 0)) };
     /// The files of the call sites recorded on this thread ([`note_file`]).
     static FILES: std::cell::RefCell<Vec<FileEntry>> = const { std::cell::RefCell::new(Vec::new()) };
     /// Whether [`site_of`] records each site's source location (only while
@@ -1122,9 +1133,7 @@ fn reconverged(lanes: &[Vec<Op>]) -> u64 {
         }
     }
     files.sort_by(|a, b| a.1.cmp(&b.1));
-    // site = rotl(file pointer, 32) ^ (line << 16 | column): below the file part, the line
-    // is exact (user-space pointers are below 2^48) and the column is xor-ed with a constant
-    // of the file
+    // site = file id << 32 | line << 16 | column
     let key = |o: &Op| {
         let rank = files.iter().position(|x| x.0 == o.site >> 32).unwrap_or(0) as u64;
         (rank << 32) | (o.site & 0xFFFF_FFFF)

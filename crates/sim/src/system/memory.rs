@@ -596,9 +596,12 @@ impl System {
             self.respond_from_l2(wid, at, s, now);
         }
         self.scratch_tok = waiters;
-        // retry requests that stalled on full MSHRs
+        // retry every request that stalled on full MSHRs, in order: a retried request that
+        // hits or merges takes no MSHR, so retrying only as many as there are free entries
+        // could strand the rest with no fill left in flight to wake them (a deadlock:
+        // `l2.mshrs_per_slice=2` under hs); those that find the MSHRs full again re-queue
         let n = self.slices[s].stalled.len();
-        for _ in 0..n.min(self.slices[s].mshr.free()) {
+        for _ in 0..n {
             if let Some(sid) = self.slices[s].stalled.pop_front() {
                 self.q.push(now, Ev::L2Access(sid));
             }

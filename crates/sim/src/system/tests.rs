@@ -414,3 +414,37 @@ fn a_moved_page_old_frame_reused_misses_on_its_old_lines() {
         "a miss, not a hit on the moved page's line"
     );
 }
+
+/// Requests stalled on a slice's full MSHRs are all retried when an entry frees: one that
+/// then hits (its line was written meanwhile, write-validate) takes no MSHR, and the next
+/// must not be stranded with no fill left in flight to wake it (the `l2.mshrs_per_slice=2`
+/// deadlock of hs under the reconverging merge, session 11).
+#[test]
+fn a_stalled_request_is_not_stranded_when_the_one_retried_before_it_hits() {
+    let mut s = system("coda-4gpu", &["l2.mshrs_per_slice=1"]);
+    let shift = s.line_shift;
+    let (a, loc) = line_at_node0(&s);
+    let slice = s.slice_of(0, a, 0, loc.channel);
+    // two more lines homed at node 0 whose requests use the same slice
+    let same: Vec<(u64, crate::mapping::Location)> = (a + 1..)
+        .map(|l| (l, s.map.locate(l << shift, Mode::Fgp)))
+        .filter(|(l, m)| m.node == 0 && s.slice_of(0, *l, 0, m.channel) == slice)
+        .take(2)
+        .collect();
+    let (b, lb) = same[0];
+    let (c, lc) = same[1];
+    issue(&mut s, Kind::Read, 0, a, &loc); // takes the slice's one MSHR
+    issue(&mut s, Kind::Read, 1, b, &lb); // stalls
+    issue(&mut s, Kind::Read, 2, c, &lc); // stalls
+    issue(&mut s, Kind::Write, 3, b, &lb); // write-back: b becomes present and dirty
+    run_until(&mut s, |_| false);
+    assert!(
+        s.slices[slice].stalled.is_empty(),
+        "no request left stalled"
+    );
+    assert_eq!(s.live_requests(), 0, "every request completed");
+    for (sm, line) in [(0, a), (1, b), (2, c)] {
+        assert!(!s.sms[sm].mshr.contains(line), "SM {sm} got its data");
+    }
+    assert!(s.slices[slice].cache.contains(c), "c was fetched after all");
+}
