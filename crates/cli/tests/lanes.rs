@@ -82,6 +82,23 @@ fn shoc_bfs_is_flagged_and_vectoradd_is_not() {
     assert_eq!(k["insts"], k["converged"]);
 }
 
+/// hs's `mergeSortPass` is recorded in its compiled layout (the runs' comparison inside the
+/// loop, then the loop tail and back edge): lanes that skip the comparison wait at the tail,
+/// so the reconverging merge issues no more than the positional alignment. Recorded with
+/// the tail before the comparison (session 10), lanes that skipped it ran their next
+/// iterations ahead and the merge issued 1.27x the positional count.
+#[test]
+fn hs_merge_pass_reconverges_at_its_loop_tail() {
+    let out = locus(&["analyze", "lanes", "-w", "hs", "--param", "n=16k", "--json"]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ks = v[0]["kernels"].as_array().unwrap();
+    let k = &ks.iter().find(|k| k["name"] == "mergeSortPass").unwrap()["split"];
+    let (issued, insts) = (k["issued"].as_u64().unwrap(), k["insts"].as_u64().unwrap());
+    assert!(k["partial"].as_u64().unwrap() > 0, "the lanes diverge: {k}");
+    assert!(issued < insts, "issued {issued}, positional {insts}");
+}
+
 /// Bad input: exit 2 with a message naming the option.
 #[test]
 fn bad_input_names_the_option() {

@@ -538,13 +538,21 @@ impl Kernel for MergePass {
             t.branch(2);
             let left_a = aidx + 1 < self.nr / 2;
             let left_b = bidx + 1 < self.nr / 2 && b_start + bidx + 1 < s1;
-            if left_a || left_b {
-                t.alu(5);
-                t.branch(1);
-            }
+            // recorded in the compiled code's layout, so that the reconverging merge (min-PC,
+            // source order) follows its program order: the comparison of the two runs
+            // (inside `if (elemsLeftInA) { if (elemsLeftInB)`), then the loop's tail (the
+            // chosen index, the float4 copy, the back edge) where every lane still merging
+            // reconverges
             if left_a && left_b {
                 t.fp(1);
                 t.branch(1);
+            }
+            if !(left_a || left_b) {
+                break;
+            }
+            t.alu(5);
+            t.branch(1);
+            if left_a && left_b {
                 if next_a.0[0] < next_b.0[0] {
                     aidx += 1;
                     a = next_a;
@@ -555,11 +563,9 @@ impl Kernel for MergePass {
             } else if left_a {
                 aidx += 1;
                 a = next_a;
-            } else if left_b {
+            } else {
                 bidx += 1;
                 a = next_b;
-            } else {
-                break;
             }
         }
         t.alu(1);
