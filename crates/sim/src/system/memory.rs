@@ -198,6 +198,7 @@ impl System {
                         self.reqs[id as usize].ver = c.copy(self.l2_cache_id(s), r.line);
                     }
                     self.respond_from_l2(id, at, s, now + l2_lat);
+                    self.wake_stalled(s, now);
                     return;
                 }
                 if dir && self.slices[s].mshr.is_poisoned(r.line) {
@@ -230,6 +231,7 @@ impl System {
                         if r.kind == Kind::Atomic {
                             self.home_write(&r, None, u32::MAX);
                         }
+                        self.wake_stalled(s, now);
                     }
                     None if r.at_home && r.kind == Kind::Read => {
                         // a remote node's read at the home slice (two-level L2) finds the
@@ -596,12 +598,25 @@ impl System {
             self.respond_from_l2(wid, at, s, now);
         }
         self.scratch_tok = waiters;
-        // retry every request that stalled on full MSHRs, in order: a retried request that
-        // hits or merges takes no MSHR, so retrying only as many as there are free entries
-        // could strand the rest with no fill left in flight to wake them (a deadlock:
-        // `l2.mshrs_per_slice=2` under hs); those that find the MSHRs full again re-queue
+        // retry as many requests stalled on full MSHRs as entries are free (a retried
+        // request that hits or merges wakes the next: `wake_stalled`)
         let n = self.slices[s].stalled.len();
-        for _ in 0..n {
+        for _ in 0..n.min(self.slices[s].mshr.free()) {
+            if let Some(sid) = self.slices[s].stalled.pop_front() {
+                self.q.push(now, Ev::L2Access(sid));
+            }
+        }
+    }
+
+    /// A request at slice `s` was served without taking an MSHR (a hit or a merge): if an
+    /// entry is free while requests wait for one, retry the oldest. A fill retries only as
+    /// many as it freed entries; one of those that then hits (its line was written
+    /// meanwhile, write-validate) takes none, and without this the rest would be stranded
+    /// with no fill left in flight to wake them (the deadlock of hs at
+    /// `l2.mshrs_per_slice=2`, session 11).
+    #[inline]
+    fn wake_stalled(&mut self, s: usize, now: Ps) {
+        if !self.slices[s].stalled.is_empty() && self.slices[s].mshr.free() > 0 {
             if let Some(sid) = self.slices[s].stalled.pop_front() {
                 self.q.push(now, Ev::L2Access(sid));
             }
