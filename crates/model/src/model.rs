@@ -465,7 +465,9 @@ impl Model {
         }
         // ---- T_mem (Eqs. 4-5, 17-19) ----
         let total_req = ev.total_req().max(1) as f64;
-        let miss_ratio = ev.dram.iter().filter(|r| !r.write).count() as f64 / total_req;
+        // every DRAM request leaving the L2, read misses and write-backs (spec §3.3.1 [D],
+        // §7 #8 and #10); until issue 12 only the reads were counted
+        let miss_ratio = ev.dram.len() as f64 / total_req;
         let shmem_ratio = ev.req[Place::Shared as usize] as f64 / total_req;
         let hit = if f.hit_lat_all {
             hw.hit_lat

@@ -487,3 +487,39 @@ fn eq5_literal_charges_hit_lat_to_shared_requests_and_the_variant_does_not() {
         .iter()
         .any(|(n, f)| *n == "ours+shmem-no-hit" && !f.hit_lat_all));
 }
+
+/// Spec §3.3.1 [D] / §7 #8 and #10: Eq. 5's `miss_ratio` is every DRAM request leaving
+/// the L2 (read misses and write-backs) over all requests. A store-only kernel whose
+/// dirty lines overflow a small L2 sends only write-backs to DRAM (write-validate: no
+/// read), so `miss_ratio` must be the write-backs over the requests, not 0. Fails if
+/// `miss_ratio` counted read requests only (the defect of issue 12).
+#[test]
+fn miss_ratio_counts_every_dram_request_writes_included() {
+    let mut p = synthetic(13, 40, 4, Place::Global, 1 << 24, |w, it, l| {
+        let k = (u64::from(it) * 13 + u64::from(w)) % 260;
+        k * 128 + u64::from(l) * 4
+    });
+    for a in &mut p.accesses {
+        a.kind = Kind::Store;
+    }
+    p.objects[0].written = true;
+    let hw = Hw {
+        mem: MemCfg {
+            l2_bytes: 16 << 10,
+            ..MemCfg::default()
+        },
+        ..Hw::default()
+    };
+    let m = Model::new(p, hw);
+    let pr = m.predict(&[Place::Global], Flags::ours(), None).unwrap();
+    assert_eq!(pr.events.dram_reads, 0);
+    assert_eq!(pr.events.dram_requests, 2 * 260 - 128);
+    let total: u64 = pr.events.req.iter().sum();
+    assert_eq!(total, 13 * 40);
+    let want = pr.events.dram_requests as f64 / total as f64;
+    assert!(
+        (pr.miss_ratio - want).abs() < 1e-12,
+        "{} vs {want}",
+        pr.miss_ratio
+    );
+}
