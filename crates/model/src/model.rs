@@ -325,6 +325,8 @@ pub struct Model {
     /// Machine parameters.
     pub hw: Hw,
     sample_ev: Events,
+    /// The sample's per-access analysis, done once for every target (issue 12's speed).
+    digest: memsim::Digest,
     /// Sample time used for arrival times: measured, or the model's own (constant DRAM
     /// latency) estimate when there is no measurement.
     sample_cycles: f64,
@@ -334,11 +336,13 @@ impl Model {
     /// Prepares the model for `profile` (runs the sample's memory pass).
     pub fn new(profile: Profile, hw: Hw) -> Model {
         let sample = profile.sample_placement();
-        let sample_ev = memsim::run(&profile, &sample, &hw.mem);
+        let digest = memsim::Digest::new(&profile, &hw.mem);
+        let sample_ev = memsim::run_digested(&profile, &sample, &hw.mem, &digest);
         let mut m = Model {
             profile,
             hw,
             sample_ev,
+            digest,
             sample_cycles: 0.0,
         };
         m.sample_cycles = match &m.profile.measured {
@@ -368,7 +372,7 @@ impl Model {
         coefs: Option<&Coefs>,
     ) -> Result<Prediction, String> {
         crate::search::legal(&self.profile, target, &self.hw)?;
-        let ev = memsim::run(&self.profile, target, &self.hw.mem);
+        let ev = memsim::run_digested(&self.profile, target, &self.hw.mem, &self.digest);
         Ok(self.terms(&ev, target, flags, coefs))
     }
 

@@ -523,3 +523,63 @@ fn miss_ratio_counts_every_dram_request_writes_included() {
         pr.miss_ratio
     );
 }
+
+/// The per-access digest computed once per profile (issue 12's speed) changes nothing:
+/// every neuralnet placement (weights in G, C, S, T, 2T) and a capped profile give the
+/// same events through `Model::predict`'s digested pass as through the plain pass, on
+/// virtual addresses and with first-touch frames. Fails if the digest dropped, reordered
+/// or mis-attributed a unit, a page or a replay.
+#[test]
+fn digested_pass_equals_the_plain_pass() {
+    let p = neuralnet();
+    let w = p.object("D__WEIGHTS").expect("weights object");
+    for page in [0u64, 4096] {
+        let cfg = MemCfg {
+            first_touch_page: page,
+            ..MemCfg::default()
+        };
+        let d = memsim::Digest::new(&p, &cfg);
+        assert!(d.covers(&p, &cfg));
+        for place in [
+            Place::Global,
+            Place::Const,
+            Place::Shared,
+            Place::Tex1D,
+            Place::Tex2D,
+        ] {
+            let mut t = p.sample_placement();
+            t[w] = place;
+            let plain = memsim::run(&p, &t, &cfg);
+            assert_eq!(
+                memsim::run_digested(&p, &t, &cfg, &d),
+                plain,
+                "{place:?} {page}"
+            );
+            assert!(plain.total_req() > 0);
+        }
+    }
+    // every sample component, kept and moved to global
+    let cfg = MemCfg::default();
+    for sample in [
+        Place::Shared,
+        Place::Const,
+        Place::Tex1D,
+        Place::Tex2D,
+        Place::Global,
+    ] {
+        let s = synthetic(26, 16, 4, sample, 4096, |w, it, l| {
+            u64::from((it + w) % 8) * 128 + u64::from(l * (w % 3)) * 8
+        });
+        let d = memsim::Digest::new(&s, &cfg);
+        assert!(d.covers(&s, &cfg));
+        for place in [sample, Place::Global] {
+            let plain = memsim::run(&s, &[place], &cfg);
+            assert_eq!(
+                memsim::run_digested(&s, &[place], &cfg, &d),
+                plain,
+                "{sample:?} -> {place:?}"
+            );
+            assert!(plain.total_req() > 0);
+        }
+    }
+}
