@@ -582,7 +582,7 @@ fn eq11_audit(ev: &Evaluation, l: &Ledger) -> (String, String) {
     }
     let _ = writeln!(
         md,
-        "\nIntercept {}. Per test placement: the Eq. 11 ratio (T_overlap / T_mem), the feature farthest outside the training range (factor: value / training max above it, training min / value below it; inf: the training values are all 0, or the test value is 0 below a positive minimum) and the term `coefficient x value` largest in magnitude.\n\n| benchmark | placement | ratio (Eq. 11) | farthest outside | value | training range | factor | largest term | its value |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "\nIntercept {}. Per test placement: the Eq. 11 ratio (T_overlap / T_mem), the feature farthest outside the training range (factor: value / training max above it, training min / value below it; `training all 0`: a positive value where every training value is 0; `value 0`: 0 below a positive training minimum) and the term `coefficient x value` largest in magnitude.\n\n| benchmark | placement | ratio (Eq. 11) | farthest outside | value | training range | factor | largest term | its value |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         num(l, co.c, 3, "Eq. 11 intercept (ours)")
     );
     for c in &test {
@@ -602,29 +602,36 @@ fn eq11_audit(ev: &Evaluation, l: &Ledger) -> (String, String) {
                 |a, b| if b.1.abs() > a.1.abs() { b } else { a },
             );
         let (lo, hi) = range(&train, far.0);
-        let fac = if far.1.is_finite() {
-            num(l, far.1, 1, &s("Eq. 11: factor outside the training range"))
+        let inside = far.1 <= 1.0 + 1e-9;
+        let src = s("Eq. 11: factor outside the training range");
+        let fac = if inside {
+            "-".to_string()
+        } else if far.1.is_finite() {
+            num(l, far.1, 1, &src)
+        } else if x[far.0] > hi {
+            l.put("training all 0".into(), &src)
         } else {
-            l.put(
-                "inf".into(),
-                &s("Eq. 11: factor outside the training range"),
+            l.put("value 0".into(), &src)
+        };
+        let (name, val, rng) = if inside {
+            ("none", "-".to_string(), "-".to_string())
+        } else {
+            (
+                FEATURES[far.0],
+                num(l, x[far.0], 4, &s("Eq. 11: that feature's value")),
+                format!(
+                    "[{}, {}]",
+                    num(l, lo, 4, &s("Eq. 11: that feature's training minimum")),
+                    num(l, hi, 4, &s("Eq. 11: that feature's training maximum"))
+                ),
             )
         };
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {} | [{}, {}] | {} | {} | {} |",
+            "| {} | {} | {} | {name} | {val} | {rng} | {fac} | {} | {} |",
             c.case.bench,
             c.label,
             num(l, co.ratio(x), 3, &s("Eq. 11 ratio (ours)")),
-            if far.1 > 1.0 + 1e-9 {
-                FEATURES[far.0]
-            } else {
-                "none"
-            },
-            num(l, x[far.0], 4, &s("Eq. 11: that feature's value")),
-            num(l, lo, 4, &s("Eq. 11: that feature's training minimum")),
-            num(l, hi, 4, &s("Eq. 11: that feature's training maximum")),
-            fac,
             FEATURES[big.0],
             num(l, big.1, 3, &s("Eq. 11: largest term coefficient x value"))
         );
