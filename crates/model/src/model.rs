@@ -145,6 +145,13 @@ pub struct Flags {
     /// several times the simulated time, and the regression must hide the excess.
     #[serde(default)]
     pub mwp_uncoalesced: bool,
+    /// Clamp the regression's T_overlap to `[0, min(T_comp, T_mem)]`, spec §3.4 [D] and
+    /// §3.8's pseudo-code (`clamp(ratio * T_mem, 0, min(T_comp, T_mem))`). Off by
+    /// default: the paper's literal Eq. 12 (§III-D) clamps nothing; the reproduction shows
+    /// it beside `ours` as `ours+spec-clamp` (issue 12). Takes precedence over
+    /// [`Flags::overlap_clamp`].
+    #[serde(default)]
+    pub overlap_clamp_spec: bool,
 }
 
 impl Flags {
@@ -160,6 +167,15 @@ impl Flags {
             replay_issue_cost: false,
             overlap_clamp: false,
             mwp_uncoalesced: false,
+            overlap_clamp_spec: false,
+        }
+    }
+    /// `ours` with [`Flags::overlap_clamp_spec`] (the spec's [D] clamp, not the paper's
+    /// Eq. 12).
+    pub fn ours_spec_clamp() -> Flags {
+        Flags {
+            overlap_clamp_spec: true,
+            ..Flags::ours()
         }
     }
     /// `ours` with [`Flags::mwp_uncoalesced`] (a named reading, not the spec's MWP).
@@ -212,7 +228,7 @@ impl Flags {
         }
     }
     /// Every configuration of §6.4 by name, in the paper's order, then the named readings
-    /// that are not the paper's (`ours+replay-issue`, `ours+overlap-clamp`, `ours+mwp-uncoalesced`,
+    /// that are not the paper's (`ours+replay-issue`, `ours+overlap-clamp`, `ours+spec-clamp`, `ours+mwp-uncoalesced`,
     /// `ours+shmem-no-hit`).
     pub fn ablations() -> Vec<(&'static str, Flags)> {
         let b = Flags::baseline();
@@ -245,6 +261,7 @@ impl Flags {
             ("ours", Flags::ours()),
             ("ours+replay-issue", Flags::ours_replay_issue()),
             ("ours+overlap-clamp", Flags::ours_overlap_clamp()),
+            ("ours+spec-clamp", Flags::ours_spec_clamp()),
             ("ours+mwp-uncoalesced", Flags::ours_mwp_uncoalesced()),
             ("ours+shmem-no-hit", Flags::ours_shmem_no_hit()),
         ]
@@ -513,6 +530,9 @@ impl Model {
         // CWP/MWP terms overestimate, e.g. one wave of short blocks, may hide all of it);
         // Sim et al.'s rule overlaps at most min(T_comp, T_mem) by its own form
         let t_overlap = match (f.overlap, coefs) {
+            (OverlapModel::Regression, Some(_)) if f.overlap_clamp_spec => {
+                (ratio * t_mem).clamp(0.0, t_comp.min(t_mem))
+            }
             (OverlapModel::Regression, Some(_)) if !f.overlap_clamp => ratio * t_mem,
             (OverlapModel::Regression, Some(_)) => (ratio * t_mem).clamp(0.0, t_mem),
             _ => (ratio * t_mem).clamp(0.0, t_comp.min(t_mem)),

@@ -341,7 +341,17 @@ fn eq12_is_literal_by_default_and_clamped_only_when_named() {
         assert!((cl.t_overlap - want).abs() < 1e-6 * cl.t_mem);
         assert_eq!(lit.t_comp, cl.t_comp);
         assert_eq!(lit.t_mem, cl.t_mem);
+        // the spec's [D] clamp (§3.4, §3.8): [0, min(T_comp, T_mem)], a named variant
+        let sc = m
+            .predict(&[Place::Global], Flags::ours_spec_clamp(), Some(&coefs))
+            .unwrap();
+        let want = (ratio * sc.t_mem).clamp(0.0, sc.t_comp.min(sc.t_mem));
+        assert!((sc.t_overlap - want).abs() < 1e-6 * sc.t_mem);
     }
+    assert!(!Flags::ours().overlap_clamp_spec);
+    assert!(Flags::ablations()
+        .iter()
+        .any(|(n, f)| *n == "ours+spec-clamp" && f.overlap_clamp_spec));
 }
 
 /// Spec §3.3.1's `MWP_without_BW = DRAM_lat / Δ` (issue 12): an uncoalesced kernel (every

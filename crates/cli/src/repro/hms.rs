@@ -1151,6 +1151,12 @@ fn write(
             )
             .map(|s| format!(": {s}"))
             .unwrap_or_default();
+        let spec_txt = pct(
+            l,
+            ev.mean_error(vi("ours+spec-clamp")).0,
+            "mean test error of ours+spec-clamp (%)",
+        );
+        let cmp = format!("{cmp}; the spec's own clamp to [0, min(T_comp, T_mem)] (§3.4 [D], §3.8; `ours+spec-clamp`, `Flags::overlap_clamp_spec`) errs by {spec_txt} %");
         let mut rows = String::new();
         let (mut below, mut above) = (0usize, 0usize);
         for c in &test {
