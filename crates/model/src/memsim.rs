@@ -130,6 +130,132 @@ fn slot(p: Place) -> usize {
 /// Runs the sample trace rewritten for `placement` (one component per object of
 /// `p.objects`) through the cache and bank models.
 pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
+    run_inner(p, placement, cfg, None)
+}
+
+/// The placement-independent part of every access of a profile, computed once (issue 12:
+/// the per-lane analysis was repeated for every target placement): for an access whose
+/// object keeps its sample component, the lanes' addresses are not rewritten, so its
+/// replays of causes (1), (3) and (4), the units it asks the caches for and the pages it
+/// touches are the same in every target. Valid for the [`MemCfg`] it was built with.
+#[derive(Clone, Debug, Default)]
+pub struct Digest {
+    /// Per access: replays of its own cause (global (1), constant divergence (3), shared
+    /// bank conflicts (4)); 0 for texture.
+    rep: Vec<u32>,
+    /// Per access: `unit0[i]..unit0[i + 1]` in `units` (global: L2 line indices; texture:
+    /// the address of each distinct texture line's first lane, tiled for 2T; constant:
+    /// constant-line indices), in first-touch order.
+    unit0: Vec<u32>,
+    units: Vec<u64>,
+    /// Per access: `page0[i]..page0[i + 1]` in `pages`, the lane addresses of an off-chip
+    /// access where the page changes from the lane before (what first-touch frames see).
+    page0: Vec<u32>,
+    pages: Vec<u64>,
+    cfg: MemCfg,
+}
+
+impl Digest {
+    /// Whether this digest serves `p` under `cfg` (else [`run_digested`] runs the plain
+    /// pass).
+    pub fn covers(&self, p: &Profile, cfg: &MemCfg) -> bool {
+        self.rep.len() == p.accesses.len() && self.cfg == *cfg
+    }
+    /// Digests every access of `p` in its sample component for `cfg`.
+    pub fn new(p: &Profile, cfg: &MemCfg) -> Digest {
+        let mut d = Digest {
+            cfg: cfg.clone(),
+            ..Digest::default()
+        };
+        d.rep.reserve(p.accesses.len());
+        d.unit0.reserve(p.accesses.len() + 1);
+        d.page0.reserve(p.accesses.len() + 1);
+        d.unit0.push(0);
+        d.page0.push(0);
+        let shift = if cfg.first_touch_page > 1 {
+            cfg.first_touch_page.trailing_zeros()
+        } else {
+            0
+        };
+        let line = u64::from(cfg.l2_line);
+        let mut addrs: Vec<(u64, u32)> = Vec::with_capacity(32);
+        let mut keys: Vec<u64> = Vec::with_capacity(32);
+        for a in &p.accesses {
+            let (place, oi) = if a.obj == NO_OBJ || a.obj as usize >= p.objects.len() {
+                (a.place, usize::MAX)
+            } else {
+                (p.objects[a.obj as usize].place, a.obj as usize)
+            };
+            addrs.clear();
+            addrs.extend(p.lanes_of(a).iter().map(|l| (l.addr, u32::from(l.bytes))));
+            if place.off_chip() && shift > 0 {
+                let mut last = u64::MAX;
+                for &(ad, _) in &addrs {
+                    if ad >> shift != last {
+                        last = ad >> shift;
+                        d.pages.push(ad);
+                    }
+                }
+            }
+            let rep = match place {
+                Place::Global => {
+                    let tr = u64::from(cfg.transaction);
+                    let bytes: u64 = addrs.iter().map(|x| u64::from(x.1)).sum();
+                    distinct(&addrs, tr, &mut keys);
+                    let r = match cfg.global_replay {
+                        GlobalReplay::Literal => bytes.div_ceil(tr).saturating_sub(1),
+                        GlobalReplay::Segments => (keys.len() as u64).saturating_sub(1),
+                    };
+                    distinct(&addrs, line, &mut keys);
+                    d.units.extend_from_slice(&keys);
+                    r as u32
+                }
+                Place::Tex1D | Place::Tex2D => {
+                    let tl = u64::from(cfg.tex_line);
+                    keys.clear();
+                    let mut ascending = true;
+                    for &(ad, _) in &addrs {
+                        let ad = if place == Place::Tex2D && oi != usize::MAX {
+                            tiled_addr(&p.objects[oi], ad, tl)
+                        } else {
+                            ad
+                        };
+                        let n0 = keys.len();
+                        push_distinct(&mut keys, ad / tl, &mut ascending);
+                        if keys.len() > n0 {
+                            d.units.push(ad);
+                        }
+                    }
+                    0
+                }
+                Place::Const => {
+                    keys.clear();
+                    let mut ascending = true;
+                    for &(ad, _) in &addrs {
+                        push_distinct(&mut keys, ad, &mut ascending);
+                    }
+                    let r = (keys.len() as u32).saturating_sub(1);
+                    distinct(&addrs, u64::from(cfg.const_line), &mut keys);
+                    d.units.extend_from_slice(&keys);
+                    r
+                }
+                Place::Shared => bank_conflicts(&addrs, cfg.banks, cfg.bank_bytes),
+            };
+            d.rep.push(rep);
+            d.unit0.push(d.units.len() as u32);
+            d.page0.push(d.pages.len() as u32);
+        }
+        d
+    }
+}
+
+/// [`run`] with the accesses that keep their sample component taken from `dig` (built
+/// for `p` and `cfg` by [`Digest::new`]); the same events as [`run`].
+pub fn run_digested(p: &Profile, placement: &[Place], cfg: &MemCfg, dig: &Digest) -> Events {
+    run_inner(p, placement, cfg, dig.covers(p, cfg).then_some(dig))
+}
+
+fn run_inner(p: &Profile, placement: &[Place], cfg: &MemCfg, dig: Option<&Digest>) -> Events {
     let mut ev = Events::default();
     let sms = p
         .accesses
@@ -177,7 +303,7 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
     let mut addrs: Vec<(u64, u32)> = Vec::with_capacity(32);
     let mut keys: Vec<u64> = Vec::with_capacity(32);
     let line = u64::from(cfg.l2_line);
-    for a in &p.accesses {
+    for (ai, a) in p.accesses.iter().enumerate() {
         let (target, elem, sample, oi) = if a.obj == NO_OBJ || a.obj as usize >= placement.len() {
             (a.place, 4, a.place, usize::MAX)
         } else {
@@ -191,6 +317,47 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
         };
         ev.req[slot(target)] += 1;
         ev.addr_insts += u64::from(target.addr_insts(elem));
+        if let Some(d) = dig.filter(|_| target == sample) {
+            // the access keeps its component: its lanes as digested once
+            for &ad in &d.pages[d.page0[ai] as usize..d.page0[ai + 1] as usize] {
+                frames.touch(ad);
+            }
+            let units = &d.units[d.unit0[ai] as usize..d.unit0[ai + 1] as usize];
+            let write = a.kind != Kind::Load;
+            let t = a.dyn_id as f64;
+            match target {
+                Place::Global => {
+                    ev.replays[0] += u64::from(d.rep[ai]);
+                    for &k in units {
+                        l2_step(&mut l2, &mut frames, k * line, write, t, line, &mut ev);
+                    }
+                }
+                Place::Tex1D | Place::Tex2D => {
+                    let tl = u64::from(cfg.tex_line);
+                    for &ad in units {
+                        ev.tex_access += 1;
+                        if tex[a.sm as usize].access_key(ad / tl, false) != Outcome::Hit {
+                            ev.tex_miss += 1;
+                            l2_step(&mut l2, &mut frames, ad, false, t, line, &mut ev);
+                        }
+                    }
+                }
+                Place::Const => {
+                    ev.replays[2] += u64::from(d.rep[ai]);
+                    for &k in units {
+                        let ad = k * u64::from(cfg.const_line);
+                        ev.const_access += 1;
+                        if cst[a.sm as usize].access(ad, false) != Outcome::Hit {
+                            ev.const_miss += 1;
+                            ev.replays[1] += 1;
+                            l2_step(&mut l2, &mut frames, ad, false, t, line, &mut ev);
+                        }
+                    }
+                }
+                Place::Shared => ev.replays[3] += u64::from(d.rep[ai]),
+            }
+            continue;
+        }
         // rewritten lane addresses
         addrs.clear();
         for l in p.lanes_of(a) {
@@ -211,26 +378,7 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
         let write = a.kind != Kind::Load;
         let t = a.dyn_id as f64;
         let mut l2_go = |addr: u64, write: bool, ev: &mut Events| {
-            ev.l2_access += 1;
-            if let Outcome::Miss { evicted_dirty } = l2.access(addr, write) {
-                ev.l2_write_miss += u64::from(write);
-                if let Some(v) = evicted_dirty {
-                    ev.l2_miss += 1;
-                    ev.dram.push(DramReq {
-                        t,
-                        addr: frames.phys(v),
-                        write: true,
-                    });
-                }
-                if !write {
-                    ev.l2_miss += 1;
-                    ev.dram.push(DramReq {
-                        t,
-                        addr: frames.phys(addr & !(line - 1)),
-                        write: false,
-                    });
-                }
-            }
+            l2_step(&mut l2, &mut frames, addr, write, t, line, ev);
         };
         match target {
             Place::Global => {
@@ -293,6 +441,40 @@ pub fn run(p: &Profile, placement: &[Place], cfg: &MemCfg) -> Events {
         }
     }
     ev
+}
+
+/// One L2 access of the pass: a miss of a load reads its line from DRAM, a miss that
+/// evicts a dirty line writes it back (write-validate: a store miss reads nothing).
+#[inline]
+fn l2_step(
+    l2: &mut Cache,
+    frames: &mut Frames,
+    addr: u64,
+    write: bool,
+    t: f64,
+    line: u64,
+    ev: &mut Events,
+) {
+    ev.l2_access += 1;
+    if let Outcome::Miss { evicted_dirty } = l2.access(addr, write) {
+        ev.l2_write_miss += u64::from(write);
+        if let Some(v) = evicted_dirty {
+            ev.l2_miss += 1;
+            ev.dram.push(DramReq {
+                t,
+                addr: frames.phys(v),
+                write: true,
+            });
+        }
+        if !write {
+            ev.l2_miss += 1;
+            ev.dram.push(DramReq {
+                t,
+                addr: frames.phys(addr & !(line - 1)),
+                write: false,
+            });
+        }
+    }
 }
 
 /// First-touch frame allocation ([`MemCfg::first_touch_page`]): page -> frame in the order

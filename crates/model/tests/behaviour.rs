@@ -341,7 +341,17 @@ fn eq12_is_literal_by_default_and_clamped_only_when_named() {
         assert!((cl.t_overlap - want).abs() < 1e-6 * cl.t_mem);
         assert_eq!(lit.t_comp, cl.t_comp);
         assert_eq!(lit.t_mem, cl.t_mem);
+        // the spec's [D] clamp (§3.4, §3.8): [0, min(T_comp, T_mem)], a named variant
+        let sc = m
+            .predict(&[Place::Global], Flags::ours_spec_clamp(), Some(&coefs))
+            .unwrap();
+        let want = (ratio * sc.t_mem).clamp(0.0, sc.t_comp.min(sc.t_mem));
+        assert!((sc.t_overlap - want).abs() < 1e-6 * sc.t_mem);
     }
+    assert!(!Flags::ours().overlap_clamp_spec);
+    assert!(Flags::ablations()
+        .iter()
+        .any(|(n, f)| *n == "ours+spec-clamp" && f.overlap_clamp_spec));
 }
 
 /// Spec §3.3.1's `MWP_without_BW = DRAM_lat / Δ` (issue 12): an uncoalesced kernel (every
@@ -486,4 +496,100 @@ fn eq5_literal_charges_hit_lat_to_shared_requests_and_the_variant_does_not() {
     assert!(Flags::ablations()
         .iter()
         .any(|(n, f)| *n == "ours+shmem-no-hit" && !f.hit_lat_all));
+}
+
+/// Spec §3.3.1 [D] / §7 #8 and #10: Eq. 5's `miss_ratio` is every DRAM request leaving
+/// the L2 (read misses and write-backs) over all requests. A store-only kernel whose
+/// dirty lines overflow a small L2 sends only write-backs to DRAM (write-validate: no
+/// read), so `miss_ratio` must be the write-backs over the requests, not 0. Fails if
+/// `miss_ratio` counted read requests only (the defect of issue 12).
+#[test]
+fn miss_ratio_counts_every_dram_request_writes_included() {
+    let mut p = synthetic(13, 40, 4, Place::Global, 1 << 24, |w, it, l| {
+        let k = (u64::from(it) * 13 + u64::from(w)) % 260;
+        k * 128 + u64::from(l) * 4
+    });
+    for a in &mut p.accesses {
+        a.kind = Kind::Store;
+    }
+    p.objects[0].written = true;
+    let hw = Hw {
+        mem: MemCfg {
+            l2_bytes: 16 << 10,
+            ..MemCfg::default()
+        },
+        ..Hw::default()
+    };
+    let m = Model::new(p, hw);
+    let pr = m.predict(&[Place::Global], Flags::ours(), None).unwrap();
+    assert_eq!(pr.events.dram_reads, 0);
+    assert_eq!(pr.events.dram_requests, 2 * 260 - 128);
+    let total: u64 = pr.events.req.iter().sum();
+    assert_eq!(total, 13 * 40);
+    let want = pr.events.dram_requests as f64 / total as f64;
+    assert!(
+        (pr.miss_ratio - want).abs() < 1e-12,
+        "{} vs {want}",
+        pr.miss_ratio
+    );
+}
+
+/// The per-access digest computed once per profile (issue 12's speed) changes nothing:
+/// every neuralnet placement (weights in G, C, S, T, 2T) and a capped profile give the
+/// same events through `Model::predict`'s digested pass as through the plain pass, on
+/// virtual addresses and with first-touch frames. Fails if the digest dropped, reordered
+/// or mis-attributed a unit, a page or a replay.
+#[test]
+fn digested_pass_equals_the_plain_pass() {
+    let p = neuralnet();
+    let w = p.object("D__WEIGHTS").expect("weights object");
+    for page in [0u64, 4096] {
+        let cfg = MemCfg {
+            first_touch_page: page,
+            ..MemCfg::default()
+        };
+        let d = memsim::Digest::new(&p, &cfg);
+        assert!(d.covers(&p, &cfg));
+        for place in [
+            Place::Global,
+            Place::Const,
+            Place::Shared,
+            Place::Tex1D,
+            Place::Tex2D,
+        ] {
+            let mut t = p.sample_placement();
+            t[w] = place;
+            let plain = memsim::run(&p, &t, &cfg);
+            assert_eq!(
+                memsim::run_digested(&p, &t, &cfg, &d),
+                plain,
+                "{place:?} {page}"
+            );
+            assert!(plain.total_req() > 0);
+        }
+    }
+    // every sample component, kept and moved to global
+    let cfg = MemCfg::default();
+    for sample in [
+        Place::Shared,
+        Place::Const,
+        Place::Tex1D,
+        Place::Tex2D,
+        Place::Global,
+    ] {
+        let s = synthetic(26, 16, 4, sample, 4096, |w, it, l| {
+            u64::from((it + w) % 8) * 128 + u64::from(l * (w % 3)) * 8
+        });
+        let d = memsim::Digest::new(&s, &cfg);
+        assert!(d.covers(&s, &cfg));
+        for place in [sample, Place::Global] {
+            let plain = memsim::run(&s, &[place], &cfg);
+            assert_eq!(
+                memsim::run_digested(&s, &[place], &cfg, &d),
+                plain,
+                "{sample:?} -> {place:?}"
+            );
+            assert!(plain.total_req() > 0);
+        }
+    }
 }

@@ -284,6 +284,9 @@ pub fn run(out: &Path, quick: bool, only: Option<&[String]>, quiet: bool) -> Res
     let (dcsv, dmd) = decomposition(&ev, &cfg, &l);
     tmd.push_str(&dmd);
     std::fs::write(out.join("decomposition.csv"), dcsv)?;
+    let (fcsv, fmd) = eq11_audit(&ev, &l);
+    tmd.push_str(&fmd);
+    std::fs::write(out.join("features.csv"), fcsv)?;
     write(out, &figs, &ev, &fig4, &hw, quick, secs, &tmd, &l)
 }
 
@@ -476,6 +479,163 @@ fn decomposition(ev: &Evaluation, cfg: &locus_sim::Config, l: &Ledger) -> (Strin
         );
     }
     md.push_str("\nHow to read a row: `amat` with the non-shared AMAT near the simulator's means Eq. 5's literal hit_lat on shared requests is the error (a shared-memory kernel); `amat` with the model's DRAM latency far above the simulator's, the Kingman queues (arrivals on the merged lockstep order, §3.7 [D], are burstier than the simulator's); `concurrency` below 1 (bfs: one block per launch, so one active SM), the simulator overlaps fewer requests per SM than MWP / ITMLP assume, which the paper's model has no term for; `concurrency` above 1, the model's ITMLP is below what the simulator sustains (T_mem too large, the trained T_overlap hides the excess); `comp`, T_comp (Eq. 2 with `avg_inst_lat / ITILP` per issued instruction) against the issue-bound time.\n");
+    (csv, md)
+}
+
+/// Names of the Eq. 11 features in [`locus_model::model::overlap_features`] order.
+const FEATURES: [&str; 11] = [
+    "L2_miss",
+    "G_req",
+    "C_miss",
+    "C_req",
+    "T_miss",
+    "T_req",
+    "S_conflict",
+    "S_req",
+    "row_miss",
+    "row_conflict",
+    "N/N_max",
+];
+
+/// How far `x` lies outside the training range `[lo, hi]`, as a factor: `x / hi` above it,
+/// `lo / x` below it (infinite when the bound it passes is 0), 1 inside.
+fn outside(x: f64, lo: f64, hi: f64) -> f64 {
+    if x > hi {
+        if hi > 0.0 {
+            x / hi
+        } else {
+            f64::INFINITY
+        }
+    } else if x < lo {
+        if x > 0.0 {
+            lo / x
+        } else {
+            f64::INFINITY
+        }
+    } else {
+        1.0
+    }
+}
+
+/// The Eq. 11 audit (issue 12): each feature's coefficient, its range over the training
+/// placements and over the test placements, and per test placement the feature farthest
+/// outside the training range and the term that moves the ratio most (`features.csv`
+/// holds every value).
+fn eq11_audit(ev: &Evaluation, l: &Ledger) -> (String, String) {
+    let v = ev.variant("ours");
+    let mut csv = String::from("set,benchmark,placement");
+    for f in FEATURES {
+        let _ = write!(csv, ",{f}");
+    }
+    csv.push_str(",y_training_target,ratio_eq11\n");
+    let Some(co) = ev.coefs.get(v).and_then(|c| c.as_ref()) else {
+        return (csv, String::new());
+    };
+    let ok: Vec<&hms::CaseResult> = ev.cases.iter().filter(|c| c.skipped.is_none()).collect();
+    let train: Vec<&[f64; 11]> = ok
+        .iter()
+        .filter(|c| !c.test)
+        .map(|c| &c.rows[v].0)
+        .collect();
+    let test: Vec<&&hms::CaseResult> = ok.iter().filter(|c| c.test).collect();
+    for c in &ok {
+        let (x, y) = &c.rows[v];
+        let _ = write!(
+            csv,
+            "{},{},{}",
+            if c.test { "test" } else { "training" },
+            c.case.bench,
+            c.label
+        );
+        for xi in x {
+            let _ = write!(csv, ",{}", csvnum(*xi, 6));
+        }
+        let _ = writeln!(csv, ",{},{}", csvnum(*y, 6), csvnum(co.ratio(x), 6));
+    }
+    let range = |xs: &[&[f64; 11]], j: usize| {
+        xs.iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+                (lo.min(x[j]), hi.max(x[j]))
+            })
+    };
+    let tx: Vec<&[f64; 11]> = test.iter().map(|c| &c.rows[v].0).collect();
+    let mut md = format!("\n## Eq. 11 audit: the features on the training and the test placements\n\nEq. 11 as implemented, line by line against spec §3.4: the events of `e_i` (L2 misses, global requests), `e_j` (constant misses, requests), `e_m` (texture misses, requests), `e_n` (shared bank conflicts, requests) and `e_k` (row misses, conflicts) are separate features (§7 #14 [D]), each a count of the target's memory pass over all its warp-level requests (dimensionless ratios, the paper's \"event ratio instead of the absolute event numbers\"), and `#warps` enters as N / N_max; the regression predicts the ratio T_overlap / T_mem (Eq. 12), not a time. Training target per training placement: `y = (T_comp + T_mem + T_init - T_sim) / T_mem` (§3.4 [D], T_init being part of T, §3.5). Fit: ordinary least squares with an intercept (nalgebra SVD, minimum-norm where the design is rank-deficient: the four request shares sum to 1, the intercept's column) on the {} expressible training placements only; until issue 12 the fit carried a ridge of 1e-3, which the spec does not give (§3.4: OLS, ridge optional), now OLS. Every value: `features.csv`.\n\n| feature | coefficient | training min | training max | test min | test max | test placements outside the training range |\n| --- | --- | --- | --- | --- | --- | --- |\n",
+        l.int(train.len() as u64, "expressible training placements (Eq. 11 fit)"));
+    for (j, name) in FEATURES.iter().enumerate() {
+        let (lo, hi) = range(&train, j);
+        let (tlo, thi) = range(&tx, j);
+        let out = tx
+            .iter()
+            .filter(|x| outside(x[j], lo, hi) > 1.0 + 1e-9)
+            .count();
+        let s = |w: &str| format!("Eq. 11 feature {name}: {w}");
+        let _ = writeln!(
+            md,
+            "| {name} | {} | {} | {} | {} | {} | {} |",
+            num(l, co.w[j], 3, &s("coefficient (ours)")),
+            num(l, lo, 4, &s("training minimum")),
+            num(l, hi, 4, &s("training maximum")),
+            num(l, tlo, 4, &s("test minimum")),
+            num(l, thi, 4, &s("test maximum")),
+            l.int(out as u64, &s("test placements outside the training range"))
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\nIntercept {}. Per test placement: the Eq. 11 ratio (T_overlap / T_mem), the feature farthest outside the training range (factor: value / training max above it, training min / value below it; `training all 0`: a positive value where every training value is 0; `value 0`: 0 below a positive training minimum) and the term `coefficient x value` largest in magnitude.\n\n| benchmark | placement | ratio (Eq. 11) | farthest outside | value | training range | factor | largest term | its value |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        num(l, co.c, 3, "Eq. 11 intercept (ours)")
+    );
+    for c in &test {
+        let x = &c.rows[v].0;
+        let case = format!("{} {}", c.case.bench, c.label);
+        let s = |w: &str| format!("{case}: {w}");
+        let far = (0..11)
+            .map(|j| {
+                let (lo, hi) = range(&train, j);
+                (j, outside(x[j], lo, hi))
+            })
+            .fold((0, 0.0), |a, b| if b.1 > a.1 { b } else { a });
+        let big = (0..11)
+            .map(|j| (j, co.w[j] * x[j]))
+            .fold(
+                (0, 0.0f64),
+                |a, b| if b.1.abs() > a.1.abs() { b } else { a },
+            );
+        let (lo, hi) = range(&train, far.0);
+        let inside = far.1 <= 1.0 + 1e-9;
+        let src = s("Eq. 11: factor outside the training range");
+        let fac = if inside {
+            "-".to_string()
+        } else if far.1.is_finite() {
+            num(l, far.1, 1, &src)
+        } else if x[far.0] > hi {
+            l.put("training all 0".into(), &src)
+        } else {
+            l.put("value 0".into(), &src)
+        };
+        let (name, val, rng) = if inside {
+            ("none", "-".to_string(), "-".to_string())
+        } else {
+            (
+                FEATURES[far.0],
+                num(l, x[far.0], 4, &s("Eq. 11: that feature's value")),
+                format!(
+                    "[{}, {}]",
+                    num(l, lo, 4, &s("Eq. 11: that feature's training minimum")),
+                    num(l, hi, 4, &s("Eq. 11: that feature's training maximum"))
+                ),
+            )
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {name} | {val} | {rng} | {fac} | {} | {} |",
+            c.case.bench,
+            c.label,
+            num(l, co.ratio(x), 3, &s("Eq. 11 ratio (ours)")),
+            FEATURES[big.0],
+            num(l, big.1, 3, &s("Eq. 11: largest term coefficient x value"))
+        );
+    }
     (csv, md)
 }
 
@@ -991,6 +1151,12 @@ fn write(
             )
             .map(|s| format!(": {s}"))
             .unwrap_or_default();
+        let spec_txt = pct(
+            l,
+            ev.mean_error(vi("ours+spec-clamp")).0,
+            "mean test error of ours+spec-clamp (%)",
+        );
+        let cmp = format!("{cmp}; the spec's own clamp to [0, min(T_comp, T_mem)] (§3.4 [D], §3.8; `ours+spec-clamp`, `Flags::overlap_clamp_spec`) errs by {spec_txt} %");
         let mut rows = String::new();
         let (mut below, mut above) = (0usize, 0usize);
         for c in &test {
