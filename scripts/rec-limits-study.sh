@@ -162,6 +162,9 @@ if full and os.path.exists(f"{full}/runs.csv"):
     print("\nHost seconds by benchmark: " + ", ".join(f"{b} {s:.0f}" for b, s in sorted(byb.items(), key=lambda kv: -kv[1])) + ".")
     dup = collections.Counter((x["bench"], x["preset"], x["sets"]) for x in rows)
     print(f"Identical (benchmark, preset, overrides) among them: {sum(v - 1 for v in dup.values())}.")
+    top = max(rows, key=lambda x: float(x["host_seconds"]))
+    print(f"Longest run: `{top['run']}`, {float(top['host_seconds']):.1f} host seconds (the most a "
+          "longest-first order can save at the end of the run list is about one such run).")
     # concurrency from the run files' times: finish = mtime, start = finish - host seconds
     ev, tt = [], []
     for f in glob.glob(f"{full}/runs/*.json"):
