@@ -1,5 +1,5 @@
 #!/bin/bash
-# usage: scripts/rec-limits-study.sh LOCUS OUT_DIR [JOBS] [FULL_RUN_DIR]
+# usage: scripts/rec-limits-study.sh LOCUS OUT_DIR [JOBS] [FULL_RUN_DIR] [QUICK_RUN_DIR]
 # REC's limits study (issue 9, docs/rec-limits-study.md): what caps the ideal directory's gain
 # over the 8K line-FIFO baseline. Every REC benchmark on rec-4gpu, the baseline
 # (directory.kind=line-fifo) and the ideal directory (directory.kind=ideal), under the literal
@@ -7,10 +7,12 @@
 # reading (placement.policy and scheduling.policy = mgpusim-unified), each capped at 1.5 M and
 # at 3 M warp instructions (the committed report's cap and twice it). 96 runs, resumable: a
 # stats JSON already in OUT_DIR is kept. FULL_RUN_DIR (optional): the out directory of a full
-# `locus repro rec` run, whose runs.csv and runs/*.json give the "where the hour goes" section.
+# `locus repro rec` run, whose runs.csv and runs/*.json give the "where the hour goes" section;
+# QUICK_RUN_DIR (optional): the out directory of a fresh `locus repro rec --quick` (its
+# numbers.txt gives the runs planned and the seconds they took).
 # Prints the Markdown of docs/rec-limits-study.md's measured part; nothing in it is typed.
 set -e
-L=$1; OUT=$2; JOBS=${3:-2}; FULL=$4
+L=$1; OUT=$2; JOBS=${3:-2}; FULL=$4; QUICK=$5
 [ -x "$L" ] && [ -n "$OUT" ] || { echo "usage: $0 LOCUS OUT_DIR [JOBS] [FULL_RUN_DIR]" >&2; exit 2; }
 mkdir -p "$OUT"
 BENCHES="atax 2dconv fir gemm gemver jacobi2d lu 2mm 3mm hm-pagerank simpleconv shoc-stencil2d"
@@ -26,9 +28,9 @@ printf '%s\n' "${jobs[@]}" | xargs -P "$JOBS" -I{} bash -c '
   [ "$r" = mgpusim ] && extra="--set placement.policy=mgpusim-unified --set scheduling.policy=mgpusim-unified"
   [ -s "$f" ] || "'"$L"'" run -p rec-4gpu -w "$b" -q --set directory.kind=$k \
     --set run.max_warp_insts=$cap $extra --stats-json "$f" >/dev/null'
-python3 - "$OUT" "$CAPS" "$FULL" $BENCHES <<'PY'
+python3 - "$OUT" "$CAPS" "$FULL" "$QUICK" $BENCHES <<'PY'
 import json, sys, math, os, glob, csv, collections
-out, caps, full, benches = sys.argv[1], [int(c) for c in sys.argv[2].split()], sys.argv[3], sys.argv[4:]
+out, caps, full, quick, benches = sys.argv[1], [int(c) for c in sys.argv[2].split()], sys.argv[3], sys.argv[4], sys.argv[5:]
 READ = [("literal", "literal (rec.md §6.16 default: chunked placement, chunk dispatch)"),
         ("mgpusim", "mgpusim-unified (MGPUSim's page interleaving and workgroup dispatch)")]
 def load(b, r, k, cap):
@@ -188,4 +190,12 @@ if full and os.path.exists(f"{full}/runs.csv"):
         rs = sorted(r for r, _ in rates)
         print(f"Simulated L1 requests per host second on rec-4gpu (this study's {len(rates)} runs at 1.5 M, "
               f"loaded machine): median {rs[len(rs) // 2]:.0f}, range {rs[0]:.0f}-{rs[-1]:.0f}.\n")
+if quick and os.path.exists(f"{quick}/numbers.txt"):
+    led = {}
+    for line in open(f"{quick}/numbers.txt"):
+        v, _, k = line.rstrip("\n").partition("\t")
+        led.setdefault(k, v)
+    print(f"### `locus repro rec --quick` (`{quick}`, loaded machine)\n")
+    print(f"{led.get('runs planned')} runs planned, {led.get('runs reused')} reused, "
+          f"{led.get('host seconds')} s wall for the runs with `--jobs` {led.get('--jobs')}.\n")
 PY
