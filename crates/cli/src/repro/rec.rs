@@ -596,6 +596,9 @@ pub fn mgpusim_plan(benches: &[String], cap: Option<u64>) -> Vec<RunSpec> {
     v
 }
 
+/// A planned run that repeats another: (its key, the key of the run it repeats).
+pub type Alias = (String, String);
+
 /// The planned runs made executable once each (issue 9: the full reproduction in 30
 /// minutes without changing a result). Two specs are the same run when their benchmark,
 /// parameters, co-runners, trace and mode match and their preset and `--set`s resolve to the
@@ -604,7 +607,7 @@ pub fn mgpusim_plan(benches: &[String], cap: Option<u64>) -> Vec<RunSpec> {
 /// longest first by [`cost_rank`] (the workers then end on short runs, so neither idles long
 /// at the end), and the aliases as (key, key of the run it repeats). Plan order is kept
 /// among equal ranks, so the choice is deterministic.
-pub fn distinct_runs(specs: &[RunSpec]) -> Result<(Vec<RunSpec>, Vec<(String, String)>)> {
+pub fn distinct_runs(specs: &[RunSpec]) -> Result<(Vec<RunSpec>, Vec<Alias>)> {
     let mut seen: std::collections::HashMap<String, String> = std::collections::HashMap::new();
     let mut runs = Vec::new();
     let mut aliases = Vec::new();
@@ -619,7 +622,7 @@ pub fn distinct_runs(specs: &[RunSpec]) -> Result<(Vec<RunSpec>, Vec<(String, St
             }
         }
     }
-    runs.sort_by(|a, b| b.0.cmp(&a.0));
+    runs.sort_by_key(|r| std::cmp::Reverse(r.0));
     Ok((runs.into_iter().map(|r| r.1).collect(), aliases))
 }
 
