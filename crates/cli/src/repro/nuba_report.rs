@@ -1108,12 +1108,15 @@ fn fig9_check_text(
     if !runs.value(&run, IPC).is_finite() {
         return format!(
             "The check of this reading, {} with `--param {p}={v}` (a CTA on every partition), was not run in this invocation ({b} is not among its benchmarks; docs/nuba-locality-study.md runs it).",
-            b.to_uppercase()
+            b.to_uppercase(),
+            p = p,
+            v = led.int(v.parse().unwrap_or(0), "fig9 check input")
         );
     }
     format!(
-        "The check of this reading, run here (`{run}`: {} with `--param {p}={v}`, a CTA per partition in its first kernel, No-Rep, the same cap): CTAs ran on {} of the {} partitions and LAB served {} of its L1 misses in the requester's partition, against {} with the benchmark's default input.",
+        "The check of this reading, run here (`{run}`: {} with `--param {p}={}`, a CTA per partition in its first kernel, No-Rep, the same cap): CTAs ran on {} of the {} partitions and LAB served {} of its L1 misses in the requester's partition, against {} with the benchmark's default input.",
         b.to_uppercase(),
+        led.int(v.parse().unwrap_or(0), "fig9 check input"),
         led.f(busy(&run), 0, "partitions running CTAs fig9 check"),
         led.int(cfg.system.nodes as u64, "config nuba system.nodes"),
         led.pct(local(&run), "local share fig9 check"),
