@@ -613,11 +613,14 @@ fn fig9_check(cap: u64) -> RunSpec {
     }
 }
 
+/// [`distinct`]'s answer: the specs to run, and (copied key, key of the run it copies).
+pub type Distinct = (Vec<RunSpec>, Vec<(String, String)>);
+
 /// The distinct simulations of `specs`: specs with the same workload, parameters and
 /// loaded machine configuration (preset plus overrides, compared after loading) give the
 /// same result (the simulator is deterministic), so only the first is run. Returns the
 /// specs to run and, for each dropped spec, (its key, the key of the run it copies).
-pub fn distinct(specs: &[RunSpec]) -> Result<(Vec<RunSpec>, Vec<(String, String)>)> {
+pub fn distinct(specs: &[RunSpec]) -> Result<Distinct> {
     let mut seen: std::collections::HashMap<String, String> = Default::default();
     let (mut run, mut alias) = (Vec::new(), Vec::new());
     for s in specs {
