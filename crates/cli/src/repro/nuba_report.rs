@@ -27,6 +27,9 @@ pub struct Meta<'a> {
     pub capped: usize,
     pub quick: bool,
     pub runs: usize,
+    /// Planned runs that duplicate another's simulation and copy its result
+    /// ([`nuba::distinct`]).
+    pub duplicates: usize,
     pub reused: usize,
     pub seconds: f64,
     pub jobs: usize,
@@ -174,6 +177,7 @@ pub fn write(
         .map(String::from),
         &rows,
     );
+    diag += &atax_input_text(&led, runs, &cfg, &busy);
 
     // ---- disagreements
     let mut dis = String::from(
@@ -298,7 +302,7 @@ pub fn write(
             )
         } else if name.contains("L1 misses served locally") {
             format!(
-                "measured: LAB places the pages of {} of L1 misses in the requester's partition under No-Rep and replicas add {} (means over benchmarks). The scaled inputs launch few CTAs: CTAs ran on {} of the {} partitions (mean over benchmarks, No-Rep), and a partition without CTAs first-touches no page, so NPB stays at or below the threshold (nuba.md §4.2) and LAB places pages least-first, the requester's partition only when it is among the emptiest. A larger input that launches a CTA on every partition (`locus run -p nuba -w atax` with larger `--param nx=` and `ny=`) is the check of this reading; this report does not run it. LAB's rules were checked against §4.2-§4.4 (requester = the touching SM's partition, NPB over the pages per partition before each allocation, strict threshold, least-first with free locality)",
+                "measured: LAB places the pages of {} of L1 misses in the requester's partition under No-Rep and replicas add {} (means over benchmarks). The scaled inputs launch few CTAs: CTAs ran on {} of the {} partitions (mean over benchmarks, No-Rep), and a partition without CTAs first-touches no page, so NPB stays at or below the threshold (nuba.md §4.2) and LAB places pages least-first, the requester's partition only when it is among the emptiest. {} LAB's rules were checked against §4.2-§4.4 (requester = the touching SM's partition, NPB over the pages per partition before each allocation, strict threshold, least-first with free locality)",
                 led.pct(over(&|b| local(&key(b, "norep"))), "mean local share norep"),
                 led.pct(
                     over(&|b| local(&key(b, "nuba")) - local(&key(b, "norep"))),
@@ -306,6 +310,7 @@ pub fn write(
                 ),
                 led.f(over(&|b| busy(&key(b, "norep"))), 1, "mean partitions running CTAs norep"),
                 led.int(cfg.system.nodes as u64, "config nuba system.nodes"),
+                fig9_check_text(&led, runs, &cfg, &local, &busy),
             )
         } else if name.contains("NUBA") || name.contains("UBA") {
             format!(
@@ -1064,13 +1069,14 @@ pub fn write(
         per_run * (nuba::FULL_WARP_INSTS as f64 / meta.cap as f64) * full_runs as f64 / 2.0 / 60.0;
     writeln!(
         tail,
-        "\n## Run time\n\nThe simulations (reused ones included, as their records measured them) took {} host seconds in all ({} per run on average). A full reproduction ({} runs at {} warp instructions on {} workers) is estimated at {} minutes by scaling this mean linearly with the run length; runs that finish their workload before the cap make it shorter.",
+        "\n## Run time\n\nThe simulations (reused ones included, as their records measured them) took {} host seconds in all ({} per run on average). A full reproduction ({} runs at {} warp instructions on {} workers) is estimated at {} minutes by scaling this mean linearly with the run length; runs that finish their workload before the cap make it shorter, and the estimate does not separate a run's workload setup (built anew for every run) from its simulation. {} planned run(s) duplicated another's simulation (same workload, input and loaded machine) and copied its result; the runs start longest first by `nuba::cost_estimate`. Single runs' host times at the full cap: `scripts/nuba-timing.sh` (BENCHMARKS.md).",
         led.f(meta.host_seconds, 0, "host seconds"),
         led.f(per_run, 1, "host seconds per run"),
         led.int(full_runs as u64, "full runs"),
         led.int(nuba::FULL_WARP_INSTS, "full cap"),
         led.int(2, "workers of the estimate"),
         led.f(est, 0, "full-run estimate minutes"),
+        led.int(meta.duplicates as u64, "duplicate runs copied"),
     )?;
 
     let f13 = fig13(&led, out, &figs, benches, runs)?;
@@ -1086,6 +1092,82 @@ pub fn write(
         );
     }
     Ok(format!("{head}{dis}"))
+}
+
+/// The Fig. 9 disagreement's check sentence, from what was run: the `atax-allparts` run
+/// ([`nuba::FIG9_CHECK`]) when this invocation ran it, else that it did not.
+fn fig9_check_text(
+    led: &Ledger,
+    runs: &experiment::Runs,
+    cfg: &Config,
+    local: &dyn Fn(&str) -> f64,
+    busy: &dyn Fn(&str) -> f64,
+) -> String {
+    let (b, k, p, v) = nuba::FIG9_CHECK;
+    let run = format!("{b}-{k}");
+    if !runs.value(&run, IPC).is_finite() {
+        return format!(
+            "The check of this reading, {} with `--param {p}={v}` (a CTA on every partition), was not run in this invocation ({b} is not among its benchmarks; docs/nuba-locality-study.md runs it).",
+            b.to_uppercase(),
+            p = p,
+            v = led.int(v.parse().unwrap_or(0), "fig9 check input")
+        );
+    }
+    format!(
+        "The check of this reading, run here (`{run}`: {} with `--param {p}={}`, a CTA per partition in its first kernel, No-Rep, the same cap): CTAs ran on {} of the {} partitions and LAB served {} of its L1 misses in the requester's partition, against {} with the benchmark's default input.",
+        b.to_uppercase(),
+        led.int(v.parse().unwrap_or(0), "fig9 check input"),
+        led.f(busy(&run), 0, "partitions running CTAs fig9 check"),
+        led.int(cfg.system.nodes as u64, "config nuba system.nodes"),
+        led.pct(local(&run), "local share fig9 check"),
+        led.pct(local(&format!("{b}-norep")), "local share fig9 check's benchmark norep"),
+    )
+}
+
+/// ATAX's input against the suite's and the paper's (issue 10): the registry default's
+/// dimensions, the CTAs `atax_kernel1` launches with it (one 256-thread CTA per 256 rows)
+/// and the partitions that ran none under No-Rep (measured), beside PolyBench/GPU's
+/// default and the side of a square `A` of nuba.md §6.3's footprint. Empty when ATAX was
+/// not run.
+fn atax_input_text(
+    led: &Ledger,
+    runs: &experiment::Runs,
+    cfg: &Config,
+    busy: &dyn Fn(&str) -> f64,
+) -> String {
+    let k = "atax-norep";
+    if !runs.value(k, IPC).is_finite() {
+        return String::new();
+    }
+    let dflt = |name: &str| -> u64 {
+        locus_workload::registry::find("atax")
+            .and_then(|s| s.params.iter().find(|p| p.name == name))
+            .and_then(|p| p.default.parse().ok())
+            .unwrap_or(0)
+    };
+    let (nx, ny) = (dflt("nx"), dflt("ny"));
+    // PolyBench/GPU CUDA/ATAX/atax.cu: NX = NY = 4096, DIM_THREAD_BLOCK_X = 256
+    let (suite, block) = (4096u64, 256u64);
+    // nuba.md §6.3: ATAX's footprint 1,342 MB, a square float A dominating it
+    let paper_mb = 1342.0;
+    let paper_side = (paper_mb * 1e6 / 4.0f64).sqrt();
+    let nodes = cfg.system.nodes as u64;
+    let idle = nodes as f64 - busy(k);
+    format!(
+        "\nATAX's input (nuba.md §6.3: \"the default input data set\"): Locus's registry default is {} x {} (REC Table 3's 128 MB scaled by rule 1 of `locus_workload::scale`, crates/workload/src/bench/polybench/atax.rs), neither PolyBench/GPU's default ({} x {}) nor a square `A` of the paper's Table 2 footprint ({} MB, side about {}). With it `atax_kernel1` launches {} CTAs of {} threads, and under No-Rep {} of the {} partitions ran no CTA (measured); the suite's default would launch {} and the paper's footprint about {}. This report keeps the registry's input (an input is never resized to move a result); the Fig. 9 check above runs a larger one beside it.\n",
+        led.int(nx, "atax registry nx"),
+        led.int(ny, "atax registry ny"),
+        led.int(suite, "polybench-gpu atax NX"),
+        led.int(suite, "polybench-gpu atax NY"),
+        led.f(paper_mb, 0, "paper table 2 atax footprint MB"),
+        led.f(paper_side, 0, "square side of the paper's atax footprint"),
+        led.int(nx / block, "atax kernel1 CTAs registry input"),
+        led.int(block, "atax block threads"),
+        led.f(idle, 0, "partitions without CTAs atax norep"),
+        led.int(nodes, "config nuba system.nodes"),
+        led.int(suite / block, "atax kernel1 CTAs suite input"),
+        led.f(paper_side / block as f64, 0, "atax kernel1 CTAs paper footprint"),
+    )
 }
 
 /// A configuration's NoC bandwidth, TB/s, from its ports: the UBAs' SM ports
