@@ -150,6 +150,13 @@ pub struct NdpCfg {
     pub stack_nodes: Vec<u32>,
     /// NSU clock, GHz: 0.35 = half the 700 MHz SM clock (§3.11); 0.175 in §7.6.
     pub nsu_clock_ghz: f64,
+    /// NSU ALU latency, NSU cycles: after an `@NSU` ALU instruction the warp's next
+    /// instruction waits this long (in-order pipeline, [`nsu::Nsu::set_alu_latency`]).
+    /// [DEFAULT] 0 = derived by spec §7.12's rule, the SM's SP latency (`sm.fp_latency`)
+    /// scaled to the NSU clock, `ceil(sm.fp_latency x nsu_clock_ghz / system.sm_clock_ghz)`
+    /// (the paper gives no value; [`NdpCfg::alu_latency`]). 1 is the reading without
+    /// latency (back-to-back issue, Locus before issue 11's loose ends).
+    pub nsu_alu_latency: u32,
     /// Warp slots per NSU (Table 2: 48).
     pub nsu_warps: u32,
     /// Read-data buffer entries per NSU, one warp-load of 128 B each (Table 2: 256).
@@ -198,6 +205,19 @@ pub struct NdpCfg {
     pub seed: u64,
 }
 
+impl NdpCfg {
+    /// The NSU ALU latency in NSU cycles: `nsu_alu_latency` when not 0, else spec §7.12's
+    /// rule, the SM's SP latency `sm_fp_latency` (SM cycles at `sm_clock_ghz`) scaled to
+    /// the NSU clock and rounded up (same time in ns): 18 SM cycles at 0.7 GHz give 9 NSU
+    /// cycles at 0.35 GHz and 5 at 0.175 GHz.
+    pub fn alu_latency(&self, sm_fp_latency: u32, sm_clock_ghz: f64) -> u32 {
+        if self.nsu_alu_latency > 0 {
+            return self.nsu_alu_latency;
+        }
+        ((sm_fp_latency as f64 * self.nsu_clock_ghz / sm_clock_ghz - 1e-9).ceil() as u32).max(1)
+    }
+}
+
 impl Default for NdpCfg {
     fn default() -> Self {
         NdpCfg {
@@ -206,6 +226,7 @@ impl Default for NdpCfg {
             gpu_node: 0,
             stack_nodes: Vec::new(),
             nsu_clock_ghz: 0.35,
+            nsu_alu_latency: 0,
             nsu_warps: 48,
             read_entries: 256,
             write_entries: 256,
@@ -565,6 +586,16 @@ mod tests {
         );
         let slow = ndp(&["ndp.nsu_clock_ghz=0.175"]).unwrap();
         assert_eq!(slow.ndp.nsu_clock_ghz, 0.175);
+        // §7.12: the SM's SP latency at the NSU clock, unless set
+        assert_eq!(super::NdpCfg::default().alu_latency(18, 0.7), 9);
+        assert_eq!(slow.ndp.alu_latency(18, 0.7), 5);
+        assert_eq!(
+            ndp(&["ndp.nsu_alu_latency=1"])
+                .unwrap()
+                .ndp
+                .alu_latency(18, 0.7),
+            1
+        );
     }
 
     /// The GPU reaches every stack over its own link; stacks reach each other through the

@@ -9,6 +9,11 @@
 //! sequence number) once every RDF response of it arrived, else the warp stalls; `ST` takes
 //! the write-address entry and sends the write; ALU instructions run; after the last
 //! instruction the warp waits for its write acks, sends the offload ack and frees its slot.
+//! The pipeline is in order (spec §7.12): after an ALU instruction the warp's next
+//! instruction issues `alu_latency` NSU cycles later at the earliest ([`Nsu::set_alu_latency`];
+//! the NSU code carries no registers, so each instruction is read as depending on the ALU
+//! result before it: the `@NSU` compute is a chain from the loaded values to the stored one,
+//! §3.4 Fig. 3(b)). Other warps issue in between, so enough warps hide the latency.
 //!
 //! Deadlock freedom (§3.8): an RDF response must always find an entry, or it would block
 //! the network ahead of the responses an older warp waits for. The GPU's [`Credits`]
@@ -115,6 +120,9 @@ struct Slot {
     writes_out: u16,
     /// The NSU `OFLD.BEG` (register initialisation from the command) still to issue.
     beg: bool,
+    /// First NSU cycle ([`Nsu::cycles`]) at which the warp may issue again (its last ALU
+    /// result is ready).
+    ready: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -139,6 +147,8 @@ pub struct Nsu {
     rr: usize,
     /// Does NSU `OFLD.BEG` take an issue slot ([`Nsu::set_issue_begin`])?
     issue_begin: bool,
+    /// ALU latency, NSU cycles ([`Nsu::set_alu_latency`]).
+    alu_latency: u32,
     /// NSU cycles stepped.
     pub cycles: u64,
     /// Sum over cycles of occupied warp slots (occupancy = this / cycles / slots, Fig. 11).
@@ -164,6 +174,7 @@ impl Nsu {
             write_cap: write as usize,
             rr: 0,
             issue_begin: false,
+            alu_latency: 1,
             cycles: 0,
             slot_cycles: 0,
             insts: 0,
@@ -176,6 +187,14 @@ impl Nsu {
     /// before the block's code; off (the constructor's default): the spawn does it.
     pub fn set_issue_begin(&mut self, on: bool) {
         self.issue_begin = on;
+    }
+
+    /// ALU latency in NSU cycles (spec §7.12: the SM's SP latency scaled to the NSU
+    /// clock; the System derives it, `ndp.nsu_alu_latency`). A warp's instruction after an
+    /// ALU instruction issues this many cycles after it at the earliest; 1 (the
+    /// constructor's default) is back-to-back issue, i.e. no latency.
+    pub fn set_alu_latency(&mut self, cycles: u32) {
+        self.alu_latency = cycles.max(1);
     }
 
     /// Register the NSU code of one more static block; returns its program id (the
@@ -197,6 +216,18 @@ impl Nsu {
     /// Anything to do: a warp in a slot or a command waiting for one.
     pub fn has_work(&self) -> bool {
         !self.cmds.is_empty() || self.slots.iter().any(|s| s.is_some())
+    }
+
+    /// The earliest NSU cycle after the current one at which a warp held only by its ALU
+    /// latency may issue (`None` when no warp waits on a latency): the System's NSU sleeps
+    /// until then when nothing else can issue.
+    pub fn next_ready(&self) -> Option<u64> {
+        self.slots
+            .iter()
+            .flatten()
+            .map(|s| s.ready)
+            .filter(|&r| r > self.cycles)
+            .min()
     }
 
     /// Occupied warp slots.
@@ -273,6 +304,7 @@ impl Nsu {
                     seq: 0,
                     writes_out: 0,
                     beg: self.issue_begin,
+                    ready: 0,
                 });
                 out.push(NsuOut::Credit(Buf::Cmd));
                 out.push(NsuOut::Spawn(id));
@@ -294,6 +326,9 @@ impl Nsu {
         let Some(mut s) = self.slots[i] else {
             return false;
         };
+        if self.cycles < s.ready {
+            return false;
+        }
         if s.beg {
             // NSU OFLD.BEG: the live-ins from the command into registers
             s.beg = false;
@@ -310,7 +345,7 @@ impl Nsu {
                 self.slots[i] = None;
                 return true;
             }
-            Some(NsuOp::Alu) => {}
+            Some(NsuOp::Alu) => s.ready = self.cycles + self.alu_latency as u64,
             Some(NsuOp::Ld) => {
                 let Some(k) = self
                     .read
@@ -533,5 +568,42 @@ mod tests {
             "BEG, ALU, END per warp, one issue per cycle"
         );
         assert_eq!(run(false), (4, 4), "ALU, END per warp");
+    }
+
+    /// In-order ALU latency (spec §7.12): one warp running a chain of 3 dependent ALU
+    /// instructions with latency L issues them at cycles 1, 1+L, 1+2L and its end (the
+    /// ack) at 1+3L; a second warp issues in the first one's gaps, so two warps finish
+    /// one cycle apart rather than twice as late. L = 1 is back-to-back issue.
+    #[test]
+    fn alu_latency_stalls_a_dependency_chain() {
+        let run = |lat: u32, warps: u32| {
+            let mut n = Nsu::new(4, 4, 4, 4, vec![vec![Alu, Alu, Alu]]);
+            n.set_alu_latency(lat);
+            for w in 0..warps {
+                n.arrive_cmd(w, 0).unwrap();
+            }
+            let mut out = Vec::new();
+            let mut acks = Vec::new();
+            while acks.len() < warps as usize {
+                n.cycle(&mut out);
+                for o in out.drain(..) {
+                    if let NsuOut::Ack(_) = o {
+                        acks.push(n.cycles);
+                    }
+                }
+                assert!(n.cycles < 1000);
+            }
+            (acks, n.insts)
+        };
+        for lat in [1u32, 4, 9] {
+            let l = lat as u64;
+            assert_eq!(run(lat, 1), (vec![1 + 3 * l], 4), "one warp, latency {lat}");
+        }
+        assert_eq!(run(4, 2), (vec![13, 14], 8), "two warps hide half of it");
+        assert_eq!(
+            run(1, 2),
+            (vec![7, 8], 8),
+            "no latency: 8 issues back to back"
+        );
     }
 }

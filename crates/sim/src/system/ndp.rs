@@ -393,6 +393,7 @@ impl NdpState {
                         Vec::new(),
                     );
                     u.set_issue_begin(n.nsu_marker_insts == NsuMarkerInsts::BeginAndEnd);
+                    u.set_alu_latency(n.alu_latency(cfg.sm.fp_latency, cfg.system.sm_clock_ghz));
                     u
                 })
                 .collect(),
@@ -1206,7 +1207,7 @@ impl System {
     }
 
     /// One cycle of NSU `s`; it keeps ticking while it makes progress, and sleeps until
-    /// the next arrival when every warp waits (cycles slept are counted for occupancy).
+    /// the next arrival, or the end of an ALU latency, when every warp waits (cycles slept are counted for occupancy).
     pub(crate) fn nsu_tick(&mut self, s: u32) {
         let s = s as usize;
         let now = self.q.now();
@@ -1293,6 +1294,13 @@ impl System {
         n.out = out;
         if progressed && n.nsus[s].has_work() {
             let t = now + period;
+            if n.nsu_tick_at[s] > t {
+                n.nsu_tick_at[s] = t;
+                self.q.push(t, Ev::NsuTick(s as u32));
+            }
+        } else if let Some(r) = n.nsus[s].next_ready() {
+            // every warp waits; one of them only on its ALU latency: tick when it is over
+            let t = now + (r - n.nsus[s].cycles) * period;
             if n.nsu_tick_at[s] > t {
                 n.nsu_tick_at[s] = t;
                 self.q.push(t, Ev::NsuTick(s as u32));

@@ -130,18 +130,26 @@ fn instance_timeline_adds_up() {
     assert!(t.nsu_issue_utilisation > 0.0 && t.nsu_issue_utilisation <= 1.0);
     assert!((t.nsu_cycle_ns - 2.857).abs() < 1e-9, "350 MHz");
     // one warp: after its last data arrived, the NSU issues what is left of LD, LD,
-    // FADD, ST back to back (1 to 4 instructions), plus up to a cycle to the clock edge
-    let (_, r1) = run(&["ndp.offload=naive"], &mut vadd(32));
-    let t1 = ndp(&r1).instance_time;
-    assert_eq!(t1.instances, 1);
-    assert!(
-        t1.command_queue_ns < t1.nsu_cycle_ns,
-        "spawned at the next NSU edge"
-    );
-    assert!(
-        t1.nsu_issue_ns >= t1.nsu_cycle_ns && t1.nsu_issue_ns <= 5.0 * t1.nsu_cycle_ns,
-        "{t1:?}"
-    );
+    // FADD, ST (1 to 4 instructions), the ST waiting L - 1 cycles more for the FADD
+    // (ALU latency L: 1 = none, the default 9 = 18 SM cycles at half the clock), plus up
+    // to a cycle to the clock edge
+    for (set, lat) in [
+        ("ndp.nsu_alu_latency=1", 1.0),
+        ("ndp.nsu_alu_latency=0", 9.0),
+    ] {
+        let (_, r1) = run(&["ndp.offload=naive", set], &mut vadd(32));
+        let t1 = ndp(&r1).instance_time;
+        assert_eq!(t1.instances, 1);
+        assert!(
+            t1.command_queue_ns < t1.nsu_cycle_ns,
+            "spawned at the next NSU edge"
+        );
+        assert!(
+            t1.nsu_issue_ns >= lat * t1.nsu_cycle_ns
+                && t1.nsu_issue_ns <= (4.0 + lat) * t1.nsu_cycle_ns,
+            "{set}: {t1:?}"
+        );
+    }
 }
 
 /// One warp of vectorAdd end to end: the System sends exactly the messages of
@@ -152,8 +160,25 @@ fn instance_timeline_adds_up() {
 fn vectoradd_one_warp_messages_in_fig2_order() {
     use crate::ndp::offload::{offloaded, LineAccess, MemInst, Sizes};
     use crate::ndp::select::BlockDesc;
-    let (sys, _) = run(&["ndp.offload=naive"], &mut vadd(32));
+    // without NSU ALU latency (ndp.nsu_alu_latency = 1) the credits of the consumed
+    // entries ride on the offload ack; with the default latency (9 NSU cycles) the
+    // instance outlives CREDIT_WAIT and they leave first in a credit packet (§3.8), the
+    // other messages unchanged
+    let (sys, _) = run(
+        &["ndp.offload=naive", "ndp.nsu_alu_latency=1"],
+        &mut vadd(32),
+    );
     let got = &sys.ndp.as_ref().unwrap().log;
+    let (sys9, _) = run(&["ndp.offload=naive"], &mut vadd(32));
+    let got9: Vec<(Packet, u32)> = sys9
+        .ndp
+        .as_ref()
+        .unwrap()
+        .log
+        .iter()
+        .copied()
+        .filter(|m| m.0 != Packet::Credit)
+        .collect();
     let l = |stack| LineAccess {
         stack,
         active: 32,
@@ -191,6 +216,7 @@ fn vectoradd_one_warp_messages_in_fig2_order() {
     offloaded(&d, 32, &insts, z, &mut want);
     let want: Vec<(Packet, u32)> = want.iter().map(|m| (m.packet, m.bytes)).collect();
     assert_eq!(got, &want);
+    assert_eq!(got9, want);
 }
 
 /// The functional results of an offloaded run equal the GPU run's (C = A + B), and the
