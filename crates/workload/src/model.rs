@@ -1495,6 +1495,57 @@ impl Emit<'_, '_> {
         self.push_inst(lead, n, obj);
     }
 
+    /// [`Self::min_pc`]'s step when it is converged code: if every lane of `active` is at the
+    /// same instruction as `lead` (an instruction, not a marker; lanes not recorded), emit it
+    /// for all of them, advance them and drop the lanes that reached `lim`, all in one pass
+    /// over the lanes, and answer `true`. Otherwise change nothing (but the scratch `addrs`)
+    /// and answer `false`: the general step then runs as before.
+    ///
+    /// Exact: the instruction is the one [`Self::emit`] pushes for `lead` and the mask
+    /// `active` (same lanes in the same order, the same addresses, lane count and object: the
+    /// last memory lane's, else `lead`'s), and the lanes move as the general step moves them.
+    /// It only fuses the general step's three passes (compare, emit, advance), which were a
+    /// fifth of spmv's host instructions.
+    #[inline]
+    fn converged_step(
+        &mut self,
+        cur: &mut [usize; 32],
+        lim: &[usize; 32],
+        active: &mut u32,
+        lead: Op,
+    ) -> bool {
+        let ops = self.ops;
+        self.addrs.clear();
+        let mem = lead.class.is_mem();
+        let mut obj = lead.obj;
+        let mut n = 0u8;
+        let mut rest = *active;
+        while rest != 0 {
+            let li = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let op = ops[li][cur[li]];
+            if !same(&op, &lead) {
+                return false;
+            }
+            n += 1;
+            if mem {
+                self.addrs.push((op.addr, op.bytes as u32));
+                obj = op.obj;
+            }
+        }
+        self.push_inst(lead, n, obj);
+        let mut rest = *active;
+        let mut done = 0u32;
+        while rest != 0 {
+            let li = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            cur[li] += 1;
+            done |= ((cur[li] >= lim[li]) as u32) << li;
+        }
+        *active &= !done;
+        true
+    }
+
     /// Reconverging issue (min-PC) of the lanes of `active`, lane `li` from its operation
     /// `cur[li]` up to (not including) `lim[li]`: at each step the lanes whose next
     /// operation has the smallest program counter ([`PcKeys::key`]) issue it together, the
@@ -1519,6 +1570,15 @@ impl Emit<'_, '_> {
         while active != 0 {
             let mut lead =
                 ops[active.trailing_zeros() as usize][cur[active.trailing_zeros() as usize]];
+            let before = active;
+            if lead.mark == 0
+                && !self.record_lanes
+                && self.converged_step(cur, lim, &mut active, lead)
+            {
+                // every waiting lane was at `lead`'s instruction: issued and advanced
+                known &= !before;
+                continue;
+            }
             let mut mask = 0u32;
             let mut rest = active;
             while rest != 0 {

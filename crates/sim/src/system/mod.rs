@@ -904,7 +904,13 @@ impl System {
     /// Schedule an SM tick at `t` unless one is already due no later.
     #[inline]
     pub(crate) fn wake_sm(&mut self, sm: usize, t: Ps) {
-        let t = self.sms[sm].clk.next_edge(t.max(self.q.now()));
+        let t = t.max(self.q.now());
+        if self.sms[sm].tick_at <= t {
+            // a tick at or before `t` is queued, so at or before its cycle edge too: the
+            // rounding division (a host hot spot) would only confirm that nothing is pushed
+            return;
+        }
+        let t = self.sms[sm].clk.next_edge(t);
         if self.sms[sm].tick_at > t {
             self.sms[sm].tick_at = t;
             self.q.push(t, Ev::SmTick(sm as u32));

@@ -131,7 +131,14 @@ impl ReadyWheel {
     /// return the slots whose ready time has come (`wready <= now`).
     #[inline]
     pub fn advance(&mut self, now: Ps) -> u64 {
-        let k = now / self.period;
+        // ticks mostly come one cycle apart (or again at the same edge): no division then
+        let k = if now == (self.cur + 1) * self.period {
+            self.cur + 1
+        } else if now == self.cur * self.period {
+            self.cur
+        } else {
+            now / self.period
+        };
         debug_assert_eq!(k * self.period, now, "SM ticks run at cycle edges");
         if k > self.cur {
             let n = k - self.cur;

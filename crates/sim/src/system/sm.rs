@@ -552,10 +552,12 @@ impl System {
         let b = &self.sms[sm].blocks[bs];
         if b.at_barrier > 0 && b.at_barrier >= b.warps_left {
             let now = self.q.now() + self.sms[sm].clk.period;
-            let slots = b.warp_slots.clone();
+            let n = b.warp_slots.len();
             self.sms[sm].blocks[bs].at_barrier = 0;
             let base = sm * self.max_warps;
-            for w in slots {
+            // by index: the release neither adds nor removes slots (no copy of the list)
+            for k in 0..n {
+                let w = self.sms[sm].blocks[bs].warp_slots[k];
                 let warp = &mut self.warps[base + w as usize];
                 if warp.live && warp.at_barrier {
                     warp.at_barrier = false;
