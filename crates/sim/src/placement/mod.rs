@@ -84,7 +84,7 @@ pub struct PlacementStats {
     /// lines were then dropped from every L1 and LLC slice (`System::drop_frame_lines`).
     pub freed_frames_flushed: u64,
     /// Cached copies (L1 and LLC lines) those flushes dropped, and the dirty ones among
-    /// them (their data travel with the page copy, so nothing is written back).
+    /// them (each written back to the old frame first, counted in the L2 write-backs).
     pub freed_lines_dropped: u64,
     pub freed_dirty_dropped: u64,
     /// LAB's pages placed in the requester's partition because NPB was above the

@@ -727,7 +727,7 @@ impl System {
             if dropped.is_empty() {
                 return 0;
             }
-            self.collapse_replicas(vpn);
+            self.collapse_replicas(vpn, self.q.now());
             return self.clk.cycles(self.cfg.placement.migration_cycles as u64);
         }
         if node != home {
@@ -770,11 +770,11 @@ impl System {
 
     /// Collapse page `vpn`'s Carrefour replicas ([`crate::placement::Placement::collapse`])
     /// and drop the cached lines of every replica frame freed ([`System::drop_frame_lines`]).
-    pub(crate) fn collapse_replicas(&mut self, vpn: u64) -> u64 {
+    pub(crate) fn collapse_replicas(&mut self, vpn: u64, now: Ps) -> u64 {
         let mut freed = Vec::new();
         let m = self.placement.collapse(vpn, &mut freed);
         for ppn in freed {
-            self.drop_frame_lines(ppn);
+            self.drop_frame_lines(ppn, now);
         }
         m
     }
@@ -783,24 +783,30 @@ impl System {
     /// collapse or a Griffin move (NUBA §7.9): each line is invalidated by address in
     /// every SM's L1 and every LLC slice (replicas included), and a fill of it in flight
     /// is poisoned so it is not installed, so a later page given this frame never hits
-    /// on the lines of the page it held before. Dirty copies are dropped too: the page
-    /// copy carries their data (the checker's `page_copy`). Counted in
-    /// [`crate::placement::PlacementStats::freed_frames_flushed`] and its neighbours.
-    pub(crate) fn drop_frame_lines(&mut self, ppn: u64) {
+    /// on the lines of the page it held before. A dirty LLC copy is written back to the old
+    /// frame's memory at `now` (a line write-back, [`System::writeback`], at its traffic and
+    /// DRAM cost) before it is dropped, as a migration flushes the page's dirty lines before
+    /// copying it; the page copy then carries the data (the checker's `page_copy`). Counted
+    /// in [`crate::placement::PlacementStats::freed_frames_flushed`] and its neighbours.
+    pub(crate) fn drop_frame_lines(&mut self, ppn: u64, now: Ps) {
         let lines = self.placement.page_bytes() >> self.line_shift;
         let first = ppn * lines;
+        let spn = self.cfg.l2.slices_per_node as usize;
         let (mut dropped, mut dirty) = (0, 0);
         for line in first..first + lines {
             for sm in self.sms.iter_mut() {
                 dropped += sm.l1.invalidate(line).is_some() as u64;
                 sm.mshr.poison(line);
             }
-            for sl in self.slices.iter_mut() {
-                if let Some(v) = sl.cache.invalidate(line) {
+            for s in 0..self.slices.len() {
+                if let Some(v) = self.slices[s].cache.invalidate(line) {
                     dropped += 1;
-                    dirty += v.dirty as u64;
+                    if v.dirty {
+                        dirty += 1;
+                        self.writeback((s / spn) as u32, v.line, v.meta, now);
+                    }
                 }
-                sl.mshr.poison(line);
+                self.slices[s].mshr.poison(line);
             }
         }
         let st = &mut self.placement.stats;
@@ -825,7 +831,7 @@ impl System {
             // a Griffin move (NUBA §7.9) frees a frame whose lines may be cached; a
             // fine-grained page is moved at the access that mapped it (CODA A16), before
             // any line of it could be cached
-            self.drop_frame_lines(o.ppn);
+            self.drop_frame_lines(o.ppn, now);
         }
         // the checker's shadow data move with the copy (issue 13: no write may be lost):
         // (first old line, first new line, lines per page)

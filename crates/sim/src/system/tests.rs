@@ -370,7 +370,7 @@ fn a_collapsed_replica_frame_reused_misses_on_its_old_lines() {
         "the replica's line is in the L1"
     );
     assert!(cached_anywhere(&s, line));
-    assert_eq!(s.collapse_replicas(va / page), 1 << 3);
+    assert_eq!(s.collapse_replicas(va / page, s.q.now()), 1 << 3);
     assert!(!cached_anywhere(&s, line), "dropped with the frame");
     let st = &s.placement.stats;
     assert_eq!(st.freed_frames_flushed, 1);
@@ -413,6 +413,37 @@ fn a_moved_page_old_frame_reused_misses_on_its_old_lines() {
         misses + 1,
         "a miss, not a hit on the moved page's line"
     );
+}
+
+/// NUBA §7.9, Griffin: a dirty LLC line of a moved page is written back to the old frame
+/// before it is dropped (one L2 write-back per dirty line, at its DRAM cost); without the
+/// write-back the move was free of the flush a real migration pays.
+#[test]
+fn a_moved_page_dirty_line_is_written_back() {
+    let mut s = nuba_system();
+    let page = s.placement.page_bytes();
+    let va = 0x10_0000u64;
+    s.placement.translate(va, locus_workload::NO_OBJ, 0);
+    let old = s.placement.lookup(va / page).unwrap().ppn;
+    let sm = sm_of(&s, 0);
+    let line = (old * page) >> s.line_shift;
+    let loc = s.map.locate(old * page, Mode::Cgp);
+    issue_mode(&mut s, Kind::Write, sm, line, &loc, Mode::Cgp);
+    run_until(&mut s, |_| false);
+    let dirty = s.slices.iter().filter(|x| x.cache.contains(line)).count();
+    assert_eq!(
+        dirty, 1,
+        "the write left one dirty LLC copy (write-back, write-validate)"
+    );
+    let (wb, dram_writes) = (s.c.l2_writebacks, s.c.dram_writes);
+    let now = s.q.now();
+    s.migrate_page(va / page, 5, now);
+    run_until(&mut s, |_| false);
+    assert_eq!(s.placement.stats.freed_dirty_dropped, 1);
+    assert_eq!(s.c.l2_writebacks, wb + 1, "one write-back per dirty line");
+    assert_eq!(s.c.dram_writes, dram_writes + 1, "and it reached the DRAM");
+    assert!(!cached_anywhere(&s, line));
+    assert_eq!(s.live_requests(), 0);
 }
 
 /// Requests stalled on a slice's full MSHRs are all retried when an entry frees: one that
