@@ -342,6 +342,31 @@ mod tests {
         }
     }
 
+    /// `n` rows of features uniform in [0, `scale`) (a fixed LCG from `seed`) and their
+    /// exact linear response `c + features . truth`.
+    fn linear_rows(
+        truth: &[f64],
+        c: f64,
+        scale: f64,
+        n: usize,
+        seed: u64,
+    ) -> Vec<([f64; 11], f64)> {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                let mut f = [0.0; 11];
+                for v in &mut f {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    *v = scale * (x >> 33) as f64 / (1u64 << 31) as f64;
+                }
+                let y = c + f.iter().zip(truth).map(|(a, b)| a * b).sum::<f64>();
+                (f, y)
+            })
+            .collect()
+    }
+
     /// The reproduction's Eq. 11 fit is the spec's OLS: on features of the magnitude the
     /// event ratios have (0 to 0.01) an exact linear law is recovered to 1e-6. Fails if
     /// `fit_eq11` carried the ridge of 1e-3 it had before issue 12 (which shrinks these
@@ -349,20 +374,7 @@ mod tests {
     #[test]
     fn eq11_fit_is_ols_without_ridge() {
         let truth: Vec<f64> = (0..11).map(|j| 3.0 * j as f64 - 12.0).collect();
-        let mut x: u64 = 11;
-        let rows: Vec<([f64; 11], f64)> = (0..38)
-            .map(|_| {
-                let mut f = [0.0; 11];
-                for v in &mut f {
-                    x = x
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407);
-                    *v = 0.01 * (x >> 33) as f64 / (1u64 << 31) as f64;
-                }
-                let y = 0.5 + f.iter().zip(&truth).map(|(a, b)| a * b).sum::<f64>();
-                (f, y)
-            })
-            .collect();
+        let rows = linear_rows(&truth, 0.5, 0.01, 38, 11);
         let c = fit_eq11(&rows).unwrap();
         for (a, b) in c.w.iter().zip(&truth) {
             assert!((a - b).abs() < 1e-6, "{a} vs {b}");
@@ -383,20 +395,7 @@ mod tests {
     #[test]
     fn ols_recovers_a_linear_law() {
         let truth: Vec<f64> = (0..11).map(|j| 0.1 * j as f64 - 0.3).collect();
-        let mut x: u64 = 7;
-        let rows: Vec<([f64; 11], f64)> = (0..40)
-            .map(|_| {
-                let mut f = [0.0; 11];
-                for v in &mut f {
-                    x = x
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407);
-                    *v = (x >> 33) as f64 / (1u64 << 31) as f64;
-                }
-                let y = 0.25 + f.iter().zip(&truth).map(|(a, b)| a * b).sum::<f64>();
-                (f, y)
-            })
-            .collect();
+        let rows = linear_rows(&truth, 0.25, 1.0, 40, 7);
         let c = fit(&rows, 0.0).unwrap();
         for (a, b) in c.w.iter().zip(&truth) {
             assert!((a - b).abs() < 1e-8, "{a} vs {b}");
