@@ -41,6 +41,135 @@ pub fn dim(paper: u64, factor: f64, multiple: u64) -> u64 {
     v.max(m)
 }
 
+/// Where a built-in model's default input comes from, and which rule sized it (issue 8,
+/// "Inputs"). `locus workloads --defaults-table` reads it to say why a default footprint
+/// falls below the issue's floor of four times the largest last-level cache: the floor
+/// binds a *shrunk* input, so only [`InputOrigin::Rule1`] must stay above it, while a paper
+/// input that is small to begin with is kept (never grown), and rule 2 trades footprint for
+/// the one-minute run the issue also asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputOrigin {
+    /// The paper's or the suite's input, under [`FOOTPRINT_CAP_BYTES`]: rule 1 keeps it.
+    Kept,
+    /// Rule 1 shrank the paper's input to the cap.
+    Rule1,
+    /// Rule 2 halved the input (after rule 1, if that applied) so one run stays under a
+    /// minute of host time; the footprint is then below the cap, often below the floor.
+    Rule2,
+    /// One of CODA's workloads (issue 3), sized before this rule by coda.md's A28 (the
+    /// paper gives no input sizes: FGP-Only runs of 5-50 M cycles).
+    CodaA28,
+    /// A Locus micro-benchmark: there is no paper input to follow.
+    Micro,
+    /// A default set in Locus's first sessions, before this rule, and not yet re-derived
+    /// from a paper's or suite's input (a known gap, named rather than hidden).
+    Early,
+}
+
+impl InputOrigin {
+    /// A short phrase for tables.
+    pub fn describe(self) -> &'static str {
+        match self {
+            InputOrigin::Kept => "paper/suite input, kept (rule 1)",
+            InputOrigin::Rule1 => "shrunk to the cap (rule 1)",
+            InputOrigin::Rule2 => "halved for a one-minute run (rule 2)",
+            InputOrigin::CodaA28 => "CODA's input (coda.md A28)",
+            InputOrigin::Micro => "micro-benchmark",
+            InputOrigin::Early => "early default, not derived by the rule",
+        }
+    }
+}
+
+/// The origin of the default input of the built-in workload `name` (as each model's module
+/// documentation states it), or `None` for a name the table does not know: a new model
+/// must add its row (test `every_workload_declares_its_input_origin` in the CLI).
+pub fn input_origin(name: &str) -> Option<InputOrigin> {
+    use InputOrigin::*;
+    Some(match name {
+        "vectoradd" => Early,
+        "bfs" => CodaA28,
+        "bfs-grid" => Early,
+        "dc" => CodaA28,
+        "pr" => CodaA28,
+        "sssp" => CodaA28,
+        "bc" => CodaA28,
+        "gc" => CodaA28,
+        "cc" => CodaA28,
+        "tc" => CodaA28,
+        "kmeans-transpose" => Early,
+        "km" => CodaA28,
+        "matmul" => Early,
+        "mm" => CodaA28,
+        "stencil2d" => Early,
+        "spmv-csr" => Early,
+        "spmv" => CodaA28,
+        "nw" => CodaA28,
+        "ge" => CodaA28,
+        "nn" => CodaA28,
+        "sad" => CodaA28,
+        "cfd" => CodaA28,
+        "hs3d" => CodaA28,
+        "hs" => CodaA28,
+        "dwt" => CodaA28,
+        "mg" => CodaA28,
+        "atax" => Rule1,
+        "2dconv" => Rule1,
+        "gemm" => Rule2,
+        "gemver" => Rule1,
+        "jacobi2d" => Rule2,
+        "lu" => Rule2,
+        "2mm" => Rule2,
+        "3mm" => Rule2,
+        "bicg" => Rule1,
+        "gesummv" => Rule1,
+        "mvt" => Rule1,
+        "3dconv" => Rule1,
+        "fdtd2d" => Rule2,
+        "shoc-stencil2d" => Rule2,
+        "shoc-triad" => Rule1,
+        "shoc-reduction" => Kept,
+        "shoc-scan" => Kept,
+        "shoc-md" => Kept,
+        "shoc-spmv" => Kept,
+        "shoc-bfs" => Kept,
+        "shoc-fft" => Kept,
+        "shoc-sort" => Kept,
+        "shoc-md5hash" => Rule2,
+        "shoc-s3d" => Kept,
+        "shoc-neuralnet" => Kept,
+        "shoc-qtc" => Rule2,
+        "alexnet" => Rule1,
+        "resnet" => Rule2,
+        "tango-squeezenet" => Rule2,
+        "tango-gru" => Kept,
+        "mars-wordcount" => Rule2,
+        "mars-pageviewcount" => Rule1,
+        "mars-stringmatch" => Rule1,
+        "fir" => Rule1,
+        "hm-pagerank" => Rule2,
+        "simpleconv" => Rule1,
+        "blackscholes" => Rule2,
+        "fwt" => Rule1,
+        "convsep" => Rule1,
+        "transpose" => Kept,
+        "scalarprod" => Rule1,
+        "backprop" => Rule1,
+        "streamcluster" => Rule2,
+        "rodinia-bfs" => Rule1,
+        "btree" => Kept,
+        "lavamd" => Rule2,
+        "leukocyte" => Rule2,
+        "lbm" => Rule2,
+        "parboil-stencil" => Rule2,
+        "minife" => Rule2,
+        "single-load" => Micro,
+        "stream" => Micro,
+        "random" => Micro,
+        "chain" => Micro,
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

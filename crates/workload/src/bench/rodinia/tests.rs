@@ -501,17 +501,15 @@ fn rodinia_defaults_fit_the_cap_and_run() {
         let mut w = build(name, &[], 1);
         let fp = w.memory().footprint();
         let cap = crate::scale::FOOTPRINT_CAP_BYTES;
+        assert!(fp <= cap, "{name}: {fp} bytes");
         if name == "rodinia-bfs" {
             // rule 1 sizes the random graph by its expected footprint (mean degree 6); the
-            // seed's realised edge count varies around it
+            // seed's realised edge count varies around it, inside the block rounding's margin
             let expected = super::bfs::footprint(super::bfs::default_nodes(), 6);
-            assert!(expected <= cap, "{name}: expected {expected} bytes");
             assert!(
                 fp.abs_diff(expected) * 1000 <= expected,
                 "{name}: {fp} bytes, expected {expected}"
             );
-        } else {
-            assert!(fp <= cap, "{name}: {fp} bytes");
         }
         let r = run(&mut w);
         eprintln!(
