@@ -8,7 +8,7 @@ use crate::dram::{dram_latency_occ, BankDist, BitMapping, DramLat, DramReq, King
 use crate::memsim::{self, Events, MemCfg};
 use crate::profile::Profile;
 use crate::space::Place;
-use crate::train::Coefs;
+use crate::train::{Coefs, Eq11Form};
 use serde::{Deserialize, Serialize};
 
 /// Machine parameters (spec §2.4 K80 defaults [D]; every one configurable).
@@ -152,6 +152,11 @@ pub struct Flags {
     /// [`Flags::overlap_clamp`].
     #[serde(default)]
     pub overlap_clamp_spec: bool,
+    /// Which parameters Eq. 11 fits (spec §3.4, §7 #14): the minimum-norm OLS with the
+    /// intercept by default (the request shares sum to 1, so that design is
+    /// rank-deficient); the named variants drop the intercept or `S_req`.
+    #[serde(default)]
+    pub eq11: Eq11Form,
 }
 
 impl Flags {
@@ -168,6 +173,7 @@ impl Flags {
             overlap_clamp: false,
             mwp_uncoalesced: false,
             overlap_clamp_spec: false,
+            eq11: Eq11Form::MinNorm,
         }
     }
     /// `ours` with [`Flags::overlap_clamp_spec`] (the spec's [D] clamp, not the paper's
@@ -229,7 +235,7 @@ impl Flags {
     }
     /// Every configuration of §6.4 by name, in the paper's order, then the named readings
     /// that are not the paper's (`ours+replay-issue`, `ours+overlap-clamp`, `ours+spec-clamp`, `ours+mwp-uncoalesced`,
-    /// `ours+shmem-no-hit`).
+    /// `ours+shmem-no-hit`, `ours+eq11-no-intercept`, `ours+eq11-no-S_req`).
     pub fn ablations() -> Vec<(&'static str, Flags)> {
         let b = Flags::baseline();
         vec![
@@ -264,6 +270,20 @@ impl Flags {
             ("ours+spec-clamp", Flags::ours_spec_clamp()),
             ("ours+mwp-uncoalesced", Flags::ours_mwp_uncoalesced()),
             ("ours+shmem-no-hit", Flags::ours_shmem_no_hit()),
+            (
+                "ours+eq11-no-intercept",
+                Flags {
+                    eq11: Eq11Form::NoIntercept,
+                    ..Flags::ours()
+                },
+            ),
+            (
+                "ours+eq11-no-S_req",
+                Flags {
+                    eq11: Eq11Form::DropSharedShare,
+                    ..Flags::ours()
+                },
+            ),
         ]
     }
 }
