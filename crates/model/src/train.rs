@@ -580,8 +580,8 @@ mod tests {
 
     /// The rank decision is relative. With the shares on a small scale (times 1e-11, the
     /// dependence on the intercept still exact) the old absolute 1e-10 cutoff dropped
-    /// the shares' genuine singular values with the null one, so its fit missed the law
-    /// (by 0.35 here); the relative [`rank_tol`] keeps rank 11 and fits
+    /// the shares' genuine singular values with the null one, so its fit missed the law;
+    /// the relative [`rank_tol`] keeps rank 11 and fits
     /// exactly. Fails if `fit` goes back to the absolute
     /// cutoff.
     #[test]
