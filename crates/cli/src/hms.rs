@@ -649,7 +649,7 @@ pub fn evaluate(
                 .filter(|c| !c.test && c.skipped.is_none())
                 .map(|c| c.rows[v])
                 .collect();
-            train::fit_eq11(&rows)
+            train::fit_eq11_form(&rows, variants[v].1.eq11)
         })
         .collect();
     for r in cases.iter_mut().filter(|c| c.skipped.is_none()) {

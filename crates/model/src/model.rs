@@ -8,7 +8,7 @@ use crate::dram::{dram_latency_occ, BankDist, BitMapping, DramLat, DramReq, King
 use crate::memsim::{self, Events, MemCfg};
 use crate::profile::Profile;
 use crate::space::Place;
-use crate::train::Coefs;
+use crate::train::{Coefs, Eq11Form};
 use serde::{Deserialize, Serialize};
 
 /// Machine parameters (spec §2.4 K80 defaults [D]; every one configurable).
@@ -152,6 +152,18 @@ pub struct Flags {
     /// [`Flags::overlap_clamp`].
     #[serde(default)]
     pub overlap_clamp_spec: bool,
+    /// Which parameters Eq. 11 fits (spec §3.4, §7 #14): the minimum-norm OLS with the
+    /// intercept by default (the request shares sum to 1, so that design is
+    /// rank-deficient); the named variants drop the intercept or `S_req`.
+    #[serde(default)]
+    pub eq11: Eq11Form,
+    /// Predict a kernel launched several times launch by launch, each with its own
+    /// launch configuration (`#active_SMs`, `N`, `#total_warps`: spec §3.7 gives the
+    /// model one launch configuration), and sum the times (issue 12). Off: the launches
+    /// merged into one profile, `#active_SMs` and `N` the largest over the launches (the
+    /// reproduction before issue 12, shown as `ours+merged-launches`).
+    #[serde(default)]
+    pub per_launch: bool,
 }
 
 impl Flags {
@@ -168,6 +180,8 @@ impl Flags {
             overlap_clamp: false,
             mwp_uncoalesced: false,
             overlap_clamp_spec: false,
+            eq11: Eq11Form::MinNorm,
+            per_launch: true,
         }
     }
     /// `ours` with [`Flags::overlap_clamp_spec`] (the spec's [D] clamp, not the paper's
@@ -229,7 +243,8 @@ impl Flags {
     }
     /// Every configuration of §6.4 by name, in the paper's order, then the named readings
     /// that are not the paper's (`ours+replay-issue`, `ours+overlap-clamp`, `ours+spec-clamp`, `ours+mwp-uncoalesced`,
-    /// `ours+shmem-no-hit`).
+    /// `ours+shmem-no-hit`, `ours+merged-launches`, `ours+eq11-no-intercept`,
+    /// `ours+eq11-no-S_req`).
     pub fn ablations() -> Vec<(&'static str, Flags)> {
         let b = Flags::baseline();
         vec![
@@ -264,6 +279,27 @@ impl Flags {
             ("ours+spec-clamp", Flags::ours_spec_clamp()),
             ("ours+mwp-uncoalesced", Flags::ours_mwp_uncoalesced()),
             ("ours+shmem-no-hit", Flags::ours_shmem_no_hit()),
+            (
+                "ours+merged-launches",
+                Flags {
+                    per_launch: false,
+                    ..Flags::ours()
+                },
+            ),
+            (
+                "ours+eq11-no-intercept",
+                Flags {
+                    eq11: Eq11Form::NoIntercept,
+                    ..Flags::ours()
+                },
+            ),
+            (
+                "ours+eq11-no-S_req",
+                Flags {
+                    eq11: Eq11Form::DropSharedShare,
+                    ..Flags::ours()
+                },
+            ),
         ]
     }
 }
@@ -347,6 +383,8 @@ pub struct Model {
     /// Sample time used for arrival times: measured, or the model's own (constant DRAM
     /// latency) estimate when there is no measurement.
     sample_cycles: f64,
+    /// One model per launch ([`Profile::split_launches`]; empty with one launch).
+    parts: Vec<Model>,
 }
 
 impl Model {
@@ -361,6 +399,7 @@ impl Model {
             sample_ev,
             digest,
             sample_cycles: 0.0,
+            parts: Vec::new(),
         };
         m.sample_cycles = match &m.profile.measured {
             Some(me) if me.cycles > 0.0 => me.cycles,
@@ -373,7 +412,18 @@ impl Model {
                 m.terms(&ev, &sample, f, None).total.max(1.0)
             }
         };
+        m.parts = m
+            .profile
+            .split_launches()
+            .into_iter()
+            .map(|p| Model::new(p, m.hw.clone()))
+            .collect();
         m
+    }
+
+    /// The per-launch models ([`Flags::per_launch`]); empty with one launch.
+    pub fn launch_models(&self) -> &[Model] {
+        &self.parts
     }
 
     /// The sample's events.
@@ -389,8 +439,109 @@ impl Model {
         coefs: Option<&Coefs>,
     ) -> Result<Prediction, String> {
         crate::search::legal(&self.profile, target, &self.hw)?;
+        if flags.per_launch && !self.parts.is_empty() {
+            return Ok(self.predict_launches(target, flags, coefs));
+        }
         let ev = memsim::run_digested(&self.profile, target, &self.hw.mem, &self.digest);
         Ok(self.terms(&ev, target, flags, coefs))
+    }
+
+    /// [`Flags::per_launch`]: each launch predicted on its own, the times summed
+    /// (launches a capped profile did not record stand in proportion to their blocks).
+    /// Counts are the launches' sums; rates and latencies their means weighted by the
+    /// requests they apply to (AMAT by memory requests, DRAM latencies by DRAM requests),
+    /// the concurrency terms and features by T_mem, so `overlap_ratio` is
+    /// `sum T_overlap / sum T_mem`.
+    fn predict_launches(
+        &self,
+        target: &[Place],
+        flags: Flags,
+        coefs: Option<&Coefs>,
+    ) -> Prediction {
+        let qs: Vec<Prediction> = self
+            .parts
+            .iter()
+            .map(|part| {
+                let ev = memsim::run_digested(&part.profile, target, &part.hw.mem, &part.digest);
+                part.terms(&ev, target, flags, coefs)
+            })
+            .collect();
+        let recorded: u64 = self.parts.iter().map(|p| p.profile.blocks_total).sum();
+        let k = (self.profile.blocks_total as f64 / recorded.max(1) as f64).max(1.0);
+        let mut pr = Prediction::default();
+        let (mut wreq, mut wdram, mut wmem) = (0.0, 0.0, 0.0);
+        for q in &qs {
+            pr.t_comp += q.t_comp * k;
+            pr.t_mem += q.t_mem * k;
+            pr.t_overlap += q.t_overlap * k;
+            pr.t_init += q.t_init * k;
+            for i in 0..4 {
+                pr.replays[i] += q.replays[i];
+            }
+            pr.d_addr += q.d_addr;
+            let e = &mut pr.events;
+            for i in 0..5 {
+                e.req[i] += q.events.req[i];
+            }
+            for i in 0..3 {
+                e.misses[i] += q.events.misses[i];
+                pr.dram.rows[i] += q.dram.rows[i];
+            }
+            for i in 0..2 {
+                e.lookups[i] += q.events.lookups[i];
+            }
+            e.dram_requests += q.events.dram_requests;
+            e.dram_reads += q.events.dram_reads;
+            e.l2_access += q.events.l2_access;
+            e.l2_write_misses += q.events.l2_write_misses;
+            e.issued += q.events.issued * k;
+            let r = q.events.req.iter().sum::<u64>() as f64;
+            let d = q.events.dram_requests as f64;
+            let m = q.t_mem;
+            wreq += r;
+            wdram += d;
+            wmem += m;
+            pr.amat += q.amat * r;
+            pr.dram.lat += q.dram.lat * d;
+            pr.dram.service += q.dram.service * d;
+            pr.dram.queuing += q.dram.queuing * d;
+            pr.dram.c_a += q.dram.c_a * d;
+            pr.dram.banks = pr.dram.banks.max(q.dram.banks);
+            pr.dram.saturated += q.dram.saturated;
+            pr.cwp += q.cwp * m;
+            pr.mwp += q.mwp * m;
+            pr.itmlp += q.itmlp * m;
+            for i in 0..11 {
+                pr.features[i] += q.features[i] * m;
+            }
+        }
+        let div = |x: &mut f64, w: f64| *x = if w > 0.0 { *x / w } else { 0.0 };
+        div(&mut pr.amat, wreq);
+        for x in [
+            &mut pr.dram.lat,
+            &mut pr.dram.service,
+            &mut pr.dram.queuing,
+            &mut pr.dram.c_a,
+        ] {
+            div(x, wdram);
+        }
+        for x in [&mut pr.cwp, &mut pr.mwp, &mut pr.itmlp] {
+            div(x, wmem);
+        }
+        for x in &mut pr.features {
+            div(x, wmem);
+        }
+        let total_req = wreq.max(1.0);
+        pr.miss_ratio = wdram / total_req;
+        pr.shmem_ratio = pr.events.req[Place::Shared as usize] as f64 / total_req;
+        pr.overlap_ratio = if pr.t_mem > 0.0 {
+            pr.t_overlap / pr.t_mem
+        } else {
+            0.0
+        };
+        pr.inst_per_warp = pr.events.issued / self.profile.total_warps.max(1) as f64 / k;
+        pr.total = pr.t_comp + pr.t_mem - pr.t_overlap + pr.t_init;
+        pr
     }
 
     fn terms(&self, ev: &Events, _target: &[Place], f: Flags, coefs: Option<&Coefs>) -> Prediction {

@@ -92,6 +92,33 @@ pub struct Measured {
     pub inst_executed: u64,
 }
 
+/// One launch of the profiled kernel: its own launch configuration (spec §3.7: grid,
+/// block, `#total_warps`, `#active_SMs`, `N`) and where its accesses lie in the merged
+/// trace.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LaunchShape {
+    /// Blocks recorded (fewer than `blocks_total` when the profile was capped in it).
+    pub blocks: u64,
+    /// Blocks of the launch.
+    pub blocks_total: u64,
+    /// Linear id of its first block ([`Access::block`]).
+    pub block0: u64,
+    /// Warps per block.
+    pub warps_per_block: u32,
+    /// Shared memory per block (bytes).
+    pub smem_per_block: u32,
+    /// `#active_SMs` of the launch.
+    pub active_sms: u32,
+    /// `N` of the launch: resident warps per SM.
+    pub warps_per_sm: u32,
+    /// Its first access in [`Profile::accesses`] and one past its last.
+    pub accesses: (usize, usize),
+    /// Its first `dyn_id` and one past its last.
+    pub dyn_ids: (u64, u64),
+    /// Its executed warp instructions by class.
+    pub by_class: [u64; 9],
+}
+
 /// One kernel's sample profile (spec §3.7).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Profile {
@@ -134,6 +161,10 @@ pub struct Profile {
     /// profile was capped ([`CollectOpts::max_accesses`]): predictions then scale by
     /// `blocks_total / blocks` (the recorded waves stand for the rest).
     pub blocks_total: u64,
+    /// The recorded launches, each with its own configuration (empty in profiles
+    /// written before issue 12).
+    #[serde(default)]
+    pub launch_shapes: Vec<LaunchShape>,
 }
 
 /// Options of [`collect`]: the machine shape the interleaving follows.
@@ -197,6 +228,84 @@ impl Profile {
     /// The sample placement: every object's component.
     pub fn sample_placement(&self) -> Vec<Place> {
         self.objects.iter().map(|o| o.place).collect()
+    }
+    /// The profile of each recorded launch on its own (spec §3.7: the model's inputs are
+    /// one launch configuration, so a kernel launched several times with different
+    /// grids is predicted launch by launch): its accesses (`dyn_id` and block ids
+    /// rebased to the launch), instruction counts and configuration; the objects as in
+    /// the whole profile. The sample's measurement is apportioned by executed
+    /// instructions (the simulator's time is per kernel; [D]): every launch keeps the
+    /// kernel's issue rate and replay share. Empty with fewer than two launches.
+    pub fn split_launches(&self) -> Vec<Profile> {
+        if self.launch_shapes.len() < 2 {
+            return Vec::new();
+        }
+        let exec_all = self.inst_executed().max(1) as f64;
+        self.launch_shapes
+            .iter()
+            .map(|ls| {
+                let (a0, a1) = ls.accesses;
+                let mut lanes = Vec::new();
+                let accesses: Vec<Access> = self.accesses[a0..a1]
+                    .iter()
+                    .map(|a| {
+                        let lane0 = lanes.len() as u32;
+                        lanes.extend_from_slice(self.lanes_of(a));
+                        Access {
+                            dyn_id: a.dyn_id - ls.dyn_ids.0,
+                            block: (u64::from(a.block) - ls.block0) as u32,
+                            lane0,
+                            ..*a
+                        }
+                    })
+                    .collect();
+                let mut objects = self.objects.clone();
+                for o in &mut objects {
+                    o.accesses = 0;
+                }
+                for a in &accesses {
+                    if let Some(o) = objects.get_mut(a.obj as usize) {
+                        o.accesses += 1;
+                    }
+                }
+                let exec: u64 = ls.by_class.iter().sum();
+                let share = exec as f64 / exec_all;
+                let measured = self.measured.as_ref().map(|m| {
+                    let rep = m.inst_issued.saturating_sub(m.inst_executed) as f64 * share;
+                    Measured {
+                        cycles: m.cycles * share,
+                        inst_issued: exec + rep.round() as u64,
+                        inst_executed: exec,
+                    }
+                });
+                Profile {
+                    workload: self.workload.clone(),
+                    kernel: self.kernel.clone(),
+                    launches: 1,
+                    blocks: ls.blocks,
+                    warps_per_block: ls.warps_per_block,
+                    total_warps: ls.blocks * u64::from(ls.warps_per_block),
+                    active_sms: ls.active_sms,
+                    warps_per_sm: ls.warps_per_sm,
+                    smem_per_block: ls.smem_per_block,
+                    by_class: ls.by_class,
+                    ilp: self.ilp,
+                    mlp: self.mlp,
+                    objects,
+                    accesses,
+                    lanes,
+                    dyn_insts: ls.dyn_ids.1 - ls.dyn_ids.0,
+                    measured,
+                    blocks_total: ls.blocks_total,
+                    launch_shapes: vec![LaunchShape {
+                        block0: 0,
+                        accesses: (0, a1 - a0),
+                        dyn_ids: (0, ls.dyn_ids.1 - ls.dyn_ids.0),
+                        ..ls.clone()
+                    }],
+                }
+            })
+            .collect()
     }
     /// Index of the object called `name`.
     pub fn object(&self, name: &str) -> Option<usize> {
@@ -266,6 +375,7 @@ pub fn collect(w: &mut dyn Workload, opts: &CollectOpts) -> Result<Profile, Stri
             continue;
         }
         p.blocks += nb;
+        let (acc0, dyn0, class0, blocks0) = (p.accesses.len(), p.dyn_insts, p.by_class, p.blocks);
         let wpb = info.warps_per_block();
         p.warps_per_block = wpb;
         p.smem_per_block = info.smem_per_block;
@@ -390,6 +500,23 @@ pub fn collect(w: &mut dyn Workload, opts: &CollectOpts) -> Result<Profile, Stri
                 break;
             }
         }
+        let mut by_class = p.by_class;
+        for (c, c0) in by_class.iter_mut().zip(class0) {
+            *c -= c0;
+        }
+        let recorded = nb - (blocks0 - p.blocks);
+        p.launch_shapes.push(LaunchShape {
+            blocks: recorded,
+            blocks_total: nb,
+            block0: block_base,
+            warps_per_block: wpb,
+            smem_per_block: info.smem_per_block,
+            active_sms: nb.min(u64::from(opts.sms)) as u32,
+            warps_per_sm: resident * wpb,
+            accesses: (acc0, p.accesses.len()),
+            dyn_ids: (dyn0, p.dyn_insts),
+            by_class,
+        });
         block_base += nb;
     }
     p.kernel = kernel.unwrap_or_default();

@@ -23,12 +23,45 @@ impl Coefs {
     }
 }
 
-/// Ordinary least squares (`ridge` = 0) or ridge regression of `y` on `x` with an
-/// intercept (the intercept is not penalised). Returns `None` with no rows.
-pub fn fit(rows: &[([f64; 11], f64)], ridge: f64) -> Option<Coefs> {
-    if rows.is_empty() {
-        return None;
-    }
+/// Which parameters Eq. 11 fits (spec §3.4, §7 #14 [D]). The four request shares
+/// `G_req, C_req, T_req, S_req` are each over all warp-level requests, so on every
+/// placement with a request they sum to 1, the intercept's column: with the intercept the
+/// design matrix has rank 11 of 12 and ordinary least squares has a line of solutions
+/// (any `(w_G + a, w_C + a, w_T + a, w_S + a, c - a)`), all with the same fitted values,
+/// and the same prediction on every placement whose shares sum to 1.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Eq11Form {
+    /// The spec's literal reading (§7 #14: "OLS with intercept"): every coefficient and
+    /// the intercept, made unique as the minimum-norm least-squares solution
+    /// (Moore-Penrose pseudo-inverse, singular values below [`rank_tol`] taken as zero).
+    #[default]
+    MinNorm,
+    /// A named variant: no intercept (`c = 0`); the four shares act as per-space
+    /// intercepts, so the design has full rank.
+    NoIntercept,
+    /// A named variant: the intercept kept and `S_req` dropped (its coefficient 0), the
+    /// other shares measured against shared memory.
+    DropSharedShare,
+}
+
+/// Index of each request share among the Eq. 11 features
+/// ([`crate::model::overlap_features`]): G, C, T, S.
+pub const SHARE_FEATURES: [usize; 4] = [1, 3, 5, 7];
+
+/// The rank tolerance of [`fit`]: singular values at most `max(rows, cols) x eps x
+/// sigma_max` are zero (LAPACK's and NumPy's `lstsq` / `pinv` default). Relative, so the
+/// rank decision does not depend on the features' scale; the fit before issue 12 used an
+/// absolute 1e-10, which keeps a rounding-noise singular value of a rank-deficient design
+/// whose entries are large (then the solution carries an arbitrary multiple of the null
+/// vector) and drops genuine ones whose entries are small.
+pub fn rank_tol(rows: usize, cols: usize, sigma_max: f64) -> f64 {
+    rows.max(cols) as f64 * f64::EPSILON * sigma_max
+}
+
+/// The design of Eq. 11: one row per training placement, 11 features then the intercept
+/// column (1), columns `drop` zeroed (they then get coefficient 0 in the minimum-norm
+/// solution), and the ridge rows when `ridge > 0`.
+fn design(rows: &[([f64; 11], f64)], ridge: f64, drop: &[usize]) -> (DMatrix<f64>, DVector<f64>) {
     let k = 12;
     let n = rows.len();
     let extra = if ridge > 0.0 { 11 } else { 0 };
@@ -44,19 +77,79 @@ pub fn fit(rows: &[([f64; 11], f64)], ridge: f64) -> Option<Coefs> {
     for j in 0..extra {
         a[(n + j, j)] = ridge.sqrt();
     }
+    for &j in drop {
+        for i in 0..n + extra {
+            a[(i, j)] = 0.0;
+        }
+    }
+    (a, b)
+}
+
+/// Minimum-norm least squares of `a x = b` by SVD with the relative [`rank_tol`].
+fn min_norm(a: DMatrix<f64>, b: &DVector<f64>) -> Option<(DVector<f64>, usize)> {
+    let (r, c) = a.shape();
     let svd = a.svd(true, true);
-    let sol = svd.solve(&b, 1e-10).ok()?;
-    Some(Coefs {
-        w: sol.iter().take(11).copied().collect(),
-        c: sol[11],
+    let smax = svd.singular_values.max();
+    let tol = rank_tol(r, c, smax);
+    let rank = svd.singular_values.iter().filter(|&&s| s > tol).count();
+    // `solve` keeps the singular values above its epsilon, the rest count as zero
+    let sol = svd.solve(b, tol).ok()?;
+    Some((sol, rank))
+}
+
+/// Ordinary least squares (`ridge` = 0) or ridge regression of `y` on `x` with an
+/// intercept (the intercept is not penalised): the minimum-norm solution (spec §3.4, §7
+/// #14), unique and deterministic. Returns `None` with no rows.
+pub fn fit(rows: &[([f64; 11], f64)], ridge: f64) -> Option<Coefs> {
+    fit_with(rows, ridge, Eq11Form::MinNorm).map(|f| f.coefs)
+}
+
+/// A fit with its rank (of the design without ridge rows' help: the rank the SVD kept).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fit {
+    /// The coefficients.
+    pub coefs: Coefs,
+    /// Rank of the design matrix (columns: 11 features and the intercept).
+    pub rank: usize,
+}
+
+/// Eq. 11 fitted in `form` (ridge as in [`fit`]).
+pub fn fit_with(rows: &[([f64; 11], f64)], ridge: f64, form: Eq11Form) -> Option<Fit> {
+    if rows.is_empty() {
+        return None;
+    }
+    let drop: &[usize] = match form {
+        Eq11Form::MinNorm => &[],
+        Eq11Form::NoIntercept => &[11],
+        Eq11Form::DropSharedShare => &[7],
+    };
+    let (a, b) = design(rows, ridge, drop);
+    let (mut sol, rank) = min_norm(a, &b)?;
+    for &j in drop {
+        // exactly 0 in exact arithmetic; the SVD leaves rounding noise
+        sol[j] = 0.0;
+    }
+    Some(Fit {
+        coefs: Coefs {
+            w: sol.iter().take(11).copied().collect(),
+            c: sol[11],
+        },
+        rank,
     })
 }
 
 /// The Eq. 11 fit the reproduction uses (spec §3.4 [D]: "fit by OLS (optionally
-/// ridge)"): ordinary least squares with an intercept, no ridge. Until issue 12 the
-/// reproduction fitted with a ridge of 1e-3, which the spec does not give.
+/// ridge)"): ordinary least squares with an intercept, no ridge, the minimum-norm
+/// solution where the design is rank-deficient (it is: the request shares sum to 1, see
+/// [`Eq11Form`]). Until issue 12 the reproduction fitted with a ridge of 1e-3, which the
+/// spec does not give.
 pub fn fit_eq11(rows: &[([f64; 11], f64)]) -> Option<Coefs> {
     fit(rows, 0.0)
+}
+
+/// [`fit_eq11`] in `form` (the named variants of [`Eq11Form`]).
+pub fn fit_eq11_form(rows: &[([f64; 11], f64)], form: Eq11Form) -> Option<Coefs> {
+    fit_with(rows, 0.0, form).map(|f| f.coefs)
 }
 
 /// One placement test of Table IV: a benchmark, its kernel, and the objects moved from the
@@ -405,5 +498,109 @@ mod tests {
         let norm = |w: &[f64]| w.iter().map(|v| v * v).sum::<f64>();
         assert!(norm(&r.w) < norm(&c.w));
         assert!(fit(&[], 0.0).is_none());
+    }
+
+    /// Rows like the reproduction's: 11 features with the four request shares summing
+    /// to 1 (so with the intercept the design has rank 11), the other features in
+    /// [0, `scale`), and the response of an exact linear law; then the shares times
+    /// `share_scale` (1: the spec's ratios).
+    fn share_rows(n: usize, seed: u64, scale: f64, share_scale: f64) -> Vec<([f64; 11], f64)> {
+        let truth: Vec<f64> = (0..11).map(|j| 0.2 * j as f64 - 0.7).collect();
+        let mut rows = linear_rows(&truth, 0.3, scale, n, seed);
+        for (f, y) in &mut rows {
+            let t: f64 = SHARE_FEATURES.iter().map(|&j| f[j]).sum::<f64>().max(1e-9);
+            for &j in &SHARE_FEATURES {
+                f[j] /= t;
+            }
+            // the law on shares summing to 1; then the shares rescaled (the law's share
+            // coefficients scale by 1 / share_scale)
+            *y = 0.3 + f.iter().zip(&truth).map(|(a, b)| a * b).sum::<f64>();
+            for &j in &SHARE_FEATURES {
+                f[j] *= share_scale;
+            }
+        }
+        rows
+    }
+
+    /// The component of a solution along the design's null vector (+1 on each share, -s
+    /// on the intercept, s the shares' sum), normalised: 0 for the minimum-norm solution.
+    fn null_component(c: &Coefs, s: f64) -> f64 {
+        let dot: f64 = SHARE_FEATURES.iter().map(|&j| c.w[j]).sum::<f64>() - s * c.c;
+        dot / (4.0 + s * s).sqrt()
+    }
+
+    /// Eq. 11 with the intercept on request shares that sum to 1 is rank-deficient (rank
+    /// 11 of 12); the fit returns the minimum-norm solution (no component along the null
+    /// vector), fits the law exactly, and is deterministic; the named variants (no
+    /// intercept, S_req dropped) have full rank and give the same predictions on every
+    /// row whose shares sum to 1.
+    #[test]
+    fn eq11_rank_deficient_fit_is_the_minimum_norm_solution() {
+        let rows = share_rows(38, 5, 1.0, 1.0);
+        let f = fit_with(&rows, 0.0, Eq11Form::MinNorm).unwrap();
+        assert_eq!(f.rank, 11);
+        assert!(null_component(&f.coefs, 1.0).abs() < 1e-9);
+        for (x, y) in &rows {
+            assert!((f.coefs.ratio(x) - y).abs() < 1e-9);
+        }
+        assert_eq!(fit_eq11(&rows).unwrap(), f.coefs, "deterministic");
+        let probe = share_rows(10, 99, 1.0, 1.0);
+        for form in [Eq11Form::NoIntercept, Eq11Form::DropSharedShare] {
+            let g = fit_with(&rows, 0.0, form).unwrap();
+            assert_eq!(g.rank, 11, "{form:?}");
+            for (x, _) in &probe {
+                assert!(
+                    (g.coefs.ratio(x) - f.coefs.ratio(x)).abs() < 1e-8,
+                    "{form:?}"
+                );
+            }
+        }
+        assert_eq!(
+            fit_with(&rows, 0.0, Eq11Form::NoIntercept).unwrap().coefs.c,
+            0.0
+        );
+        assert_eq!(
+            fit_with(&rows, 0.0, Eq11Form::DropSharedShare)
+                .unwrap()
+                .coefs
+                .w[7],
+            0.0
+        );
+    }
+
+    /// The solver before issue 12: SVD with an absolute singular-value cutoff of 1e-10.
+    fn old_fit(rows: &[([f64; 11], f64)]) -> Coefs {
+        let (a, b) = design(rows, 0.0, &[]);
+        let sol = a.svd(true, true).solve(&b, 1e-10).unwrap();
+        Coefs {
+            w: sol.iter().take(11).copied().collect(),
+            c: sol[11],
+        }
+    }
+
+    /// The rank decision is relative. With the shares on a small scale (times 1e-11, the
+    /// dependence on the intercept still exact) the old absolute 1e-10 cutoff dropped
+    /// the shares' genuine singular values with the null one, so its fit missed the law;
+    /// the relative [`rank_tol`] keeps rank 11 and fits
+    /// exactly. Fails if `fit` goes back to the absolute
+    /// cutoff.
+    #[test]
+    fn eq11_rank_decision_is_scale_free() {
+        let s = 1e-11;
+        let rows = share_rows(38, 5, 1.0, s);
+        let resid = |c: &Coefs| {
+            rows.iter()
+                .map(|(x, y)| (c.ratio(x) - y).abs())
+                .fold(0.0, f64::max)
+        };
+        let f = fit_with(&rows, 0.0, Eq11Form::MinNorm).unwrap();
+        assert_eq!(f.rank, 11);
+        assert!(resid(&f.coefs) < 1e-4, "{}", resid(&f.coefs));
+        let old = old_fit(&rows);
+        assert!(
+            resid(&old) > 1e-3,
+            "the old cutoff fitted it: {}",
+            resid(&old)
+        );
     }
 }

@@ -593,3 +593,69 @@ fn digested_pass_equals_the_plain_pass() {
         }
     }
 }
+
+/// Per-launch prediction (issue 12, spec §3.7: one launch configuration per prediction):
+/// the launches of a profile partition its accesses and instructions, each keeps its own
+/// `#active_SMs` / `N`, and `Flags::per_launch` predicts the sum of the launches'
+/// predictions, while the merged reading predicts the whole profile at once. Fails if the
+/// split loses or duplicates accesses, or if `predict` ignores the flag.
+#[test]
+fn per_launch_prediction_sums_the_launches() {
+    let p = neuralnet();
+    assert!(
+        p.launch_shapes.len() >= 2,
+        "{} launches",
+        p.launch_shapes.len()
+    );
+    let parts = p.split_launches();
+    assert_eq!(parts.len(), p.launch_shapes.len());
+    assert_eq!(
+        parts.iter().map(|q| q.accesses.len()).sum::<usize>(),
+        p.accesses.len()
+    );
+    let mut by_class = [0u64; 9];
+    for q in &parts {
+        for (a, b) in by_class.iter_mut().zip(q.by_class) {
+            *a += b;
+        }
+        assert!(q.active_sms <= p.active_sms && q.warps_per_sm <= p.warps_per_sm);
+        assert!(q.accesses.windows(2).all(|w| w[0].dyn_id < w[1].dyn_id));
+        assert!(q.accesses.iter().all(|a| a.dyn_id < q.dyn_insts));
+    }
+    assert_eq!(by_class, p.by_class);
+    assert_eq!(
+        parts.iter().map(|q| q.total_warps).sum::<u64>(),
+        p.total_warps
+    );
+    let hw = Hw::default();
+    let m = Model::new(p.clone(), hw.clone());
+    let wi = p.object("D__WEIGHTS").unwrap();
+    let mut t = p.sample_placement();
+    t[wi] = Place::Const;
+    let per = Flags::ours();
+    assert!(per.per_launch);
+    let merged = Flags {
+        per_launch: false,
+        ..per
+    };
+    let sum: f64 = parts
+        .iter()
+        .map(|q| {
+            Model::new(q.clone(), hw.clone())
+                .predict(&t, per, None)
+                .unwrap()
+                .total
+        })
+        .sum();
+    let got = m.predict(&t, per, None).unwrap().total;
+    assert!((got - sum).abs() <= 1e-9 * sum.abs(), "{got} vs {sum}");
+    let whole = m.predict(&t, merged, None).unwrap().total;
+    assert_ne!(got, whole);
+    // one launch: nothing to split, both readings agree
+    assert!(parts[0].split_launches().is_empty());
+    let one = Model::new(parts[0].clone(), hw);
+    assert_eq!(
+        one.predict(&t, per, None).unwrap(),
+        one.predict(&t, merged, None).unwrap()
+    );
+}

@@ -82,7 +82,10 @@ pub struct ModelArgs {
     /// Model variant: ours, sim-et-al, baseline, baseline+instr, baseline+instr+queue-even,
     /// baseline+queue-mapped (hms spec §6.4); ours+overlap-clamp (Eq. 12's T_overlap
     /// clamped to [0, T_mem] instead of as printed), ours+replay-issue, ours+mwp-uncoalesced,
-    /// ours+shmem-no-hit (Eq. 5 without hit_lat on shared requests, spec §7 #9).
+    /// ours+shmem-no-hit (Eq. 5 without hit_lat on shared requests, spec §7 #9),
+    /// ours+merged-launches (a kernel's launches merged into one profile instead of
+    /// predicted launch by launch, spec §3.7), ours+eq11-no-intercept and ours+eq11-no-S_req
+    /// (Eq. 11 without the intercept or the shared-request share; spec §3.4).
     #[arg(long, default_value = "ours")]
     pub variant: String,
     /// Kingman's formula: standard (textbook) or printed (Eq. 9 as printed).

@@ -1199,6 +1199,7 @@ fn write(
             let _ = writeln!(r, "| benchmark | placement | T_comp | T_mem | T_overlap (Eq. 12) | predicted, as printed | predicted, clamped | simulated cycles |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n{rows}");
         }
     }
+    eq11_rank_and_launches(&mut r, ev, &test, l);
     let skipped: Vec<&hms::CaseResult> = ev.cases.iter().filter(|c| c.skipped.is_some()).collect();
     if !skipped.is_empty() {
         let _ = writeln!(
@@ -1323,6 +1324,112 @@ fn write(
         );
     }
     Ok(())
+}
+
+/// Issue 12: Eq. 11's rank deficiency and its named variants, and per-launch prediction
+/// against the merged launches, every number from the runs.
+fn eq11_rank_and_launches(r: &mut String, ev: &Evaluation, test: &[&hms::CaseResult], l: &Ledger) {
+    use locus_model::train::{self, Eq11Form, SHARE_FEATURES};
+    let vi = |n: &str| ev.variant(n);
+    let vo = vi("ours");
+    let rows: Vec<([f64; 11], f64)> = ev
+        .cases
+        .iter()
+        .filter(|c| !c.test && c.skipped.is_none())
+        .map(|c| c.rows[vo])
+        .collect();
+    let share_sum_dev = ev
+        .cases
+        .iter()
+        .filter(|c| c.skipped.is_none())
+        .map(|c| (SHARE_FEATURES.iter().map(|&j| c.rows[vo].0[j]).sum::<f64>() - 1.0).abs())
+        .fold(0.0, f64::max);
+    let fit = train::fit_with(&rows, 0.0, Eq11Form::MinNorm);
+    let (rank, null) = fit.as_ref().map_or((0, f64::NAN), |f| {
+        let c = &f.coefs;
+        // the null vector: +1 on each share, -1 on the intercept (norm sqrt 5)
+        let d = SHARE_FEATURES.iter().map(|&j| c.w[j]).sum::<f64>() - c.c;
+        (f.rank, d / 5f64.sqrt())
+    });
+    let e = |n: &str| {
+        pct(
+            l,
+            ev.mean_error(vi(n)).0,
+            &format!("mean test error of {n} (%)"),
+        )
+    };
+    let one = l.int(
+        1,
+        "the sum of the four request shares (each over all requests)",
+    );
+    let _ = writeln!(
+        r,
+        "## Eq. 11's rank and the launches (issue 12)\n\nThe four request shares (`G_req`, `C_req`, `T_req`, `S_req`, each over all warp-level requests) sum to {one} on every expressible placement (largest deviation {}), which is the intercept's column: with the intercept (spec §3.4, §7 {}: \"OLS with intercept\") the training design of {} placements by {} columns has rank {} (`train::fit_with`, singular values at most `max(rows, cols) x eps x sigma_max` taken as zero), so OLS has a line of solutions with the same fitted values. `ours` takes the minimum-norm one (the pseudo-inverse: its component along the unit null vector is {}), deterministic. On every placement whose shares sum to {one} every solution of the line predicts the same, so the named full-rank variants predict the same too: mean test error `ours` {} %, `ours+eq11-no-intercept` (no intercept) {} %, `ours+eq11-no-S_req` (`S_req` dropped) {} %.\n",
+        l.put(format!("{share_sum_dev:.1e}"), "largest |sum of the four request shares - 1| over the expressible placements"),
+        l.put("#14".into(), "spec reference: open question 14 of §7"),
+        l.int(rows.len() as u64, "expressible training placements"),
+        l.int(12, "columns of the Eq. 11 design: 11 features and the intercept"),
+        l.int(rank as u64, "rank of the Eq. 11 training design (12 columns)"),
+        l.put(format!("{null:.1e}"), "null-vector component of ours' Eq. 11 coefficients"),
+        e("ours"),
+        e("ours+eq11-no-intercept"),
+        e("ours+eq11-no-S_req"),
+    );
+    let vm = vi("ours+merged-launches");
+    let mut rows_md = String::new();
+    for c in test {
+        let m = &ev.models[c.case.workload];
+        if m.launch_models().is_empty() {
+            continue;
+        }
+        let case = format!("{} {}", c.case.bench, c.label);
+        let shapes: Vec<String> = m
+            .launch_models()
+            .iter()
+            .map(|p| format!("{}/{}", p.profile.active_sms, p.profile.warps_per_sm))
+            .collect();
+        let _ = writeln!(
+            rows_md,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} / {} |",
+            c.case.bench,
+            c.label,
+            l.int(
+                m.launch_models().len() as u64,
+                &format!("{case}: launches profiled")
+            ),
+            l.put(
+                shapes.join(", "),
+                &format!("{case}: active SMs / N per launch")
+            ),
+            l.put(
+                format!("{}/{}", m.profile.active_sms, m.profile.warps_per_sm),
+                &format!("{case}: merged active SMs / N")
+            ),
+            l.f(c.truth, 0, &format!("{case}: simulated cycles")),
+            l.f(
+                c.pred[vo],
+                0,
+                &format!("{case}: predicted cycles (ours, per launch)")
+            ),
+            l.f(
+                c.pred[vm],
+                0,
+                &format!("{case}: predicted cycles (ours+merged-launches)")
+            ),
+            pct(l, c.error(vo), &format!("{case}: error (ours) (%)")),
+            pct(
+                l,
+                c.error(vm),
+                &format!("{case}: error (ours+merged-launches) (%)")
+            ),
+        );
+    }
+    let _ = writeln!(
+        r,
+        "Per launch (spec §3.7: the model's inputs are one launch configuration, grid, block, `#total_warps`, `#active_SMs`, `N`): `ours` predicts a kernel launched several times launch by launch, each with its own active SMs and warps per SM (`Flags::per_launch`, `Profile::split_launches`; the sample's measured time and replays apportioned by executed instructions, caches cold at each launch), and sums; `ours+merged-launches` (the reproduction before issue 12) merges the launches into one profile with the largest active SMs and N. Mean test error: per launch {} %, merged {} %. The multi-launch test placements:\n\n| benchmark | placement | launches | active SMs / N per launch | merged | simulated | per launch | merged | error per launch / merged (%) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n{rows_md}",
+        e("ours"),
+        e("ours+merged-launches"),
+    );
 }
 
 #[cfg(test)]
