@@ -254,7 +254,7 @@ fn mechanism_table(
             ),
             led.pct(inv, &src("invalidation bytes / base inter-GPU bytes")),
             led.gain(1.0 + lg, &src("base / ideal inter-GPU bytes")),
-            s(m.label()),
+            led.put(s(m.label()), "Mechanism::of label (declared thresholds)"),
         ]);
     }
     let t = table(
@@ -2063,7 +2063,7 @@ fn pressure(
     let (mt, mn) = mechanism_table(runs, meta.benches, rec::MGPUSIM_SUFFIX, rec::MGPUSIM, led);
     writeln!(
         t,
-        "\n### Where the ideal directory's gain comes from (`{}`)\n\nThe ideal directory sends no evict-initiated invalidation; that saves the misses those invalidations cause (removed misses = baseline non-cold L2 misses - ideal's, over the baseline's L2 misses) and the invalidation packets themselves (`sim.coherence.inter_node_transactions.invalidation.bytes` over all inter-GPU bytes). Busiest link utilisation = `max_remote_link_util` (serialisation time over run time); where it is near 1 in both runs the run time follows the inter-GPU bytes, so the next column (baseline bytes / ideal bytes - 1) is what removing bytes alone would gain. The last column applies `Mechanism::of` (crates/cli/src/repro/rec_report.rs, unit-tested; docs/rec-limits-study.md measures it at two caps).\n",
+        "\n### Where the ideal directory's gain comes from (`{}`)\n\nThe ideal directory sends no evict-initiated invalidation; that saves the misses those invalidations cause (removed misses = baseline non-cold L2 misses - ideal's, over the baseline's L2 misses) and the invalidation packets themselves (`sim.coherence.inter_node_transactions.invalidation.bytes` over all inter-GPU bytes). Busiest link utilisation = `max_remote_link_util` (serialisation time over run time); where it is near its maximum in both runs the run time follows the inter-GPU bytes, so the next column (the baseline's inter-GPU bytes over the ideal's, as a gain) is what removing bytes alone would gain. The last column applies `Mechanism::of` (crates/cli/src/repro/rec_report.rs, unit-tested; docs/rec-limits-study.md measures it at two caps).\n",
         rec::MGPUSIM
     )?;
     t += &mt;
