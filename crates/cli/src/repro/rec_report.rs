@@ -2349,7 +2349,7 @@ fn readings_side_by_side(
 
 #[cfg(test)]
 mod tests {
-    use super::Limit;
+    use super::{Limit, Mechanism};
 
     /// The limit rule in its order (issue 9): no eviction beats every other reading; under 1%
     /// removable is "few"; a gain under a tenth of the removable share is "misses, not
