@@ -2060,14 +2060,6 @@ fn pressure(
         ],
         &rows,
     );
-    let (mt, mn) = mechanism_table(runs, meta.benches, rec::MGPUSIM_SUFFIX, rec::MGPUSIM, led);
-    writeln!(
-        t,
-        "\n### Where the ideal directory's gain comes from (`{}`)\n\nThe ideal directory sends no evict-initiated invalidation; that saves the misses those invalidations cause (removed misses = baseline non-cold L2 misses - ideal's, over the baseline's L2 misses) and the invalidation packets themselves (`sim.coherence.inter_node_transactions.invalidation.bytes` over all inter-GPU bytes). Busiest link utilisation = `max_remote_link_util` (serialisation time over run time); where it is near its maximum in both runs the run time follows the inter-GPU bytes, so the next column (the baseline's inter-GPU bytes over the ideal's, as a gain) is what removing bytes alone would gain. The last column applies `Mechanism::of` (crates/cli/src/repro/rec_report.rs, unit-tested; docs/rec-limits-study.md measures it at two caps).\n",
-        rec::MGPUSIM
-    )?;
-    t += &mt;
-    writeln!(t, "\n{}.\n", mechanism_counts(&mn, rec::MGPUSIM, led))?;
     writeln!(
         t,
         "\n### Headline results of the `{}` reading\n\nThe claims of the literal table whose runs this reading makes, with the same rules.\n",
@@ -2262,6 +2254,14 @@ fn mgpusim_reading(
         led.int(over_m, "benchmarks over the baseline reach, mgpusim-unified"),
         rec::MGPUSIM,
     )?;
+    let (mt, mn) = mechanism_table(runs, meta.benches, rec::MGPUSIM_SUFFIX, rec::MGPUSIM, led);
+    writeln!(
+        t,
+        "\n### Where the ideal directory's gain comes from (`{}`)\n\nThe ideal directory sends no evict-initiated invalidation; that saves the misses those invalidations cause (removed misses = baseline non-cold L2 misses - ideal's, over the baseline's L2 misses) and the invalidation packets themselves (`sim.coherence.inter_node_transactions.invalidation.bytes` over all inter-GPU bytes). Busiest link utilisation = `max_remote_link_util` (serialisation time over run time); where it is near its maximum in both runs the run time follows the inter-GPU bytes, so the next column (the baseline's inter-GPU bytes over the ideal's, as a gain) is what removing bytes alone would gain. The last column applies `Mechanism::of` (crates/cli/src/repro/rec_report.rs, unit-tested; docs/rec-limits-study.md applies it to the committed full run and reruns the rows it left unexplained at a larger cap).\n",
+        rec::MGPUSIM
+    )?;
+    t += &mt;
+    writeln!(t, "\n{}.\n", mechanism_counts(&mn, rec::MGPUSIM, led))?;
     writeln!(
         t,
         "\n### Headline results of the `{}` reading\n\nThe claims of the literal table whose runs this reading makes, with the same rules.\n",
