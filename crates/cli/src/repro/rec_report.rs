@@ -99,6 +99,191 @@ impl Limit {
     }
 }
 
+/// Where the ideal directory's time comes from on one benchmark (issue 9,
+/// docs/rec-limits-study.md; `scripts/rec-limits-study.sh` applies the same rule). The ideal
+/// directory differs from the baseline only in sending no evict-initiated invalidation
+/// (REC §2.5), which saves two things: the misses those invalidations cause and the
+/// invalidation packets themselves (12 B each on the inter-GPU links, rec.md §2.4). When the
+/// busiest inter-GPU link is busy for almost the whole run in both runs, the run time follows
+/// the link bytes, so the packets alone save time. In order: gain under 1%, nothing to
+/// explain; both runs link-bound (busiest inter-GPU link utilisation at least 0.9), the
+/// invalidation packets at least 1% of the baseline's inter-GPU bytes and the removed misses
+/// under 1% of its L2 misses: the packets' bytes; the same with removed misses of 1% or more:
+/// both; else removed misses of 1% or more: the misses; else unexplained. Thresholds are round
+/// numbers; the rule was declared after the first measurement of 2dconv, fir and simpleconv
+/// (docs/rec-limits-study.md says so) and is applied unchanged to every run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mechanism {
+    NoGain,
+    InvalidationBytes,
+    BytesAndMisses,
+    EvictMisses,
+    Unexplained,
+}
+
+impl Mechanism {
+    /// `ideal_gain` = baseline cycles / ideal cycles - 1; `util_base`, `util_ideal` the
+    /// busiest inter-GPU link's utilisation in each run; `inv_share` = the baseline's
+    /// invalidation bytes / its inter-GPU bytes; `removable_share` = (baseline non-cold
+    /// misses - ideal non-cold misses) / baseline L2 misses.
+    pub fn of(
+        ideal_gain: f64,
+        util_base: f64,
+        util_ideal: f64,
+        inv_share: f64,
+        removable_share: f64,
+    ) -> Mechanism {
+        let bound = util_base >= 0.9 && util_ideal >= 0.9 && inv_share >= 0.01;
+        if ideal_gain < 0.01 {
+            Mechanism::NoGain
+        } else if bound && removable_share < 0.01 {
+            Mechanism::InvalidationBytes
+        } else if bound {
+            Mechanism::BytesAndMisses
+        } else if removable_share >= 0.01 {
+            Mechanism::EvictMisses
+        } else {
+            Mechanism::Unexplained
+        }
+    }
+
+    /// The label the report and the study print.
+    pub fn label(self) -> &'static str {
+        match self {
+            Mechanism::NoGain => "no gain (under 1%)",
+            Mechanism::InvalidationBytes => "invalidation packets on saturated links",
+            Mechanism::BytesAndMisses => {
+                "invalidation packets on saturated links, and evict-caused misses"
+            }
+            Mechanism::EvictMisses => "evict-caused misses",
+            Mechanism::Unexplained => "unexplained",
+        }
+    }
+}
+
+/// Message kinds whose bytes cross the inter-GPU links (`sim.coherence.inter_node_transactions`).
+const LINK_KINDS: &[&str] = &[
+    "read",
+    "write",
+    "response",
+    "ack",
+    "atomic",
+    "invalidation",
+    "offload",
+    "migration",
+];
+
+/// The inputs of [`Mechanism::of`] for one benchmark's baseline run `bk` and ideal run `ik`:
+/// (ideal gain, busiest link utilisation base, ideal, invalidation byte share, removable
+/// share, gain if the run time followed the inter-GPU bytes).
+fn mechanism_inputs(runs: &experiment::Runs, bk: &str, ik: &str) -> [f64; 6] {
+    let val = |k: &str, p: &str| runs.value(k, p);
+    let bytes = |k: &str| -> f64 {
+        LINK_KINDS
+            .iter()
+            .map(|m| {
+                val(
+                    k,
+                    &format!("sim.coherence.inter_node_transactions.{m}.bytes"),
+                )
+            })
+            .filter(|x| x.is_finite())
+            .sum()
+    };
+    let (cb, ci) = (val(bk, "cycles"), val(ik, "cycles"));
+    let (bb, bi) = (bytes(bk), bytes(ik));
+    let inv = val(
+        bk,
+        "sim.coherence.inter_node_transactions.invalidation.bytes",
+    );
+    let m = val(bk, "sim.coherence.l2_misses");
+    [
+        if ci > 0.0 { cb / ci - 1.0 } else { f64::NAN },
+        val(bk, "max_remote_link_util"),
+        val(ik, "max_remote_link_util"),
+        if bb > 0.0 {
+            if inv.is_finite() {
+                inv / bb
+            } else {
+                0.0
+            }
+        } else {
+            f64::NAN
+        },
+        if m > 0.0 {
+            (val(bk, MISSES) - val(ik, MISSES)) / m
+        } else {
+            f64::NAN
+        },
+        if bi > 0.0 { bb / bi - 1.0 } else { f64::NAN },
+    ]
+}
+
+/// Per benchmark of `benches`, [`Mechanism::of`] on the runs `{b}{suffix}-base` and
+/// `{b}{suffix}-ideal` (`reading` names them in the ledger): the table of its inputs and the
+/// count of benchmarks per mechanism, in [`Mechanism`]'s order.
+fn mechanism_table(
+    runs: &experiment::Runs,
+    benches: &[String],
+    suffix: &str,
+    reading: &str,
+    led: &Ledger,
+) -> (String, [u64; 5]) {
+    let s = |x: &str| x.to_string();
+    let mut n = [0u64; 5];
+    let mut rows = Vec::new();
+    for b in benches {
+        let [g, ub, ui, inv, rem, lg] = mechanism_inputs(
+            runs,
+            &format!("{b}{suffix}-base"),
+            &format!("{b}{suffix}-ideal"),
+        );
+        if ![g, ub, ui, inv, rem].iter().all(|x| x.is_finite()) {
+            continue;
+        }
+        let m = Mechanism::of(g, ub, ui, inv, rem);
+        n[m as usize] += 1;
+        let src = |what: &str| format!("{what}, {reading}");
+        rows.push(vec![
+            b.clone(),
+            led.gain(1.0 + g, &src("ideal gain")),
+            led.pct(rem, &src("removable misses / base L2 misses")),
+            led.put(
+                format!("{ub:.3} / {ui:.3}"),
+                &src("busiest inter-GPU link utilisation base / ideal"),
+            ),
+            led.pct(inv, &src("invalidation bytes / base inter-GPU bytes")),
+            led.gain(1.0 + lg, &src("base / ideal inter-GPU bytes")),
+            led.put(s(m.label()), "Mechanism::of label (declared thresholds)"),
+        ]);
+    }
+    let t = table(
+        &[
+            s("benchmark"),
+            s("ideal gain"),
+            s("removed misses / L2 misses"),
+            s("busiest link utilisation (base / ideal)"),
+            s("invalidation packets / inter-GPU bytes (base)"),
+            s("gain if time followed inter-GPU bytes"),
+            s("where the time comes from"),
+        ],
+        &rows,
+    );
+    (t, n)
+}
+
+/// The count sentence of [`mechanism_table`]'s second value.
+fn mechanism_counts(n: &[u64; 5], reading: &str, led: &Ledger) -> String {
+    format!(
+        "{} benchmark(s) whose ideal gain is the invalidation packets' bytes on saturated inter-GPU links (no misses removed), {} the packets and evict-caused misses, {} evict-caused misses on unsaturated links, {} unexplained, {} without gain",
+        led.int(n[1], &format!("benchmarks: invalidation packets, {reading}")),
+        led.int(n[2], &format!("benchmarks: packets and misses, {reading}")),
+        led.int(n[3], &format!("benchmarks: evict-caused misses, {reading}")),
+        led.int(n[4], &format!("benchmarks: unexplained gain, {reading}")),
+        led.int(n[0], &format!("benchmarks: no gain, {reading}")),
+    )
+}
+
 /// Write `report.md`, `numbers.txt`, `checks.txt`, the figure CSVs and `figures/*.{png,svg}`
 /// into `out`; returns the headline (claims and disagreements) for the terminal. Fails when
 /// the report does not pass its audit.
@@ -244,6 +429,9 @@ pub fn write(
             led.int(n[2], "benchmarks: misses removed, time not"),
             led.int(n[3], "benchmarks: evict-caused misses and time"),
             led.pct(rem / mis, "removable misses / baseline L2 misses")
+        ) + &format!(
+            "; where the ideal's time comes from (docs/rec-limits-study.md's second rule, the `mgpusim-unified` section's table): {}",
+            mechanism_counts(&mechanism_table(runs, benches, "", "literal", &led).1, "literal", &led)
         ))
     };
     let mut n_dis = 0;
@@ -2066,6 +2254,14 @@ fn mgpusim_reading(
         led.int(over_m, "benchmarks over the baseline reach, mgpusim-unified"),
         rec::MGPUSIM,
     )?;
+    let (mt, mn) = mechanism_table(runs, meta.benches, rec::MGPUSIM_SUFFIX, rec::MGPUSIM, led);
+    writeln!(
+        t,
+        "\n### Where the ideal directory's gain comes from (`{}`)\n\nThe ideal directory sends no evict-initiated invalidation; that saves the misses those invalidations cause (removed misses = baseline non-cold L2 misses - ideal's, over the baseline's L2 misses) and the invalidation packets themselves (`sim.coherence.inter_node_transactions.invalidation.bytes` over all inter-GPU bytes). Busiest link utilisation = `max_remote_link_util` (serialisation time over run time); where it is near its maximum in both runs the run time follows the inter-GPU bytes, so the next column (the baseline's inter-GPU bytes over the ideal's, as a gain) is what removing bytes alone would gain. The last column applies `Mechanism::of` (crates/cli/src/repro/rec_report.rs, unit-tested; docs/rec-limits-study.md applies it to the committed full run and reruns the rows it left unexplained at a larger cap).\n",
+        rec::MGPUSIM
+    )?;
+    t += &mt;
+    writeln!(t, "\n{}.\n", mechanism_counts(&mn, rec::MGPUSIM, led))?;
     writeln!(
         t,
         "\n### Headline results of the `{}` reading\n\nThe claims of the literal table whose runs this reading makes, with the same rules.\n",
@@ -2153,11 +2349,43 @@ fn readings_side_by_side(
 
 #[cfg(test)]
 mod tests {
-    use super::Limit;
+    use super::{Limit, Mechanism};
 
     /// The limit rule in its order (issue 9): no eviction beats every other reading; under 1%
     /// removable is "few"; a gain under a tenth of the removable share is "misses, not
     /// time"; each side of the declared thresholds.
+    #[test]
+    fn mechanism_separates_link_bytes_from_misses() {
+        // 2dconv-like: link-bound both runs, 9% of the bytes are invalidations, no miss removed
+        assert_eq!(
+            Mechanism::of(0.09, 0.99, 0.99, 0.09, 0.0),
+            Mechanism::InvalidationBytes
+        );
+        // the same with misses removed
+        assert_eq!(
+            Mechanism::of(0.09, 0.99, 0.99, 0.09, 0.05),
+            Mechanism::BytesAndMisses
+        );
+        // one run below 0.9 utilisation: not link-bound
+        assert_eq!(
+            Mechanism::of(0.09, 0.99, 0.89, 0.09, 0.05),
+            Mechanism::EvictMisses
+        );
+        assert_eq!(
+            Mechanism::of(0.09, 0.5, 0.5, 0.09, 0.0),
+            Mechanism::Unexplained
+        );
+        // invalidation packets under 1% of the bytes cannot carry the gain
+        assert_eq!(
+            Mechanism::of(0.09, 0.99, 0.99, 0.009, 0.0),
+            Mechanism::Unexplained
+        );
+        assert_eq!(
+            Mechanism::of(0.009, 0.99, 0.99, 0.09, 0.5),
+            Mechanism::NoGain
+        );
+    }
+
     #[test]
     fn limit_rule_in_order_at_its_thresholds() {
         // no eviction: no pressure, whatever the misses say
