@@ -28,7 +28,7 @@ pub struct Meta<'a> {
     pub quick: bool,
     pub runs: usize,
     /// Planned runs that duplicate another's simulation and copy its result
-    /// ([`nuba::distinct`]).
+    /// ([`super::distinct`]).
     pub duplicates: usize,
     pub reused: usize,
     pub seconds: f64,
@@ -1069,7 +1069,7 @@ pub fn write(
         per_run * (nuba::FULL_WARP_INSTS as f64 / meta.cap as f64) * full_runs as f64 / 2.0 / 60.0;
     writeln!(
         tail,
-        "\n## Run time\n\nThe simulations (reused ones included, as their records measured them) took {} host seconds in all ({} per run on average). A full reproduction ({} runs at {} warp instructions on {} workers) is estimated at {} minutes by scaling this mean linearly with the run length; runs that finish their workload before the cap make it shorter, and the estimate does not separate a run's workload setup (built anew for every run) from its simulation. {} planned run(s) duplicated another's simulation (same workload, input and loaded machine) and copied its result; the runs start longest first by `nuba::cost_estimate`. Single runs' host times at the full cap: `scripts/nuba-timing.sh` (BENCHMARKS.md).",
+        "\n## Run time\n\nThe simulations (reused ones included, as their records measured them) took {} host seconds in all ({} per run on average). A full reproduction ({} runs at {} warp instructions on {} workers) is estimated at {} minutes by scaling this mean linearly with the run length; runs that finish their workload before the cap make it shorter. A run's host seconds count the blocks it generated itself: the runs of one benchmark share its workload's setup (`repro::replay`: a block another run of the same workload already generated is copied, not generated again; no statistic changes), so a run's time depends on which runs went before it. {} planned run(s) duplicated another's simulation (same workload, input and loaded machine) and copied its result; the runs start longest first by `repro::cost_estimate`, a benchmark's runs together. Single runs' host times at the full cap: `scripts/nuba-timing.sh` (BENCHMARKS.md).",
         led.f(meta.host_seconds, 0, "host seconds"),
         led.f(per_run, 1, "host seconds per run"),
         led.int(full_runs as u64, "full runs"),
