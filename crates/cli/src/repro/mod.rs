@@ -286,8 +286,8 @@ pub fn execute(
 }
 
 /// The reproductions' one run step. Specs with the same simulation ([`distinct`]) run once
-/// and the others get a copy of its result under their own key (a finished record of any
-/// of them under `out/runs/<key>.json` is reused for all). The runs left start in
+/// and the others get a copy of its result under their own key, also written to
+/// `out/runs/<key>.json` (a finished record of any of them is reused for all). The runs left start in
 /// [`start_order`] by `cost` (a reproduction may pass its own estimate), each of `jobs`
 /// workers taking the next when it is free; the runs of one benchmark share its workload's
 /// setup through a [`replay::Record`] (no statistic changes). Each finished run is written
@@ -420,13 +420,18 @@ pub fn execute_by(
         let r: RunResult = serde_json::from_str(&text)
             .with_context(|| format!("{} is corrupt; delete it to rerun", p.display()))?;
         for s in &g.2 {
-            all.insert(
-                s.key.clone(),
-                RunResult {
-                    key: s.key.clone(),
-                    ..r.clone()
-                },
-            );
+            let r = RunResult {
+                key: s.key.clone(),
+                ..r.clone()
+            };
+            // a copy's record too, so `out/runs` holds every planned key
+            let q = path(&s.key);
+            if !q.exists() {
+                let tmp = q.with_extension("json.tmp");
+                std::fs::write(&tmp, serde_json::to_string_pretty(&r)?)?;
+                std::fs::rename(&tmp, &q)?;
+            }
+            all.insert(s.key.clone(), r);
         }
     }
     Ok(all)

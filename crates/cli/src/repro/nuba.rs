@@ -585,7 +585,49 @@ pub fn plan(benches: &[String], sweep: &[String], cap: u64, quick: bool) -> Vec<
     if benches.iter().any(|b| b == FIG9_CHECK.0) {
         v.push(fig9_check(cap));
     }
+    if benches.iter().any(|b| b == FIG12_CHECK.0) {
+        v.extend(fig12_check(cap, quick));
+    }
     v
+}
+
+/// Fig. 12's check run (issue 10): 2MM under Full-Rep with [`FIG12_CHECK`]'s factor times
+/// the `nuba` preset's LLC per partition (its input as the `2mm-full` run's, the same
+/// cap), so the report can tell whether capacity keeps its replicas from being hit (they
+/// then hit more with larger slices) or not. No claim reads it. Planned when 2MM is a
+/// benchmark; key `2mm-full-llc{factor}x`.
+pub const FIG12_CHECK: (&str, u64) = ("2mm", 8);
+
+/// The Fig. 12 check's run, `None` if the preset does not load.
+fn fig12_check(cap: u64, quick: bool) -> Option<RunSpec> {
+    let (b, f) = FIG12_CHECK;
+    let full = CONFIGS.iter().find(|x| x.key == "full")?;
+    let llc = locus_sim::preset::load(Some(full.preset), None, &[])
+        .ok()?
+        .l2
+        .bytes_per_node;
+    let mut sets: Vec<String> = full.sets.iter().map(|s| s.to_string()).collect();
+    sets.push(format!("l2.bytes_per_node={}", llc * f));
+    sets.push(format!("run.max_warp_insts={cap}"));
+    Some(RunSpec {
+        key: fig12_check_key(),
+        bench: b.into(),
+        params: QUICK_PARAMS
+            .iter()
+            .filter(|p| quick && p.0 == b)
+            .map(|p| (p.1.to_string(), p.2.to_string()))
+            .collect(),
+        preset: full.preset.into(),
+        sets,
+        sharing: false,
+        apps: Vec::new(),
+        trace: None,
+    })
+}
+
+/// The Fig. 12 check run's key.
+pub fn fig12_check_key() -> String {
+    format!("{}-full-llc{}x", FIG12_CHECK.0, FIG12_CHECK.1)
 }
 
 /// Fig. 9's check run (nuba.md §4.2, docs/nuba-locality-study.md): ATAX under NUBA-No-Rep
