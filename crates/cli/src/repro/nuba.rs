@@ -1107,10 +1107,13 @@ mod tests {
             .iter()
             .filter(|s| s.key != "atax-allparts")
             .all(|s| s.params.is_empty()));
-        // + the Fig. 9 check, planned because ATAX is a benchmark
-        assert_eq!(p.len(), 2 * CONFIGS.len() + SWEEPS.len() + 1);
+        // + the Fig. 9 check (ATAX is a benchmark) and the Fig. 12 check (2MM is)
+        assert_eq!(p.len(), 2 * CONFIGS.len() + SWEEPS.len() + 2);
         let only2mm = plan(&b[..1], &sweep, 1000, true);
-        assert_eq!(only2mm.len(), CONFIGS.len() + SWEEPS.len());
+        assert_eq!(only2mm.len(), CONFIGS.len() + SWEEPS.len() + 1);
+        assert!(only2mm
+            .iter()
+            .any(|s| s.key == fig12_check_key() && s.params == vec![("n".into(), "320".into())]));
         // the check launches one 256-thread CTA of atax_kernel1 per partition
         let nodes = locus_sim::preset::load(Some(NUBA), None, &[])
             .unwrap()
