@@ -523,7 +523,7 @@ mod tests {
     #[test]
     fn runs_start_longest_first_by_workload() {
         let p = "nuba";
-        let specs = vec![
+        let specs = [
             spec("small", "atax", p, &["run.max_warp_insts=1000"]),
             spec("lu", "lu", p, &["run.max_warp_insts=3000"]),
             spec("big", "atax", p, &["run.max_warp_insts=2000"]),
