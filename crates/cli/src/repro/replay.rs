@@ -14,8 +14,11 @@
 //! its own workload, brings it to the same state by replaying the calls before that point,
 //! and goes on alone; a run that goes past the record extends it with the master's answers.
 //! Either way every answer is the one a fresh workload would give, so no statistic changes
-//! (checked by `repro_replay_gives_the_fresh_runs_statistics` in the CLI tests and by the
-//! NUBA quick run compared run by run before and after, BENCHMARKS.md).
+//! (checked by `replay_answers_what_a_fresh_workload_answers` below and by the NUBA quick
+//! run's records compared before and after, BENCHMARKS.md). One caveat: kernel models
+//! number program counters by the source files the generating *thread* has seen (model.rs
+//! `PcKeys`), so a recorded block's absolute PC values may differ from those a fresh run on
+//! another thread would give; their order, which is all the simulator compares, is the same.
 //!
 //! Memory: a record holds the blocks it has answered; past [`RECORD_BUDGET`] bytes it
 //! stops growing and the run at its end takes the master as its own. The reproduction's
