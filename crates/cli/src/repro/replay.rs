@@ -18,7 +18,8 @@
 //! run's records compared before and after, BENCHMARKS.md). One caveat: kernel models
 //! number program counters by the source files the generating *thread* has seen (model.rs
 //! `PcKeys`), so a recorded block's absolute PC values may differ from those a fresh run on
-//! another thread would give; their order, which is all the simulator compares, is the same.
+//! another thread would give (their order by file name is the same; that the simulator reads
+//! only that order is not proven here, only observed: identical records above).
 //!
 //! Memory: a record holds the blocks it has answered; past [`RECORD_BUDGET`] bytes it
 //! stops growing and the run at its end takes the master as its own. The reproduction's
