@@ -1,7 +1,7 @@
 //! Reproductions of the papers' evaluations. A reproduction is a list of runs (workload,
-//! parameters, preset, overrides); [`execute`] runs them in parallel across cores with
-//! rayon, writing each finished run's summary to `OUT/runs/<key>.json` at once, so a sweep
-//! killed half-way loses no finished result and a rerun skips what is done.
+//! parameters, preset, overrides); [`execute`] runs each distinct simulation once, longest
+//! first, `jobs` at a time, writing each finished run's summary to `OUT/runs/<key>.json` at
+//! once, so a sweep killed half-way loses no finished result and a rerun skips what is done.
 
 pub mod audit;
 pub mod coda;
@@ -14,10 +14,10 @@ pub mod nuba;
 pub mod nuba_report;
 pub mod rec;
 pub mod rec_report;
+pub mod replay;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -74,7 +74,9 @@ pub struct RunResult {
     pub sim: Option<serde_json::Value>,
 }
 
-fn run_one(s: &RunSpec) -> Result<RunResult> {
+/// Run `s`; `shared`, when given, is its workload (a [`replay::Replayed`] view of the
+/// workload's shared record) instead of a fresh build.
+fn run_one(s: &RunSpec, shared: Option<Box<dyn locus_workload::Workload>>) -> Result<RunResult> {
     let params: BTreeMap<String, String> = s.params.iter().cloned().collect();
     let cfg = locus_sim::preset::load(Some(&s.preset), None, &s.sets)?;
     let bench = if s.apps.is_empty() {
@@ -82,11 +84,12 @@ fn run_one(s: &RunSpec) -> Result<RunResult> {
     } else {
         "single-load"
     };
-    let mut w: Box<dyn locus_workload::Workload> = match &s.trace {
-        Some(t) => Box::new(locus_workload::trace_source::TraceWorkload::open(
+    let mut w: Box<dyn locus_workload::Workload> = match (&s.trace, shared) {
+        (_, Some(w)) => w,
+        (Some(t), None) => Box::new(locus_workload::trace_source::TraceWorkload::open(
             std::path::Path::new(t),
         )?),
-        None => Box::new(locus_workload::registry::build(
+        (None, None) => Box::new(locus_workload::registry::build(
             bench,
             &if s.apps.is_empty() {
                 params
@@ -172,50 +175,231 @@ fn run_one(s: &RunSpec) -> Result<RunResult> {
     })
 }
 
-/// Run every spec (reusing finished results under `out/runs`), `jobs` at a time.
+/// A planned run that repeats another's simulation: (its key, the key of the run it copies).
+pub type Alias = (String, String);
+
+/// [`distinct`]'s answer: the specs to run, and the aliases.
+pub type Distinct = (Vec<RunSpec>, Vec<Alias>);
+
+/// What makes two specs the same simulation: benchmark, parameters, mode, co-runners and
+/// trace, and the configuration their preset and `--set`s load to (overrides in another
+/// order, or one restating the preset's value, make the same run).
+fn identity(s: &RunSpec, cfg: &locus_sim::config::Config) -> Result<String> {
+    Ok(serde_json::to_string(&(
+        &s.bench,
+        &s.params,
+        s.sharing,
+        &s.apps,
+        &s.trace,
+        serde_json::to_value(cfg)?,
+    ))?)
+}
+
+/// The distinct simulations of `specs` (the simulator is deterministic, so specs with the
+/// same [`identity`] give the same result): the first spec of each, in plan order, and for
+/// every other spec (its key, the key of the first). [`execute`] runs only the first.
+pub fn distinct(specs: &[RunSpec]) -> Result<Distinct> {
+    let mut seen: std::collections::HashMap<String, String> = Default::default();
+    let (mut run, mut alias) = (Vec::new(), Vec::new());
+    for s in specs {
+        let cfg = locus_sim::preset::load(Some(&s.preset), None, &s.sets)?;
+        match seen.get(&identity(s, &cfg)?) {
+            Some(k) => alias.push((s.key.clone(), k.clone())),
+            None => {
+                seen.insert(identity(s, &cfg)?, s.key.clone());
+                run.push(s.clone());
+            }
+        }
+    }
+    Ok((run, alias))
+}
+
+/// A run's relative host cost, for ordering the runs only (never for a result): uncapped
+/// runs first (they run their workload to the end), then the warp-instruction cap times the
+/// simulated components every cycle touches (SMs plus LLC slices over all nodes) times the
+/// NoC's slowness against the preset's own (a narrower NoC stretches the same instructions
+/// over more cycles). Measured in REC's full run (cap, then SMs: 256 SMs per GPU and 16
+/// GPUs are its slowest sweep points) and NUBA's (SMs and slices, NoC bandwidth).
+pub fn cost_estimate(s: &RunSpec, c: &locus_sim::config::Config) -> f64 {
+    let n = c.system.nodes as f64;
+    let parts = n * (c.system.sms_per_node as f64 + c.l2.slices_per_node as f64);
+    let bw = |c: &locus_sim::config::Config| {
+        c.noc
+            .sm_port_gbps
+            .min(c.interconnect.local_gbps.max(1.0))
+            .max(1e-9)
+    };
+    let base = locus_sim::preset::load(Some(&s.preset), None, &[])
+        .map(|b| bw(&b))
+        .unwrap_or(1.0);
+    let machine = parts * (base / bw(c)).max(1.0);
+    match c.run.max_warp_insts {
+        0 => 1e30 * machine.max(1.0),
+        cap => cap as f64 * machine,
+    }
+}
+
+/// The shared workload record of a single-workload timing run (benchmark and parameters:
+/// every run builds its workload with seed 1), `None` for traces, co-running applications
+/// and sharing analyses, which build their own.
+fn workload_key(s: &RunSpec) -> Option<String> {
+    (s.trace.is_none() && s.apps.is_empty() && !s.sharing)
+        .then(|| serde_json::to_string(&(&s.bench, &s.params)).unwrap_or_default())
+}
+
+/// The order in which [`execute`] starts `runs` (given with their costs): longest first,
+/// except that the runs of one workload start together (workloads ordered by their
+/// longest run), so that they share one workload record ([`replay`]) and few records are
+/// alive at once. Ties keep plan order.
+fn start_order(runs: &[(f64, &RunSpec)]) -> Vec<usize> {
+    let mut top: std::collections::HashMap<Option<String>, (f64, usize)> = Default::default();
+    for (i, (c, s)) in runs.iter().enumerate() {
+        let e = top.entry(workload_key(s)).or_insert((*c, i));
+        if *c > e.0 {
+            e.0 = *c;
+        }
+    }
+    let mut idx: Vec<usize> = (0..runs.len()).collect();
+    idx.sort_by(|&a, &b| {
+        let (ka, kb) = (workload_key(runs[a].1), workload_key(runs[b].1));
+        let (ta, tb) = (top[&ka], top[&kb]);
+        // runs without a shared workload are their own group
+        let ga = if ka.is_some() { ta } else { (runs[a].0, a) };
+        let gb = if kb.is_some() { tb } else { (runs[b].0, b) };
+        gb.0.total_cmp(&ga.0)
+            .then(ga.1.cmp(&gb.1))
+            .then(runs[b].0.total_cmp(&runs[a].0))
+            .then(a.cmp(&b))
+    });
+    idx
+}
+
+/// Run every spec (reusing finished results under `out/runs`), `jobs` at a time, each
+/// distinct simulation once, longest first by [`cost_estimate`]; see [`execute_by`].
 pub fn execute(
     specs: &[RunSpec],
     out: &Path,
     jobs: usize,
     quiet: bool,
 ) -> Result<BTreeMap<String, RunResult>> {
+    execute_by(specs, out, jobs, quiet, &cost_estimate)
+}
+
+/// The reproductions' one run step. Specs with the same simulation ([`distinct`]) run once
+/// and the others get a copy of its result under their own key, also written to
+/// `out/runs/<key>.json` (a finished record of any of them is reused for all). The runs left start in
+/// [`start_order`] by `cost` (a reproduction may pass its own estimate), each of `jobs`
+/// workers taking the next when it is free; the runs of one benchmark share its workload's
+/// setup through a [`replay::Record`] (no statistic changes). Each finished run is written
+/// to `out/runs/<key>.json` at once.
+pub fn execute_by(
+    specs: &[RunSpec],
+    out: &Path,
+    jobs: usize,
+    quiet: bool,
+    cost: &(dyn Fn(&RunSpec, &locus_sim::config::Config) -> f64 + Sync),
+) -> Result<BTreeMap<String, RunResult>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
     let dir = out.join("runs");
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path = |k: &str| -> PathBuf { dir.join(format!("{k}.json")) };
-    let todo: Vec<&RunSpec> = specs.iter().filter(|s| !path(&s.key).exists()).collect();
+    // group the specs by simulation; a group is done when any member's record exists
+    let mut groups: Vec<(f64, &RunSpec, Vec<&RunSpec>)> = Vec::new();
+    let mut at: std::collections::HashMap<String, usize> = Default::default();
+    for s in specs {
+        let cfg = locus_sim::preset::load(Some(&s.preset), None, &s.sets)?;
+        let id = identity(s, &cfg)?;
+        match at.get(&id) {
+            Some(&g) => groups[g].2.push(s),
+            None => {
+                at.insert(id, groups.len());
+                groups.push((cost(s, &cfg), s, vec![s]));
+            }
+        }
+    }
+    let done = |g: &(f64, &RunSpec, Vec<&RunSpec>)| g.2.iter().any(|s| path(&s.key).exists());
+    let todo: Vec<(f64, &RunSpec)> = groups
+        .iter()
+        .filter(|g| !done(g))
+        .map(|g| (g.0, g.1))
+        .collect();
+    let order = start_order(&todo);
     let bar = if quiet {
         ProgressBar::hidden()
     } else {
-        let b = ProgressBar::new(specs.len() as u64);
+        let b = ProgressBar::new(groups.len() as u64);
         b.set_style(
             ProgressStyle::with_template(
                 "{spinner} [{elapsed_precise}] [{bar:30}] {pos}/{len} runs {msg}",
             )
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
-        b.set_position((specs.len() - todo.len()) as u64);
+        b.set_position((groups.len() - todo.len()) as u64);
         b
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
-        .build()?;
-    let errors: Vec<String> = pool.install(|| {
-        todo.par_iter()
-            .filter_map(|s| {
-                bar.set_message(s.key.clone());
-                let res = run_one(s).and_then(|r| {
-                    let p = path(&s.key);
-                    let tmp = p.with_extension("json.tmp");
-                    std::fs::write(&tmp, serde_json::to_string_pretty(&r)?)?;
-                    std::fs::rename(&tmp, &p)?;
-                    Ok(())
-                });
-                bar.inc(1);
-                res.err().map(|e| format!("{}: {e:#}", s.key))
-            })
-            .collect()
+    // each workload's record, with the number of its runs not started yet
+    type Shared = (Arc<Mutex<replay::Record>>, usize);
+    let mut left: std::collections::HashMap<String, usize> = Default::default();
+    for (_, s) in &todo {
+        if let Some(k) = workload_key(s) {
+            *left.entry(k).or_insert(0) += 1;
+        }
+    }
+    let records: Mutex<std::collections::HashMap<String, Shared>> = Mutex::new(Default::default());
+    let workload = |s: &RunSpec| -> Result<Option<Box<dyn locus_workload::Workload>>> {
+        let Some(k) = workload_key(s) else {
+            return Ok(None);
+        };
+        let lock = || records.lock().unwrap_or_else(|p| p.into_inner());
+        if !lock().contains_key(&k) {
+            let (bench, params) = (s.bench.clone(), s.params.clone());
+            let build: replay::Builder = Arc::new(move || {
+                let p: BTreeMap<String, String> = params.iter().cloned().collect();
+                Ok(Box::new(locus_workload::registry::build(&bench, &p, 1)?)
+                    as Box<dyn locus_workload::Workload>)
+            });
+            let rec = replay::Record::new(build)?;
+            lock().entry(k.clone()).or_insert((rec, left[&k]));
+        }
+        let mut m = lock();
+        let e = m.get_mut(&k).expect("inserted above");
+        let rec = e.0.clone();
+        e.1 -= 1;
+        if e.1 == 0 {
+            // the workload's last run has started: the record lives as long as its runs
+            m.remove(&k);
+        }
+        Ok(Some(Box::new(replay::Replayed::new(rec))))
+    };
+    let next = AtomicUsize::new(0);
+    let errors = Mutex::new(Vec::new());
+    std::thread::scope(|sc| {
+        for _ in 0..jobs.max(1) {
+            sc.spawn(|| {
+                while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let s = todo[i].1;
+                    bar.set_message(s.key.clone());
+                    let res = workload(s).and_then(|w| run_one(s, w)).and_then(|r| {
+                        let p = path(&s.key);
+                        let tmp = p.with_extension("json.tmp");
+                        std::fs::write(&tmp, serde_json::to_string_pretty(&r)?)?;
+                        std::fs::rename(&tmp, &p)?;
+                        Ok(())
+                    });
+                    if let Err(e) = res {
+                        errors
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push(format!("{}: {e:#}", s.key));
+                    }
+                    bar.inc(1);
+                }
+            });
+        }
     });
     bar.finish_and_clear();
+    let errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
     if !errors.is_empty() {
         anyhow::bail!(
             "{} run(s) failed (finished ones are kept in {}):\n  {}",
@@ -225,13 +409,148 @@ pub fn execute(
         );
     }
     let mut all = BTreeMap::new();
-    for s in specs {
-        let p = path(&s.key);
+    for g in &groups {
+        let p =
+            g.2.iter()
+                .map(|s| path(&s.key))
+                .find(|p| p.exists())
+                .unwrap_or_else(|| path(&g.1.key));
         let text =
             std::fs::read_to_string(&p).with_context(|| format!("cannot read {}", p.display()))?;
         let r: RunResult = serde_json::from_str(&text)
             .with_context(|| format!("{} is corrupt; delete it to rerun", p.display()))?;
-        all.insert(s.key.clone(), r);
+        for s in &g.2 {
+            let r = RunResult {
+                key: s.key.clone(),
+                ..r.clone()
+            };
+            // a copy's record too, so `out/runs` holds every planned key
+            let q = path(&s.key);
+            if !q.exists() {
+                let tmp = q.with_extension("json.tmp");
+                std::fs::write(&tmp, serde_json::to_string_pretty(&r)?)?;
+                std::fs::rename(&tmp, &q)?;
+            }
+            all.insert(s.key.clone(), r);
+        }
     }
     Ok(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(key: &str, bench: &str, preset: &str, sets: &[&str]) -> RunSpec {
+        RunSpec {
+            key: key.into(),
+            bench: bench.into(),
+            params: Vec::new(),
+            preset: preset.into(),
+            sets: sets.iter().map(|s| s.to_string()).collect(),
+            sharing: false,
+            apps: Vec::new(),
+            trace: None,
+        }
+    }
+
+    /// Specs that load to the same machine for the same workload and input are one
+    /// simulation (an override restating the preset's value, or overrides in another
+    /// order, is no new run); any real difference in machine, workload or input is kept.
+    #[test]
+    fn distinct_runs_each_simulation_once() {
+        let p = "nuba";
+        let nodes = locus_sim::preset::load(Some(p), None, &[])
+            .unwrap()
+            .system
+            .nodes;
+        let same = format!("system.nodes={nodes}");
+        let specs = vec![
+            spec(
+                "a",
+                "atax",
+                p,
+                &["replication.kind=none", "run.max_warp_insts=1000"],
+            ),
+            spec(
+                "b",
+                "atax",
+                p,
+                &["run.max_warp_insts=1000", "replication.kind=none"],
+            ),
+            spec(
+                "c",
+                "atax",
+                p,
+                &[&same, "replication.kind=none", "run.max_warp_insts=1000"],
+            ),
+            spec(
+                "d",
+                "atax",
+                p,
+                &["replication.kind=full", "run.max_warp_insts=1000"],
+            ),
+            spec(
+                "e",
+                "2mm",
+                p,
+                &["replication.kind=none", "run.max_warp_insts=1000"],
+            ),
+            spec(
+                "f",
+                "atax",
+                p,
+                &["replication.kind=none", "run.max_warp_insts=2000"],
+            ),
+        ];
+        let (run, alias) = distinct(&specs).unwrap();
+        let keys: Vec<&str> = run.iter().map(|s| s.key.as_str()).collect();
+        assert_eq!(keys, ["a", "d", "e", "f"]);
+        assert_eq!(
+            alias,
+            vec![("b".to_string(), "a".to_string()), ("c".into(), "a".into())]
+        );
+        let mut with_param = specs[0].clone();
+        with_param.params = vec![("nx".into(), "512".into())];
+        assert_eq!(
+            distinct(&[specs[0].clone(), with_param]).unwrap().0.len(),
+            2
+        );
+    }
+
+    /// Uncapped runs start first, then the larger cap, the larger machine and the narrower
+    /// NoC; a workload's runs start together, workloads by their longest run.
+    #[test]
+    fn runs_start_longest_first_by_workload() {
+        let p = "nuba";
+        let specs = [
+            spec("small", "atax", p, &["run.max_warp_insts=1000"]),
+            spec("lu", "lu", p, &["run.max_warp_insts=3000"]),
+            spec("big", "atax", p, &["run.max_warp_insts=2000"]),
+            spec("uncapped", "2mm", p, &[]),
+            spec("lu-small", "lu", p, &["run.max_warp_insts=10"]),
+        ];
+        let runs: Vec<(f64, &RunSpec)> = specs
+            .iter()
+            .map(|s| {
+                let c = locus_sim::preset::load(Some(&s.preset), None, &s.sets).unwrap();
+                (cost_estimate(s, &c), s)
+            })
+            .collect();
+        let c = |k: &str| runs.iter().find(|r| r.1.key == k).unwrap().0;
+        assert!(c("uncapped") > c("lu") && c("lu") > c("big") && c("big") > c("small"));
+        let slow = spec(
+            "slow-noc",
+            "atax",
+            p,
+            &["run.max_warp_insts=1000", "noc.sm_port_gbps=1"],
+        );
+        let cs = locus_sim::preset::load(Some(p), None, &slow.sets).unwrap();
+        assert!(cost_estimate(&slow, &cs) > c("small"));
+        let order: Vec<&str> = start_order(&runs)
+            .into_iter()
+            .map(|i| runs[i].1.key.as_str())
+            .collect();
+        assert_eq!(order, ["uncapped", "lu", "lu-small", "big", "small"]);
+    }
 }

@@ -585,7 +585,49 @@ pub fn plan(benches: &[String], sweep: &[String], cap: u64, quick: bool) -> Vec<
     if benches.iter().any(|b| b == FIG9_CHECK.0) {
         v.push(fig9_check(cap));
     }
+    if benches.iter().any(|b| b == FIG12_CHECK.0) {
+        v.extend(fig12_check(cap, quick));
+    }
     v
+}
+
+/// Fig. 12's check run (issue 10): 2MM under Full-Rep with [`FIG12_CHECK`]'s factor times
+/// the `nuba` preset's LLC per partition (its input as the `2mm-full` run's, the same
+/// cap), so the report can tell whether capacity keeps its replicas from being hit (they
+/// then hit more with larger slices) or not. No claim reads it. Planned when 2MM is a
+/// benchmark; key `2mm-full-llc{factor}x`.
+pub const FIG12_CHECK: (&str, u64) = ("2mm", 8);
+
+/// The Fig. 12 check's run, `None` if the preset does not load.
+fn fig12_check(cap: u64, quick: bool) -> Option<RunSpec> {
+    let (b, f) = FIG12_CHECK;
+    let full = CONFIGS.iter().find(|x| x.key == "full")?;
+    let llc = locus_sim::preset::load(Some(full.preset), None, &[])
+        .ok()?
+        .l2
+        .bytes_per_node;
+    let mut sets: Vec<String> = full.sets.iter().map(|s| s.to_string()).collect();
+    sets.push(format!("l2.bytes_per_node={}", llc * f));
+    sets.push(format!("run.max_warp_insts={cap}"));
+    Some(RunSpec {
+        key: fig12_check_key(),
+        bench: b.into(),
+        params: QUICK_PARAMS
+            .iter()
+            .filter(|p| quick && p.0 == b)
+            .map(|p| (p.1.to_string(), p.2.to_string()))
+            .collect(),
+        preset: full.preset.into(),
+        sets,
+        sharing: false,
+        apps: Vec::new(),
+        trace: None,
+    })
+}
+
+/// The Fig. 12 check run's key.
+pub fn fig12_check_key() -> String {
+    format!("{}-full-llc{}x", FIG12_CHECK.0, FIG12_CHECK.1)
 }
 
 /// Fig. 9's check run (nuba.md §4.2, docs/nuba-locality-study.md): ATAX under NUBA-No-Rep
@@ -611,112 +653,6 @@ fn fig9_check(cap: u64) -> RunSpec {
         apps: Vec::new(),
         trace: None,
     }
-}
-
-/// [`distinct`]'s answer: the specs to run, and (copied key, key of the run it copies).
-pub type Distinct = (Vec<RunSpec>, Vec<(String, String)>);
-
-/// The distinct simulations of `specs`: specs with the same workload, parameters and
-/// loaded machine configuration (preset plus overrides, compared after loading) give the
-/// same result (the simulator is deterministic), so only the first is run. Returns the
-/// specs to run and, for each dropped spec, (its key, the key of the run it copies).
-pub fn distinct(specs: &[RunSpec]) -> Result<Distinct> {
-    let mut seen: std::collections::HashMap<String, String> = Default::default();
-    let (mut run, mut alias) = (Vec::new(), Vec::new());
-    for s in specs {
-        let cfg = locus_sim::preset::load(Some(&s.preset), None, &s.sets)?;
-        let id = serde_json::to_string(&(
-            &s.bench,
-            &s.params,
-            s.sharing,
-            &s.apps,
-            &s.trace,
-            serde_json::to_value(&cfg)?,
-        ))?;
-        match seen.get(&id) {
-            Some(k) => alias.push((s.key.clone(), k.clone())),
-            None => {
-                seen.insert(id, s.key.clone());
-                run.push(s.clone());
-            }
-        }
-    }
-    Ok((run, alias))
-}
-
-/// A run's relative host cost for ordering the runs longest first: simulated SMs plus
-/// LLC slices (the components every simulated cycle touches) times the NoC's slowness
-/// (a narrower NoC stretches the same instructions over more cycles). Only the order
-/// depends on it, never a result.
-pub fn cost_estimate(s: &RunSpec) -> f64 {
-    let Ok(c) = locus_sim::preset::load(Some(&s.preset), None, &s.sets) else {
-        return 0.0;
-    };
-    let n = c.system.nodes as f64;
-    let parts = n * (c.system.sms_per_node as f64 + c.l2.slices_per_node as f64);
-    let base = locus_sim::preset::load(Some(&s.preset), None, &[])
-        .map(|b| b.noc.sm_port_gbps.min(b.interconnect.local_gbps.max(1.0)))
-        .unwrap_or(1.0);
-    let now = c.noc.sm_port_gbps.min(c.interconnect.local_gbps.max(1.0));
-    parts * (base / now).max(1.0)
-}
-
-/// Run `specs` like [`super::execute`] (finished runs reused), but start them longest
-/// first by [`cost_estimate`], each of `jobs` workers taking the next one when it is
-/// free, so that a long run does not start last and hold the run's end (rayon's split
-/// of the list would not keep that order).
-pub fn execute_longest_first(
-    specs: &[RunSpec],
-    out: &Path,
-    jobs: usize,
-    quiet: bool,
-) -> Result<std::collections::BTreeMap<String, super::RunResult>> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let dir = out.join("runs");
-    let mut todo: Vec<(f64, &RunSpec)> = specs
-        .iter()
-        .filter(|s| !dir.join(format!("{}.json", s.key)).exists())
-        .map(|s| (cost_estimate(s), s))
-        .collect();
-    todo.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.key.cmp(&b.1.key)));
-    let bar = if quiet {
-        indicatif::ProgressBar::hidden()
-    } else {
-        let b = indicatif::ProgressBar::new(specs.len() as u64);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] [{bar:30}] {pos}/{len} runs {msg}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        b.set_position((specs.len() - todo.len()) as u64);
-        b
-    };
-    let next = AtomicUsize::new(0);
-    let errors = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|sc| {
-        for _ in 0..jobs.max(1) {
-            sc.spawn(|| {
-                while let Some((_, s)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    bar.set_message(s.key.clone());
-                    if let Err(e) = super::execute(std::slice::from_ref(*s), out, 1, true) {
-                        errors
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .push(format!("{e:#}"));
-                    }
-                    bar.inc(1);
-                }
-            });
-        }
-    });
-    bar.finish_and_clear();
-    let errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
-    if !errors.is_empty() {
-        anyhow::bail!("{}", errors.join("\n"));
-    }
-    // every run is now on disk: this reads them
-    super::execute(specs, out, jobs, true)
 }
 
 /// IPC of run `{b}-{c}` over IPC of run `{b}-{base}`: the speedup (nuba.md §6.6).
@@ -1090,25 +1026,14 @@ pub fn run(
     // the claims exist before the first run
     let claims = claims(benches, &sweep);
     let specs = plan(benches, &sweep, cap, quick);
-    let reused = distinct(&specs)?
+    let reused = super::distinct(&specs)?
         .0
         .iter()
         .filter(|s| out.join("runs").join(format!("{}.json", s.key)).exists())
         .count();
     let t0 = std::time::Instant::now();
-    let (distinct, aliases) = distinct(&specs)?;
-    let mut res = execute_longest_first(&distinct, out, jobs, quiet)?;
-    for (k, of) in &aliases {
-        if let Some(r) = res.get(of).cloned() {
-            res.insert(
-                k.clone(),
-                super::RunResult {
-                    key: k.clone(),
-                    ..r
-                },
-            );
-        }
-    }
+    let (distinct, aliases) = super::distinct(&specs)?;
+    let mut res = super::execute(&specs, out, jobs, quiet)?;
     add_gpu_energy(&specs, &mut res)?;
     let seconds = t0.elapsed().as_secs_f64();
     let runs = experiment::Runs::new(&res);
@@ -1182,10 +1107,13 @@ mod tests {
             .iter()
             .filter(|s| s.key != "atax-allparts")
             .all(|s| s.params.is_empty()));
-        // + the Fig. 9 check, planned because ATAX is a benchmark
-        assert_eq!(p.len(), 2 * CONFIGS.len() + SWEEPS.len() + 1);
+        // + the Fig. 9 check (ATAX is a benchmark) and the Fig. 12 check (2MM is)
+        assert_eq!(p.len(), 2 * CONFIGS.len() + SWEEPS.len() + 2);
         let only2mm = plan(&b[..1], &sweep, 1000, true);
-        assert_eq!(only2mm.len(), CONFIGS.len() + SWEEPS.len());
+        assert_eq!(only2mm.len(), CONFIGS.len() + SWEEPS.len() + 1);
+        assert!(only2mm
+            .iter()
+            .any(|s| s.key == fig12_check_key() && s.params == vec![("n".into(), "320".into())]));
         // the check launches one 256-thread CTA of atax_kernel1 per partition
         let nodes = locus_sim::preset::load(Some(NUBA), None, &[])
             .unwrap()
@@ -1214,44 +1142,6 @@ mod tests {
         }
         assert_eq!(TABLE2.len() + MISSING.len(), 29);
         assert_eq!(PAPER_WARP_INSTS, 31_250_000);
-    }
-
-    /// Specs that load to the same machine for the same workload and input are run once
-    /// (an override restating the preset's value is no new run); any real difference in
-    /// machine, workload or input is kept.
-    #[test]
-    fn distinct_runs_each_simulation_once() {
-        let spec = |key: &str, bench: &str, sets: &[&str]| RunSpec {
-            key: key.into(),
-            bench: bench.into(),
-            params: Vec::new(),
-            preset: NUBA.into(),
-            sets: sets.iter().map(|s| s.to_string()).collect(),
-            sharing: false,
-            apps: Vec::new(),
-            trace: None,
-        };
-        let nodes = locus_sim::preset::load(Some(NUBA), None, &[])
-            .unwrap()
-            .system
-            .nodes;
-        let same = format!("system.nodes={nodes}");
-        let specs = vec![
-            spec("a", "atax", &[]),
-            spec("b", "atax", &[&same]),
-            spec("c", "atax", &["replication.kind=none"]),
-            spec("d", "2mm", &[]),
-        ];
-        let (run, alias) = distinct(&specs).unwrap();
-        let keys: Vec<&str> = run.iter().map(|s| s.key.as_str()).collect();
-        assert_eq!(keys, ["a", "c", "d"]);
-        assert_eq!(alias, vec![("b".to_string(), "a".to_string())]);
-        let mut with_param = spec("e", "atax", &[]);
-        with_param.params = vec![("nx".into(), "512".into())];
-        assert_eq!(
-            distinct(&[specs[0].clone(), with_param]).unwrap().0.len(),
-            2
-        );
     }
 
     #[test]

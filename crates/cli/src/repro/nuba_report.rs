@@ -28,7 +28,7 @@ pub struct Meta<'a> {
     pub quick: bool,
     pub runs: usize,
     /// Planned runs that duplicate another's simulation and copy its result
-    /// ([`nuba::distinct`]).
+    /// ([`super::distinct`]).
     pub duplicates: usize,
     pub reused: usize,
     pub seconds: f64,
@@ -235,7 +235,8 @@ pub fn write(
             );
             if b == "2mm" {
                 format!(
-                    "{base}: a partition reads each remote read-only line about once in the run (the chunked CTA scheduler gives a partition consecutive CTAs of one block row, all resident at once, which between them read each line of B once; the next read of it is a block row later, a whole matrix away), so a replica has no later read to serve. To tell this from capacity, flushes or tags, compare the replica hits of `locus run -p nuba -w 2mm --set replication.kind=full` with and without larger slices (`--set l2.bytes_per_node=...`): this report does not run that check; the synthetic kernels of crates/sim/tests/nuba.rs hit their replicas",
+                    "{base}: a partition reads each remote read-only line about once in the run (the chunked CTA scheduler gives a partition consecutive CTAs of one block row, all resident at once, which between them read each line of B once; the next read of it is a block row later, a whole matrix away), so a replica has no later read to serve. {}; the synthetic kernels of crates/sim/tests/nuba.rs hit their replicas",
+                    fig12_check_text(&led, runs, &k)
                 )
             } else {
                 base
@@ -1069,7 +1070,7 @@ pub fn write(
         per_run * (nuba::FULL_WARP_INSTS as f64 / meta.cap as f64) * full_runs as f64 / 2.0 / 60.0;
     writeln!(
         tail,
-        "\n## Run time\n\nThe simulations (reused ones included, as their records measured them) took {} host seconds in all ({} per run on average). A full reproduction ({} runs at {} warp instructions on {} workers) is estimated at {} minutes by scaling this mean linearly with the run length; runs that finish their workload before the cap make it shorter, and the estimate does not separate a run's workload setup (built anew for every run) from its simulation. {} planned run(s) duplicated another's simulation (same workload, input and loaded machine) and copied its result; the runs start longest first by `nuba::cost_estimate`. Single runs' host times at the full cap: `scripts/nuba-timing.sh` (BENCHMARKS.md).",
+        "\n## Run time\n\nThe simulations (reused ones included, as their records measured them) took {} host seconds in all ({} per run on average). A full reproduction ({} runs at {} warp instructions on {} workers) is estimated at {} minutes by scaling this mean linearly with the run length; runs that finish their workload before the cap make it shorter. A run's host seconds count the blocks it generated itself: the runs of one benchmark share its workload's setup (`repro::replay`: a block another run of the same workload already generated is copied, not generated again; no statistic changes), so a run's time depends on which runs went before it. {} planned run(s) duplicated another's simulation (same workload, input and loaded machine) and copied its result; the runs start longest first by `repro::cost_estimate`, a benchmark's runs together. Single runs' host times at the full cap: `scripts/nuba-timing.sh` (BENCHMARKS.md).",
         led.f(meta.host_seconds, 0, "host seconds"),
         led.f(per_run, 1, "host seconds per run"),
         led.int(full_runs as u64, "full runs"),
@@ -1121,6 +1122,42 @@ fn fig9_check_text(
         led.int(cfg.system.nodes as u64, "config nuba system.nodes"),
         led.pct(local(&run), "local share fig9 check"),
         led.pct(local(&format!("{b}-norep")), "local share fig9 check's benchmark norep"),
+    )
+}
+
+/// The Fig. 12 2MM disagreement's capacity check, from what was run: Full-Rep's replica
+/// hit rate with [`nuba::FIG12_CHECK`]'s larger slices (run `2mm-full-llc8x`) beside
+/// `full`'s (run `k`), and what the difference says, when this invocation ran it.
+fn fig12_check_text(led: &Ledger, runs: &experiment::Runs, k: &str) -> String {
+    let (b, f) = nuba::FIG12_CHECK;
+    let check = nuba::fig12_check_key();
+    let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::NAN };
+    let hits = |r: &str| {
+        ratio(
+            runs.value(r, REPLICA_HITS),
+            runs.value(r, "sim.replication.replica_lookups"),
+        )
+    };
+    let (base, big) = (hits(k), hits(&check));
+    if !big.is_finite() || !base.is_finite() {
+        return format!(
+            "Whether capacity is the reason (Full-Rep with {f}x the LLC per partition, run `{check}`) was not measured in this invocation ({} is not among its benchmarks)",
+            b.to_uppercase()
+        );
+    }
+    // capacity is the reason when larger slices serve clearly more lookups from replicas
+    let capacity = big > 1.5 * base && big - base > 0.05;
+    format!(
+        "Capacity, checked here (`{check}`: Full-Rep with {} x the LLC per partition, the same input and cap): its replicas served {} of their lookups ({} replica fills) against {} with the preset's slices, so {}",
+        led.int(f, "fig12 check LLC factor"),
+        led.pct(big, "full replica hit rate fig12 check"),
+        led.f(runs.value(&check, "sim.replication.replica_fills"), 0, "full replica fills fig12 check"),
+        led.pct(base, "full replica hit rate fig12 check's base"),
+        if capacity {
+            "capacity does limit the replicas' hits"
+        } else {
+            "capacity is not what keeps the replicas from being hit"
+        }
     )
 }
 

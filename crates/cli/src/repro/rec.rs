@@ -596,49 +596,6 @@ pub fn mgpusim_plan(benches: &[String], cap: Option<u64>) -> Vec<RunSpec> {
     v
 }
 
-/// A planned run that repeats another: (its key, the key of the run it repeats).
-pub type Alias = (String, String);
-
-/// The planned runs made executable once each (issue 9: the full reproduction in 30
-/// minutes without changing a result). Two specs are the same run when their benchmark,
-/// parameters, co-runners, trace and mode match and their preset and `--set`s resolve to the
-/// same configuration (overrides in another order, or one restating the preset's value, make
-/// the same run): every run after the first is an alias of it. Returns the distinct runs,
-/// longest first by [`cost_rank`] (the workers then end on short runs, so neither idles long
-/// at the end), and the aliases as (key, key of the run it repeats). Plan order is kept
-/// among equal ranks, so the choice is deterministic.
-pub fn distinct_runs(specs: &[RunSpec]) -> Result<(Vec<RunSpec>, Vec<Alias>)> {
-    let mut seen: std::collections::HashMap<String, String> = std::collections::HashMap::new();
-    let mut runs = Vec::new();
-    let mut aliases = Vec::new();
-    for s in specs {
-        let cfg = locus_sim::preset::load(Some(&s.preset), None, &s.sets)?;
-        let id = serde_json::to_string(&(&s.bench, &s.params, &s.apps, &s.trace, s.sharing, &cfg))?;
-        match seen.get(&id) {
-            Some(k) => aliases.push((s.key.clone(), k.clone())),
-            None => {
-                seen.insert(id, s.key.clone());
-                runs.push((cost_rank(&cfg), s.clone()));
-            }
-        }
-    }
-    runs.sort_by_key(|r| std::cmp::Reverse(r.0));
-    Ok((runs.into_iter().map(|r| r.1).collect(), aliases))
-}
-
-/// A run's expected cost, for ordering only (never for a result): uncapped runs first
-/// (they run their workload to the end), then the larger cap, then the more SMs over all
-/// GPUs (measured in the committed full run: 256 SMs per GPU and 16 GPUs are the slowest
-/// sweep points).
-pub fn cost_rank(cfg: &locus_sim::config::Config) -> (bool, u64, u64) {
-    let cap = cfg.run.max_warp_insts;
-    (
-        cap == 0,
-        cap,
-        cfg.system.nodes as u64 * cfg.system.sms_per_node as u64,
-    )
-}
-
 /// Remote share of the L1 misses (the requests that reach an L2): those whose home is
 /// another GPU over all.
 pub const L1_MISS_REMOTE: &str = "sim.total.counters.l1_miss_remote";
@@ -1161,14 +1118,8 @@ pub fn run(
         .iter()
         .filter(|s| out.join("runs").join(format!("{}.json", s.key)).exists())
         .count();
-    let (distinct, aliases) = distinct_runs(&specs)?;
     let t0 = std::time::Instant::now();
-    let mut res = execute(&distinct, out, jobs, quiet)?;
-    for (k, of) in &aliases {
-        let mut r = res[of].clone();
-        r.key = k.clone();
-        res.insert(k.clone(), r);
-    }
+    let res = execute(&specs, out, jobs, quiet)?;
     let seconds = t0.elapsed().as_secs_f64();
     let runs = experiment::Runs::new(&res);
     let verdicts: Vec<_> = claims.iter().map(|c| c.evaluate(&runs)).collect();
@@ -1406,73 +1357,6 @@ mod tests {
         ));
     }
 
-    /// The same run planned twice executes once (issue 9): overrides in another order or
-    /// restating the preset's value resolve to the same configuration; another benchmark,
-    /// cap or value does not. Uncapped runs and larger caps go first.
-    #[test]
-    fn distinct_runs_alias_repeats_and_put_the_longest_first() {
-        let spec = |key: &str, bench: &str, sets: &[&str]| RunSpec {
-            key: key.into(),
-            bench: bench.into(),
-            params: Vec::new(),
-            preset: PRESET.into(),
-            sets: sets.iter().map(|s| s.to_string()).collect(),
-            sharing: false,
-            apps: Vec::new(),
-            trace: None,
-        };
-        let specs = vec![
-            spec(
-                "a",
-                "atax",
-                &["directory.kind=rec", "run.max_warp_insts=1000"],
-            ),
-            // the preset's replacement is LRU: restating it is the same run
-            spec(
-                "b",
-                "atax",
-                &[
-                    "directory.replacement=lru",
-                    "run.max_warp_insts=1000",
-                    "directory.kind=rec",
-                ],
-            ),
-            spec(
-                "c",
-                "lu",
-                &["directory.kind=rec", "run.max_warp_insts=1000"],
-            ),
-            spec(
-                "d",
-                "atax",
-                &[
-                    "directory.kind=rec",
-                    "directory.replacement=fifo",
-                    "run.max_warp_insts=1000",
-                ],
-            ),
-            spec(
-                "e",
-                "atax",
-                &["directory.kind=rec", "run.max_warp_insts=2000"],
-            ),
-            spec("f", "atax", &["directory.kind=rec"]),
-            spec(
-                "g",
-                "atax",
-                &[
-                    "directory.kind=rec",
-                    "system.nodes=8",
-                    "run.max_warp_insts=1000",
-                ],
-            ),
-        ];
-        let (runs, aliases) = distinct_runs(&specs).unwrap();
-        assert_eq!(aliases, vec![("b".to_string(), "a".to_string())]);
-        let keys: Vec<&str> = runs.iter().map(|r| r.key.as_str()).collect();
-        assert_eq!(keys, ["f", "e", "g", "a", "c", "d"]);
-    }
-
     /// The full reproduction's plan (the literal, capacity-scaled and MGPUSim-unified
     /// readings, capped, with the cap check) holds no run twice: every planned run is
     /// executed, none repeats another (issue 9's "runs shared by several figures executed
@@ -1488,14 +1372,14 @@ mod tests {
         let scales: Vec<(String, f64)> = benches.iter().map(|b| (b.clone(), 0.5)).collect();
         specs.extend(scaled_plan(&scales, &sweep, Some(1_500_000)).unwrap());
         specs.extend(mgpusim_plan(&benches, Some(1_500_000)));
-        let (runs, aliases) = distinct_runs(&specs).unwrap();
+        let (runs, aliases) = super::super::distinct(&specs).unwrap();
         assert!(aliases.is_empty(), "{aliases:?}");
         assert_eq!(runs.len(), specs.len());
         // at scale 1 the capacity-scaled runs are the literal ones, executed once
         let ones: Vec<(String, f64)> = vec![("atax".to_string(), 1.0)];
         let mut s1 = plan(&benches[..1], &[], &[], Some(1000), false);
         s1.extend(scaled_plan(&ones, &[], Some(1000)).unwrap());
-        let (r1, a1) = distinct_runs(&s1).unwrap();
+        let (r1, a1) = super::super::distinct(&s1).unwrap();
         assert_eq!(r1.len(), CONFIGS.len());
         assert_eq!(a1.len(), SCALED_CONFIGS.len());
         assert!(a1.contains(&("atax@cs-rec".to_string(), "atax-rec".to_string())));
