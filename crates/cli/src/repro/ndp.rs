@@ -40,6 +40,28 @@ pub const TABLE1: &[(&str, &str)] = &[
     ("VADD", "vectoradd"),
 ];
 
+/// Spec ndp.md §5.4 Table 1's last column: the NSU instructions of each static offload
+/// block (address arithmetic and the NSU `OFLD.BEG` / `OFLD.END` not counted), by paper
+/// abbreviation. The report sets the Locus models' blocks beside these.
+pub const TABLE1_BLOCKS: &[(&str, &[u64])] = &[
+    ("BPROP", &[29, 23]),
+    ("BFS", &[1, 1, 16]),
+    ("BICG", &[4, 4]),
+    ("FWT", &[16, 4]),
+    ("KMN", &[3]),
+    ("MiniFE", &[3]),
+    ("SP", &[3]),
+    ("STN", &[15]),
+    ("STCL", &[3, 9, 1, 1]),
+    ("VADD", &[4]),
+];
+
+/// Path of field `f` of static block `i` in a run's statistics
+/// (`locus_sim::ndp::StaticBlock`).
+pub fn block_path(i: usize, f: &str) -> String {
+    format!("sim.ndp.blocks.{i}.{f}")
+}
+
 /// Workload parameters Table 1 needs beyond the defaults: Parboil stencil's default kernel
 /// (`block2D_hybrid_coarsen_x`) has no offload block; the paper's STN (ndp.md §5.4: a
 /// 15-instruction block) is `cuda_base`'s `naive_kernel`, the workload's `kernel=naive`.
