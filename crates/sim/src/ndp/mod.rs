@@ -22,7 +22,7 @@
 //! `OFLD.BEG`s and a full SM ready buffer ([`ready`]) holds the memory instructions of
 //! granted instances (§3.8); which Fig. 8 class such a held cycle counts in is
 //! `ndp.pending_stall_as` ([`PendingStallAs`]; both splits are in [`NoIssueStats`]). Marked kernel models (Table 1): vectoradd, PolyBench `acc_loop`,
-//! km (the whole feature loop), scalarprod, fwt, streamcluster (all four blocks),
+//! km (one feature-loop iteration), scalarprod, fwt, streamcluster (all four blocks),
 //! rodinia-bfs (the single indirect loads), backprop (adjust_weights), minife (matvec),
 //! parboil-stencil `kernel=naive`; markers in divergent code form instances of the taken
 //! lanes. Open: NSU I-cache use and energy, BFS's

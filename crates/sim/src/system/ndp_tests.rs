@@ -53,6 +53,14 @@ fn vectoradd_naive_messages_sizes_and_conservation() {
     let (sys, r) = run(&["ndp.offload=naive"], &mut vadd(n));
     let s = ndp(&r);
     assert_eq!(s.instances_offloaded, warps);
+    // the one static block as its markers and instructions give it (Table 1: VADD, 4)
+    assert_eq!(s.blocks.len(), 1);
+    let b = &s.blocks[0];
+    assert_eq!(
+        (b.loads, b.stores, b.live_ins, b.live_outs, b.nsu_insts),
+        (2, 1, 0, 0, 4)
+    );
+    assert_eq!((b.iters, b.instances), (1, warps));
     assert_eq!(s.instances_on_gpu, 0);
     assert_eq!(s.credit_violations, 0);
     let want = [
