@@ -653,6 +653,7 @@ fn repro_ndp_quick_report_passes_its_audit_and_resumes() {
         "Headline results",
         "Where Locus and the paper disagree",
         "Offload coverage",
+        "Offload blocks against Table 1",
         "Fig. 5:",
         "Fig. 7:",
         "Fig. 8:",

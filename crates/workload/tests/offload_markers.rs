@@ -77,12 +77,13 @@ fn bicg_blocks_are_ld_ld_ffma_st_with_the_accumulator() {
     }
 }
 
-/// km's block is the whole feature loop of `kmeansPoint` (Table 1 KMN: a body of 3 NSU
-/// instructions), strip-mined at 32 loads (the sequence-number field): 40 features give
-/// two instances of 20 iterations per cluster, each span holding exactly its 20 texture
-/// loads, the first without a live-in, the second with the running sum; one live-out.
+/// km's block is one iteration of `kmeansPoint`'s feature loop (spec ndp.md §3.3: no block
+/// spans basic blocks; Table 1 KMN: 3 NSU instructions): per warp one instance per
+/// (cluster, feature), each span holding exactly one texture load (the centre a constant,
+/// no block load) and no store, with the loop-carried sum in and out; consecutive
+/// instances are separated by the loop control, which stays outside the block.
 #[test]
-fn kmeans_point_block_is_the_feature_loop() {
+fn kmeans_point_block_is_one_feature_iteration() {
     let p = [
         ("npoints", "512"),
         ("nfeatures", "40"),
@@ -95,24 +96,31 @@ fn kmeans_point_block_is_the_feature_loop() {
         assert_eq!(a.insts, b.insts);
     }
     for w in &on.warps {
-        assert_eq!(w.offload.len(), 3 * 2, "two chunks per cluster");
-        for (k, m) in w.offload.iter().enumerate() {
+        assert_eq!(
+            w.offload.len(),
+            3 * 40,
+            "one instance per cluster and feature"
+        );
+        for m in &w.offload {
             let span = &w.insts[m.begin as usize..m.end as usize];
-            let tex = span
-                .iter()
-                .filter(|i| (i.class, i.space) == (InstClass::Load, Space::Texture))
-                .count();
-            assert_eq!(tex, 20);
-            assert_eq!(m.iters, 20);
+            let count = |c: InstClass, sp: Space| {
+                span.iter()
+                    .filter(|i| (i.class, i.space) == (c, sp))
+                    .count()
+            };
+            assert_eq!(count(InstClass::Load, Space::Texture), 1);
+            assert_eq!(count(InstClass::Load, Space::Global), 0);
+            assert!(span.iter().all(|i| i.class != InstClass::Store));
+            assert_eq!(m.iters, 1);
             assert_eq!(
-                (m.nsu_insts, m.live_outs),
-                (3, 1),
+                (m.nsu_insts, m.live_ins, m.live_outs),
+                (3, 1, 1),
                 "Table 1: KMN block of 3"
             );
-            assert_eq!(m.live_ins, (k % 2) as u8, "the sum enters the second chunk");
         }
-        // the chunks tile the feature loop: the second begins where the first ended
-        assert_eq!(w.offload[0].end, w.offload[1].begin);
+        for p in w.offload.windows(2) {
+            assert!(p[0].end < p[1].begin, "the loop control lies between");
+        }
     }
 }
 

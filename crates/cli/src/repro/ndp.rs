@@ -40,6 +40,110 @@ pub const TABLE1: &[(&str, &str)] = &[
     ("VADD", "vectoradd"),
 ];
 
+/// Spec ndp.md §5.4 Table 1's last column: the NSU instructions of each static offload
+/// block (address arithmetic and the NSU `OFLD.BEG` / `OFLD.END` not counted), by paper
+/// abbreviation. The report sets the Locus models' blocks beside these.
+pub const TABLE1_BLOCKS: &[(&str, &[u64])] = &[
+    ("BPROP", &[29, 23]),
+    ("BFS", &[1, 1, 16]),
+    ("BICG", &[4, 4]),
+    ("FWT", &[16, 4]),
+    ("KMN", &[3]),
+    ("MiniFE", &[3]),
+    ("SP", &[3]),
+    ("STN", &[15]),
+    ("STCL", &[3, 9, 1, 1]),
+    ("VADD", &[4]),
+];
+
+/// One static offload block as a kernel model's markers declare it (spec ndp.md §3.4).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelBlock {
+    pub kernel: String,
+    pub block: u8,
+    pub nsu_insts: u8,
+    pub iters: u16,
+    pub live_ins: u8,
+    pub live_outs: u8,
+    /// Global and texture loads, global stores in one instance (what the NSU performs).
+    pub loads: u32,
+    pub stores: u32,
+}
+
+/// Launches and thread blocks per launch [`model_blocks`] generates.
+pub const MODEL_LAUNCHES: usize = 8;
+pub const MODEL_TBS: u64 = 4;
+
+/// The static offload blocks of workload `b` (Table 1 parameters, seed 1), read from its
+/// kernel model's markers: the first [`MODEL_LAUNCHES`] launches, the first [`MODEL_TBS`]
+/// thread blocks of each, generated functionally (no timing simulation), every
+/// marked span's operands and memory instructions, once per (kernel, block) in order of
+/// first sight. A block only divergent lanes of later launches reach is not seen.
+pub fn model_blocks(b: &str) -> Result<Vec<ModelBlock>> {
+    use locus_workload::program::{BlockProgram, InstClass, Space};
+    use locus_workload::Workload;
+    let params: std::collections::BTreeMap<String, String> = table1_params(b).into_iter().collect();
+    let mut w = locus_workload::registry::build(b, &params, 1)
+        .map_err(|e| anyhow::anyhow!("workload {b}: {e}"))?;
+    let mut out: Vec<ModelBlock> = Vec::new();
+    for _ in 0..MODEL_LAUNCHES {
+        let Some(k) = w
+            .begin_launch()
+            .map_err(|e| anyhow::anyhow!("workload {b}: {e}"))?
+        else {
+            break;
+        };
+        let nb = k.grid.x as u64 * k.grid.y as u64 * k.grid.z as u64;
+        for tb in 0..nb.min(MODEL_TBS) {
+            let mut bp = BlockProgram {
+                offload_markers: true,
+                ..Default::default()
+            };
+            w.gen_block(tb, false, 128, &mut bp)
+                .map_err(|e| anyhow::anyhow!("workload {b}: {e}"))?;
+            for wp in &bp.warps {
+                for m in &wp.offload {
+                    if out.iter().any(|o| o.kernel == k.name && o.block == m.block) {
+                        continue;
+                    }
+                    let span = &wp.insts[m.begin as usize..(m.end as usize).min(wp.insts.len())];
+                    let loads = span
+                        .iter()
+                        .filter(|i| {
+                            i.class == InstClass::Load
+                                && matches!(i.space, Space::Global | Space::Texture)
+                                && i.nlines > 0
+                        })
+                        .count() as u32;
+                    let stores = span
+                        .iter()
+                        .filter(|i| {
+                            i.class == InstClass::Store && i.space == Space::Global && i.nlines > 0
+                        })
+                        .count() as u32;
+                    out.push(ModelBlock {
+                        kernel: k.name.clone(),
+                        block: m.block,
+                        nsu_insts: m.nsu_insts,
+                        iters: m.iters,
+                        live_ins: m.live_ins,
+                        live_outs: m.live_outs,
+                        loads,
+                        stores,
+                    });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Path of field `f` of static block `i` in a run's statistics
+/// (`locus_sim::ndp::StaticBlock`).
+pub fn block_path(i: usize, f: &str) -> String {
+    format!("sim.ndp.blocks.{i}.{f}")
+}
+
 /// Workload parameters Table 1 needs beyond the defaults: Parboil stencil's default kernel
 /// (`block2D_hybrid_coarsen_x`) has no offload block; the paper's STN (ndp.md §5.4: a
 /// 15-instruction block) is `cuda_base`'s `naive_kernel`, the workload's `kernel=naive`.

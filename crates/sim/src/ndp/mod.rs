@@ -22,7 +22,7 @@
 //! `OFLD.BEG`s and a full SM ready buffer ([`ready`]) holds the memory instructions of
 //! granted instances (§3.8); which Fig. 8 class such a held cycle counts in is
 //! `ndp.pending_stall_as` ([`PendingStallAs`]; both splits are in [`NoIssueStats`]). Marked kernel models (Table 1): vectoradd, PolyBench `acc_loop`,
-//! km (the whole feature loop), scalarprod, fwt, streamcluster (all four blocks),
+//! km (one feature-loop iteration), scalarprod, fwt, streamcluster (all four blocks),
 //! rodinia-bfs (the single indirect loads), backprop (adjust_weights), minife (matvec),
 //! parboil-stencil `kernel=naive`; markers in divergent code form instances of the taken
 //! lanes. Open: NSU I-cache use and energy, BFS's
@@ -359,6 +359,10 @@ pub struct NdpStats {
     /// Of those, not offloadable (no global load or store, more than 32 memory
     /// instructions, or more loads / stores than the NSU buffers hold).
     pub not_offloadable: u64,
+    /// The static offload blocks the run met, as their markers declare them (spec ndp.md
+    /// §3.4's `OFLD.BEG` / `OFLD.END` operands), in order of first instance: Table 1's block
+    /// sizes (§5.4) set against the kernel models'.
+    pub blocks: Vec<StaticBlock>,
     /// Every NDP packet kind: packets, bytes, and bytes on the GPU's off-chip links.
     pub packets: Vec<PacketStats>,
     /// NDP packet bytes on the GPU links (sum of `packets[*].gpu_link_bytes`).
@@ -399,6 +403,33 @@ pub struct NdpStats {
     pub no_issue: NoIssueStats,
     /// Where an offloaded instance's time goes (§3.5-§3.9's message flow, timed).
     pub instance_time: InstanceTime,
+}
+
+/// One static offload block of a kernel (spec ndp.md §3.3, §3.4), read from the kernel
+/// model's markers at its first instance; `instances` counts them all (warp x block).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct StaticBlock {
+    /// The kernel's name.
+    pub kernel: String,
+    /// The kernel's number in the run (order of first launch, from 0).
+    pub kernel_index: u32,
+    /// The block's number in the kernel (`Thread::ofld_begin`'s `block`).
+    pub block: u32,
+    /// Global and texture loads in one instance (RDFs, §3.5).
+    pub loads: u32,
+    /// Global stores in one instance (WTAs, §3.5).
+    pub stores: u32,
+    /// Live-in registers per thread (`OFLD.BEG`).
+    pub live_ins: u32,
+    /// Live-out registers per thread (`OFLD.END`).
+    pub live_outs: u32,
+    /// NSU instructions of the block's body: Table 1's block size (§5.4), the NSU
+    /// `OFLD.BEG` / `OFLD.END` not counted.
+    pub nsu_insts: u32,
+    /// Times the NSU runs the body per instance (1 unless the block spans a loop).
+    pub iters: u32,
+    /// Instances met (warp x block), offloaded or not.
+    pub instances: u64,
 }
 
 /// The timeline of an offloaded block instance (spec ndp.md §3.2's message flow, §3.5,

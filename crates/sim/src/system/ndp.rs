@@ -58,7 +58,7 @@ use crate::ndp::select::{BlockDesc, Selector};
 use crate::ndp::target::first_access_target;
 use crate::ndp::{
     InstanceTime, NdpStats, NoIssueReadings, NoIssueSplit, NoIssueStats, NsuMarkerInsts, NsuStats,
-    OffloadMode, PacketStats, PendingStallAs,
+    OffloadMode, PacketStats, PendingStallAs, StaticBlock,
 };
 use crate::noc::{Msg, Receipts};
 use locus_engine::{Clock, Ps};
@@ -293,6 +293,9 @@ pub(crate) struct NdpState {
     ops_tmp: Vec<NsuOp>,
     kernels: Vec<String>,
     kernel: u32,
+    /// Per selector key: the static block's row, in `block_order` order of first sight.
+    blocks: Vec<Option<StaticBlock>>,
+    block_order: Vec<u32>,
     out: Vec<NsuOut>,
     scratch: Vec<LineAt>,
     line_bytes: u32,
@@ -348,6 +351,10 @@ pub(crate) struct NdpState {
     /// Every packet sent, kind and bytes, in the order sent (tests: Fig. 2's order).
     #[cfg(test)]
     pub(crate) log: Vec<(Packet, u32)>,
+    /// Every standalone credit packet: (NSU, when its oldest credit was freed, when it
+    /// left) (tests: §3.8's wait).
+    #[cfg(test)]
+    pub(crate) credit_log: Vec<(usize, Ps, Ps)>,
 }
 
 impl NdpState {
@@ -424,6 +431,8 @@ impl NdpState {
             ops_tmp: Vec::new(),
             kernels: Vec::new(),
             kernel: 0,
+            blocks: Vec::new(),
+            block_order: Vec::new(),
             out: Vec::new(),
             scratch: Vec::new(),
             line_bytes: cfg.system.line_bytes,
@@ -461,6 +470,8 @@ impl NdpState {
             issue_cycles: 0,
             #[cfg(test)]
             log: Vec::new(),
+            #[cfg(test)]
+            credit_log: Vec::new(),
         }))
     }
 
@@ -483,6 +494,8 @@ impl NdpState {
         };
         self.sel
             .ensure_blocks(self.kernels.len() * BLOCKS_PER_KERNEL as usize);
+        self.blocks
+            .resize(self.kernels.len() * BLOCKS_PER_KERNEL as usize, None);
     }
 
     fn count(&mut self, p: Packet, bytes: u32, gpu_link: bool) {
@@ -659,6 +672,24 @@ impl System {
                     live_outs: m.live_outs as u32,
                     nsu_insts: m.nsu_insts as u32,
                 };
+                match &mut n.blocks[key as usize] {
+                    Some(b) => b.instances += 1,
+                    slot => {
+                        *slot = Some(StaticBlock {
+                            kernel: n.kernels[n.kernel as usize].clone(),
+                            kernel_index: n.kernel,
+                            block: m.block as u32,
+                            loads,
+                            stores,
+                            live_ins: d.live_ins,
+                            live_outs: d.live_outs,
+                            nsu_insts: d.nsu_insts,
+                            iters: m.iters.max(1) as u32,
+                            instances: 1,
+                        });
+                        n.block_order.push(key);
+                    }
+                }
                 // a span the markers did not close, or holding an exit or a barrier, is
                 // not a block (a marker in divergent code can misalign; run it on the GPU)
                 let closed = (m.end as usize) <= prog.insts.len()
@@ -1335,10 +1366,18 @@ impl System {
 
     /// A standalone credit packet (1 FLIT) from NSU `s` to the GPU.
     fn ndp_credit_packet(&mut self, s: usize) {
+        #[cfg(test)]
+        let since = self.ndp.as_deref().expect("ndp on").credit_since[s];
         if !self.ndp_credits_leave(s) {
             return;
         }
         let now = self.q.now();
+        #[cfg(test)]
+        self.ndp
+            .as_deref_mut()
+            .expect("ndp on")
+            .credit_log
+            .push((s, since, now));
         let n = self.ndp.as_deref().expect("ndp on");
         let b = pkt_bytes(Packet::Credit, 0, 0, false, n.line_bytes, n.flit);
         let (gpu, tnode) = (n.gpu, n.stack_node[s]);
@@ -1597,6 +1636,11 @@ impl System {
             instances_on_gpu: n.on_gpu,
             suppressed_by_cache_check: n.sel.suppressed,
             not_offloadable: n.not_offloadable,
+            blocks: n
+                .block_order
+                .iter()
+                .filter_map(|&k| n.blocks[k as usize].clone())
+                .collect(),
             packets: Packet::ALL
                 .iter()
                 .map(|&p| PacketStats {

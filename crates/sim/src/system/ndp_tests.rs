@@ -53,6 +53,14 @@ fn vectoradd_naive_messages_sizes_and_conservation() {
     let (sys, r) = run(&["ndp.offload=naive"], &mut vadd(n));
     let s = ndp(&r);
     assert_eq!(s.instances_offloaded, warps);
+    // the one static block as its markers and instructions give it (Table 1: VADD, 4)
+    assert_eq!(s.blocks.len(), 1);
+    let b = &s.blocks[0];
+    assert_eq!(
+        (b.loads, b.stores, b.live_ins, b.live_outs, b.nsu_insts),
+        (2, 1, 0, 0, 4)
+    );
+    assert_eq!((b.iters, b.instances), (1, warps));
     assert_eq!(s.instances_on_gpu, 0);
     assert_eq!(s.credit_violations, 0);
     let want = [
@@ -217,6 +225,35 @@ fn vectoradd_one_warp_messages_in_fig2_order() {
     let want: Vec<(Packet, u32)> = want.iter().map(|m| (m.packet, m.bytes)).collect();
     assert_eq!(got, &want);
     assert_eq!(got9, want);
+}
+
+/// §3.8's credit rule, literally: a freed entry's credit rides on the NSU's next packet
+/// to the GPU (an offload ack) or, when none has left within `CREDIT_WAIT` (100) NSU
+/// cycles of its freeing, leaves alone in a 1-FLIT credit packet. The wait counts from
+/// the oldest credit the packet carries: every standalone credit packet of a run leaves
+/// exactly 100 NSU cycles after it, and none leaves when the acks come sooner (no ALU
+/// latency on one warp: its read credits ride on its ack, the previous test's case).
+#[test]
+fn credit_packet_leaves_credit_wait_cycles_after_the_oldest_credit() {
+    let (sys, r) = run(&["ndp.offload=naive"], &mut vadd(4096));
+    let n = sys.ndp.as_ref().unwrap();
+    let period = n.nsu_clk.period;
+    let (cp, _, _) = kind(ndp(&r), Packet::Credit);
+    assert!(cp > 0, "the ALU latency lets some credits outwait an ack");
+    assert_eq!(n.credit_log.len() as u64, cp);
+    for &(s, since, sent) in &n.credit_log {
+        assert_eq!(
+            sent - since,
+            super::CREDIT_WAIT * period,
+            "NSU {s}: freed at {since} ps, sent at {sent} ps"
+        );
+    }
+    let (sys1, r1) = run(
+        &["ndp.offload=naive", "ndp.nsu_alu_latency=1"],
+        &mut vadd(32),
+    );
+    assert_eq!(kind(ndp(&r1), Packet::Credit).0, 0);
+    assert!(sys1.ndp.as_ref().unwrap().credit_log.is_empty());
 }
 
 /// The functional results of an offloaded run equal the GPU run's (C = A + B), and the

@@ -44,10 +44,6 @@ pub const SPEC: BenchSpec = BenchSpec {
     build,
 };
 
-/// Loads of one offload block at most: the 5-bit sequence-number field of the packet ID
-/// (spec ndp.md §3.3 rule 6, §3.7).
-const MAX_BLOCK_MEM: u64 = 32;
-
 /// Rodinia `kmeansPoint`: nearest centre per point.
 pub(crate) struct KmeansPoint {
     pub features: ObjId,
@@ -89,33 +85,27 @@ impl Kernel for KmeansPoint {
         t.branch(1);
         let mut best = f32::MAX;
         let mut index: i32 = -1;
-        // NDP offload blocks (spec ndp.md Table 1: KMN, 3 NSU instructions): the feature
-        // loop `ans += (f - c) * (f - c)` is the block, its body `TEX; FADD; FFMA` on the
-        // NSU (the centre an operand from the NSU's constant cache), the loop control and
-        // the texture coordinates on the GPU. The sequence-number field caps a block at
-        // `MAX_BLOCK_MEM` loads (§3.3 rule 6), so the loop is strip-mined into the fewest
-        // equal chunks: the running sum `ans` is the one live-out, and a live-in from the
-        // second chunk on.
-        let chunks = self.nfeatures.div_ceil(MAX_BLOCK_MEM).max(1);
-        let per = self.nfeatures.div_ceil(chunks);
+        // NDP offload block (spec ndp.md §3.3, Table 1: KMN, 3 NSU instructions): a block
+        // may not span basic blocks (§3.3 rule 3), and the feature loop's body is a basic
+        // block of its own (entered once per iteration through the loop's back edge), so the
+        // block is one iteration's `ans += (f - c) * (f - c)`: `TEX; FADD; FFMA` on the NSU
+        // (the centre an operand from the NSU's constant cache, §7.13), the texture
+        // coordinate and the constant index (address arithmetic) and the loop control on
+        // the GPU. The running sum `ans` is carried by the loop: one live-in and one
+        // live-out per instance.
         for c in 0..self.nclusters {
             t.alu(1);
             let mut ans = 0.0f32;
             for j in 0..self.nfeatures {
-                if j % per == 0 {
-                    let n = per.min(self.nfeatures - j) as u16;
-                    t.ofld_begin_loop(0, (j > 0) as u8, 3, n);
-                }
+                t.ofld_begin(0, 1, 3);
                 t.alu(2);
                 let f: f32 = t.ld_tex(self.features, pid + j * self.npoints);
                 let cv: f32 = t.ld_const(self.clusters, c * self.nfeatures + j);
                 t.fp(2);
                 let d = f - cv;
                 ans += d * d;
+                t.ofld_end(1);
                 loop_step(t);
-                if (j + 1) % per == 0 || j + 1 == self.nfeatures {
-                    t.ofld_end(1);
-                }
             }
             t.fp(2);
             t.alu(1);
