@@ -70,7 +70,8 @@ const MARK_END: u8 = 2;
 /// barrier reached through two copies was two program counters, and a warp issued it twice).
 fn site_of(loc: &'static Location<'static>) -> u64 {
     let name = loc.file();
-    let (ptr, len, last) = LAST_FILE.with(|f| f.get());
+    // one thread-local read per recorded operation: the last file and the names switch
+    let (ptr, len, last, names) = LAST_FILE.with(|f| f.get());
     let id = if ptr == name.as_ptr() as u64 && len == name.len() as u64 {
         last
     } else {
@@ -78,7 +79,7 @@ fn site_of(loc: &'static Location<'static>) -> u64 {
     };
     let site =
         ((id as u64) << 32) | ((loc.line() as u64 & 0xFFFF) << 16) | (loc.column() as u64 & 0xFFFF);
-    if SITE_NAMES_ON.with(|on| on.get()) {
+    if names {
         SITE_NAMES.with(|m| {
             m.borrow_mut().entry(site).or_insert(loc);
         });
@@ -111,7 +112,10 @@ struct FileEntry {
 #[inline(never)]
 fn note_file(name: &'static str) -> u32 {
     let id = file_id(name);
-    LAST_FILE.with(|f| f.set((name.as_ptr() as u64, name.len() as u64, id)));
+    LAST_FILE.with(|f| {
+        let names = f.get().3;
+        f.set((name.as_ptr() as u64, name.len() as u64, id, names))
+    });
     FILES.with(|fs| {
         let mut fs = fs.borrow_mut();
         if let Some(e) = fs.iter().find(|e| e.key == id) {
@@ -167,18 +171,25 @@ impl PcKeys {
 
 thread_local! {
     /// The file of the last call site [`site_of`] saw: its name's address and length, and
-    /// its id.
-    static LAST_FILE: std::cell::Cell<(u64, u64, u32)> = const { std::cell::Cell::new((0, 0, 0)) };
+    /// its id; and whether [`site_of`] records each site's source location (only while
+    /// [`ModelWorkload::gen_block_split`] runs, on its thread; [`set_site_names`]).
+    static LAST_FILE: std::cell::Cell<(u64, u64, u32, bool)> =
+        const { std::cell::Cell::new((0, 0, 0, false)) };
     /// The files of the call sites recorded on this thread ([`note_file`]).
     static FILES: std::cell::RefCell<Vec<FileEntry>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// Whether [`site_of`] records each site's source location (only while
-    /// [`ModelWorkload::gen_block_split`] runs, on its thread).
-    static SITE_NAMES_ON: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     static SITE_NAMES: std::cell::RefCell<std::collections::HashMap<u64, &'static Location<'static>>> =
         std::cell::RefCell::new(std::collections::HashMap::new());
 }
 
-/// `file:line:column` of a call site recorded while [`SITE_NAMES_ON`] was set.
+/// Switch [`site_of`]'s recording of source locations on this thread.
+fn set_site_names(on: bool) {
+    LAST_FILE.with(|f| {
+        let (ptr, len, id, _) = f.get();
+        f.set((ptr, len, id, on))
+    });
+}
+
+/// `file:line:column` of a call site recorded while [`set_site_names`] was on.
 fn site_name(site: u64) -> String {
     SITE_NAMES.with(|m| {
         m.borrow().get(&site).map_or_else(
@@ -260,6 +271,21 @@ impl<'a> Thread<'a> {
             addr,
             mark: 0,
         });
+    }
+
+    /// `n` compute operations of class `class` at `site` (one reservation for all of them).
+    #[inline]
+    fn rec_n(&mut self, site: u64, class: InstClass, n: u32) {
+        let op = Op {
+            site,
+            class,
+            space: Space::Global,
+            obj: 0,
+            bytes: 0,
+            addr: 0,
+            mark: 0,
+        };
+        self.ops.extend(std::iter::repeat_n(op, n as usize));
     }
 
     /// `OFLD.BEG` (NDP, spec ndp.md §3.4): the instructions until [`Thread::ofld_end`]
@@ -523,33 +549,25 @@ impl<'a> Thread<'a> {
     #[track_caller]
     pub fn alu(&mut self, n: u32) {
         let s = site_of(Location::caller());
-        for _ in 0..n {
-            self.rec(s, InstClass::Int, Space::Global, 0, 0, 0);
-        }
+        self.rec_n(s, InstClass::Int, n);
     }
     /// `n` floating-point instructions.
     #[track_caller]
     pub fn fp(&mut self, n: u32) {
         let s = site_of(Location::caller());
-        for _ in 0..n {
-            self.rec(s, InstClass::Fp, Space::Global, 0, 0, 0);
-        }
+        self.rec_n(s, InstClass::Fp, n);
     }
     /// `n` special-function instructions (sqrt, exp, division).
     #[track_caller]
     pub fn sfu(&mut self, n: u32) {
         let s = site_of(Location::caller());
-        for _ in 0..n {
-            self.rec(s, InstClass::Sfu, Space::Global, 0, 0, 0);
-        }
+        self.rec_n(s, InstClass::Sfu, n);
     }
     /// `n` control instructions (branches, predicated exits, loop back-edges, `BRA`/`BSSY`).
     #[track_caller]
     pub fn branch(&mut self, n: u32) {
         let s = site_of(Location::caller());
-        for _ in 0..n {
-            self.rec(s, InstClass::Branch, Space::Global, 0, 0, 0);
-        }
+        self.rec_n(s, InstClass::Branch, n);
     }
 }
 
@@ -672,7 +690,7 @@ impl ModelWorkload {
                 "gen_block_split called with no current launch".into(),
             ));
         };
-        SITE_NAMES_ON.with(|on| on.set(true));
+        set_site_names(true);
         run_block(
             &**kernel,
             info,
@@ -685,7 +703,7 @@ impl ModelWorkload {
             Some(split),
             self.merge,
         );
-        SITE_NAMES_ON.with(|on| on.set(false));
+        set_site_names(false);
         Ok(())
     }
 }
@@ -1517,6 +1535,9 @@ impl Emit<'_, '_> {
         let ops = self.ops;
         self.addrs.clear();
         let mem = lead.class.is_mem();
+        if *active == u32::MAX {
+            return self.converged_full(cur, lim, active, lead, mem);
+        }
         let mut obj = lead.obj;
         let mut n = 0u8;
         let mut rest = *active;
@@ -1539,6 +1560,52 @@ impl Emit<'_, '_> {
         while rest != 0 {
             let li = rest.trailing_zeros() as usize;
             rest &= rest - 1;
+            cur[li] += 1;
+            done |= ((cur[li] >= lim[li]) as u32) << li;
+        }
+        *active &= !done;
+        true
+    }
+
+    /// [`Self::converged_step`] for a full warp (all 32 lanes waiting): the same answer and
+    /// effects, in counted loops over the lanes (no bit scan per lane).
+    ///
+    /// Each lane's operations were recorded in its own list, one lane after the other, so a
+    /// large block's lists exceed the host caches (gemm on `rec-4gpu`: about 130 KB per
+    /// lane, 4 MB per warp) and each step's read of a lane's next operation missed them;
+    /// the step hints the host to fetch each lane's operation [`PREFETCH_OPS`] ahead.
+    #[inline]
+    #[allow(clippy::needless_range_loop)] // `li` indexes `ops`, `cur` and `lim` at once
+    fn converged_full(
+        &mut self,
+        cur: &mut [usize; 32],
+        lim: &[usize; 32],
+        active: &mut u32,
+        lead: Op,
+        mem: bool,
+    ) -> bool {
+        let ops = self.ops;
+        let mut all = true;
+        for li in 0..32 {
+            let lane = ops[li];
+            let op = &lane[cur[li]];
+            all &= same(op, &lead);
+            prefetch(lane, cur[li] + PREFETCH_OPS);
+        }
+        if !all {
+            return false;
+        }
+        let mut obj = lead.obj;
+        if mem {
+            self.addrs.extend((0..32).map(|li| {
+                let op = &ops[li][cur[li]];
+                (op.addr, op.bytes as u32)
+            }));
+            obj = ops[31][cur[31]].obj;
+        }
+        self.push_inst(lead, 32, obj);
+        let mut done = 0u32;
+        for li in 0..32 {
             cur[li] += 1;
             done |= ((cur[li] >= lim[li]) as u32) << li;
         }
@@ -1686,6 +1753,25 @@ impl Emit<'_, '_> {
             cur[li] = end[li] + 1;
         }
     }
+}
+
+/// How many operations ahead of a lane's next one [`Emit::converged_full`] asks the host to
+/// fetch (16 operations of 24 bytes: six host cache lines).
+const PREFETCH_OPS: usize = 16;
+
+/// A host cache hint for `lane[i]` (nothing is read; an index past the end is fine).
+#[inline(always)]
+fn prefetch(lane: &[Op], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let p = lane.as_ptr().wrapping_add(i);
+        // SAFETY: `_mm_prefetch` is a hint that reads nothing and cannot fault, whatever the
+        // address (`wrapping_add`: it may lie past the list's end)
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (lane, i);
 }
 
 /// Two operations are one warp instruction when they come from the same call site with the

@@ -497,13 +497,21 @@ pub fn object_of(objs: &[DataObject], addr: u64) -> ObjId {
 /// twelfth of spmv's host instructions), the previous lane's line first; past
 /// [`COALESCE_INDEXED`] lines it falls back to the plain search. The result is the plain
 /// search's: the same lines, order and byte counts (`coalesce_matches_the_plain_search`).
+/// While the lines appended so far ascend (a warp reading consecutive elements), a line
+/// past the last one is new without a look-up; the index is built, from the lines appended
+/// so far, only when a line comes below the last one.
 pub fn coalesce(lanes: &[(u64, u32)], line_bytes: u32, obj: ObjId, out: &mut Vec<LineReq>) -> u16 {
     debug_assert!(line_bytes.is_power_of_two());
     let start = out.len();
     let mask = !(line_bytes as u64 - 1);
     let shift = line_bytes.trailing_zeros();
-    // slot -> index in `out[start..]` + 1 (0: empty), open addressing over 128 slots
-    let mut index = [0u16; 128];
+    // slot -> index in `out[start..]` + 1 (0: empty), open addressing over 128 slots; it
+    // holds `out[start..start + indexed]` (made on first use)
+    let mut index: Option<[u16; 128]> = None;
+    let mut indexed = 0usize;
+    // every line in `out[start..]` is above the one before it
+    let mut ascending = true;
+    let slot = |line: u64| ((line >> shift).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 57) as usize;
     for &(a, b) in lanes {
         let mut addr = a;
         let end = a + b.max(1) as u64;
@@ -512,17 +520,28 @@ pub fn coalesce(lanes: &[(u64, u32)], line_bytes: u32, obj: ObjId, out: &mut Vec
             let line_end = (line + line_bytes as u64).min(end);
             let used = (line_end - addr) as u16;
             let n = out.len() - start;
-            let found = if n > 0 && out[out.len() - 1].addr == line {
+            let last = out.last().map_or(0, |l| l.addr);
+            let found = if n > 0 && last == line {
                 Some(out.len() - 1)
+            } else if n == 0 || (ascending && line > last) {
+                // above every line so far: new
+                None
             } else if n < COALESCE_INDEXED {
-                // every line appended so far is indexed
-                let mut h = ((line >> shift).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 57) as usize;
+                ascending = false;
+                // every line appended so far goes into the index
+                let index = index.get_or_insert([0u16; 128]);
+                while indexed < n {
+                    let mut h = slot(out[start + indexed].addr);
+                    while index[h] != 0 {
+                        h = (h + 1) & 127;
+                    }
+                    index[h] = indexed as u16 + 1;
+                    indexed += 1;
+                }
+                let mut h = slot(line);
                 loop {
                     match index[h] {
-                        0 => {
-                            index[h] = n as u16 + 1;
-                            break None;
-                        }
+                        0 => break None,
                         v if out[start + v as usize - 1].addr == line => {
                             break Some(start + v as usize - 1)
                         }
@@ -530,6 +549,7 @@ pub fn coalesce(lanes: &[(u64, u32)], line_bytes: u32, obj: ObjId, out: &mut Vec
                     }
                 }
             } else {
+                ascending = false;
                 out[start..]
                     .iter()
                     .position(|l| l.addr == line)
