@@ -1163,7 +1163,7 @@ mod tests {
         }
     }
 
-    /// The committed report (docs/repro-nuba-report.md, from `--quick`) prints no number
+    /// The committed report (docs/repro-nuba-report.md, from the full run) prints no number
     /// absent from its ledger and no comparison its data contradict.
     #[test]
     fn committed_report_passes_its_audit() {
