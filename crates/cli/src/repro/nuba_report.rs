@@ -1338,7 +1338,7 @@ pub fn write(
         per_run * (nuba::FULL_WARP_INSTS as f64 / meta.cap as f64) * full_runs as f64 / 2.0 / 60.0;
     writeln!(
         tail,
-        "\n## Run time\n\nThe simulations (reused ones included, as their records measured them) took {} host seconds in all ({} per run on average). A full reproduction ({} runs at {} warp instructions on {} workers) is estimated at {} minutes by scaling this mean linearly with the run length; runs that finish their workload before the cap make it shorter. A run's host seconds count the blocks it generated itself: the runs of one benchmark share its workload's setup (`repro::replay`: a block another run of the same workload already generated is copied, not generated again; no statistic changes), so a run's time depends on which runs went before it. {} planned run(s) duplicated another's simulation (same workload, input and loaded machine) and copied its result; the runs start longest first by `repro::cost_estimate`, a benchmark's runs together. Single runs' host times at the full cap: `scripts/nuba-timing.sh` (BENCHMARKS.md).",
+        "\n## Run time\n\nThe simulations (reused ones included, as their records measured them) took {} host seconds in all ({} per run on average). A full reproduction ({} runs at {} warp instructions on {} workers) is estimated at {} minutes by scaling this mean linearly with the run length; runs that finish their workload before the cap make it shorter. A run's host seconds count the blocks it generated itself: the runs of one benchmark share its workload's setup (`repro::replay`: a block another run of the same workload already generated is copied, not generated again; no statistic changes), so a run's time depends on which runs went before it. {} planned run(s) duplicated another's simulation (same workload, input and loaded machine) and copied its result; the runs start longest first by `repro::cost_estimate`, a benchmark's runs together. Single runs' host times at the full cap: `scripts/nuba-timing.sh` (BENCHMARKS.md). Memory: a workload's record stops growing at {} MiB of block programs, and all records alive at once stop growing together at {} MiB (`repro::replay::RECORD_BUDGET` and `TOTAL_BUDGET`, each overshot by at most the one block that crossed it; a run past a full record goes on with its own workload, with the same answers); peak RSS is measured in BENCHMARKS.md.",
         led.f(meta.host_seconds, 0, "host seconds"),
         led.f(per_run, 1, "host seconds per run"),
         led.int(full_runs as u64, "full runs"),
@@ -1346,6 +1346,8 @@ pub fn write(
         led.int(2, "workers of the estimate"),
         led.f(est, 0, "full-run estimate minutes"),
         led.int(meta.duplicates as u64, "duplicate runs copied"),
+        led.int((super::replay::RECORD_BUDGET >> 20) as u64, "replay RECORD_BUDGET MiB"),
+        led.int((super::replay::TOTAL_BUDGET >> 20) as u64, "replay TOTAL_BUDGET MiB"),
     )?;
 
     let f13 = fig13(&led, out, &figs, benches, runs)?;
