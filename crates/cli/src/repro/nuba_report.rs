@@ -18,6 +18,12 @@ use locus_sim::Config;
 use std::fmt::Write as _;
 use std::path::Path;
 
+/// The reason rules of the failed claims (one per claim kind, unit-tested on synthetic
+/// inputs): crates/cli/src/repro/nuba_why.rs.
+#[path = "nuba_why.rs"]
+pub mod why;
+use why::Why;
+
 /// What [`write`] needs besides the runs.
 pub struct Meta<'a> {
     pub benches: &'a [String],
@@ -82,6 +88,41 @@ pub fn write(
             .filter(|&v| v > 0.0)
             .count() as f64
     };
+    // partitions of a run (the entries of its per-node statistics)
+    let parts = |k: &str| {
+        (0..1024)
+            .map(|i| val(k, &format!("sim.nodes.{i}.warp_insts")))
+            .take_while(|v| v.is_finite())
+            .count() as f64
+    };
+    // the busiest partition's count over the mean partition's (1 = balanced), the count
+    // being the sum of `fields` of a node's statistics
+    let node_hot = |k: &str, fields: &[&str]| {
+        let v: Vec<f64> = (0..1024)
+            .map(|i| {
+                fields
+                    .iter()
+                    .map(|f| val(k, &format!("sim.nodes.{i}.{f}")))
+                    .sum::<f64>()
+            })
+            .take_while(|v| v.is_finite())
+            .collect();
+        let t: f64 = v.iter().sum();
+        if t > 0.0 {
+            v.iter().cloned().fold(0.0, f64::max) * v.len() as f64 / t
+        } else {
+            f64::NAN
+        }
+    };
+    // one run as the reason rules read it, with `perf` as its compared performance
+    let run_side = |k: &str, perf: f64| why::Side {
+        perf,
+        local: local(k),
+        link: val(k, "max_remote_link_util"),
+        channel: node_hot(k, &["dram.reads", "dram.writes"]),
+        slice: node_hot(k, &["l2_hits", "l2_misses"]),
+    };
+    let ipc_of = |k: &str| val(k, IPC);
     let low = nuba::of_class(benches, "low");
     let high = nuba::of_class(benches, "high");
     let abbr = |w: &str| {
@@ -183,7 +224,71 @@ pub fn write(
     let mut dis = String::from(
         "\n### Where Locus and the paper disagree (the claim's rule failed), and the measured reason\n\n",
     );
+    writeln!(
+        dis,
+        "Each reason is computed from the runs its claim compares, by a rule declared in crates/cli/src/repro/nuba_why.rs (unit-tested on synthetic inputs). These rules were written after the full run's data had been seen, so they explain, they do not predict. `versus_uba` (a NUBA-family run against a UBA-family run of one benchmark): within {} of each other is even; a slower NUBA is link-bound when its busiest inter-partition NoC port ran at {} or more of its bandwidth, else has a hot slice or channel when one partition's LLC or DRAM accesses reached {} the mean partition's, else remote misses when under {} of its L1 misses were local, else unexplained. `placement` (LAB against FT or RR on the same NUBA): even within {}; the slower one has the hot spot when its hot spot is {} the other's, else fewer local misses by {} percentage points or more, else a busiest link busier by as many points, else unexplained. `sweep` (a Fig. 14 point against its study's base point): the point inherits the base point's gap when its NUBA/UBA ratio moved from the base at least as far as the paper's (to within {}); otherwise the study's mechanism moved against NUBA when its metric fell by more than {}, else unexplained.\n",
+        led.pct(why::EVEN, "rule: even"),
+        led.pct(why::LINK_BOUND, "rule: link-bound"),
+        led.x(why::HOT, "rule: hot spot"),
+        led.pct(why::REMOTE, "rule: remote"),
+        led.pct(why::EVEN, "rule: even"),
+        led.x(why::HOTTER, "rule: hotter"),
+        led.f(100.0 * why::POINTS, 0, "rule: points"),
+        led.f(why::TREND, 2, "rule: trend"),
+        led.f(why::AGAINST, 2, "rule: against"),
+    )?;
     let mut n_dis = 0;
+    // the per-benchmark reasons of a NUBA-family configuration `c` against a UBA-family
+    // `base` on `bs` (rule `why::versus_uba`), `perf` the compared performance
+    let versus = |bs: &[String], c: &str, base: &str, perf: &dyn Fn(&str) -> f64| -> String {
+        let whys: Vec<(String, Why)> = bs
+            .iter()
+            .map(|b| {
+                let (kc, kb) = (key(b, c), key(b, base));
+                (
+                    abbr(b),
+                    why::versus_uba(&run_side(&kc, perf(&kc)), perf(&kb)),
+                )
+            })
+            .collect();
+        let rest: Vec<f64> = bs
+            .iter()
+            .zip(&whys)
+            .filter(|(_, w)| matches!(w.1, Why::Even | Why::Faster))
+            .map(|(b, _)| ratio(perf(&key(b, c)), perf(&key(b, base))))
+            .collect();
+        let slower = whys.len() - rest.len();
+        let parts: Vec<String> = why::tally(&whys)
+            .iter()
+            .map(|(w, names)| format!("{w}: {}", names.join(", ")))
+            .collect();
+        let without = if rest.is_empty() || slower == 0 {
+            String::new()
+        } else {
+            format!(
+                "; without the slower ones the harmonic mean of `{c}` over `{base}` would be {}",
+                led.x(hm(&rest), "hm without the slower benchmarks")
+            )
+        };
+        format!(
+            "measured per benchmark (`{c}` against `{base}`, rule `versus_uba`): {} of {} ran slower on `{c}`; {}{without}",
+            led.int(slower as u64, "benchmarks slower"),
+            led.int(whys.len() as u64, "benchmarks of the claim"),
+            parts.join("; "),
+        )
+    };
+    let mean_over =
+        |bs: &[String], f: &dyn Fn(&str) -> f64| am(&bs.iter().map(|b| f(b)).collect::<Vec<_>>());
+    // the NoC's mean load: bits carried over what the Fig. 10 bandwidth could carry
+    let noc_load = |k: &str, cfg_key: &str| {
+        let tbs = nuba::variant_config(cfg_key)
+            .map(|c| noc_tbs(&c))
+            .unwrap_or(f64::NAN);
+        ratio(
+            val(k, "sim.noc_bits"),
+            val(k, "sim.total.ns") * tbs * 8000.0,
+        )
+    };
     let set_of = |name: &str| -> Vec<String> {
         if name.contains("low-sharing") {
             low.clone()
@@ -241,12 +346,6 @@ pub fn write(
             } else {
                 base
             }
-        } else if name.contains("first touch") {
-            format!(
-                "measured: first touch keeps {} of L1 misses in the requester's partition and LAB {} (means over benchmarks)",
-                led.pct(over(&|b| local(&key(b, "ft"))), "mean local share ft"),
-                led.pct(over(&|b| local(&key(b, "norep"))), "mean local share norep"),
-            )
         } else if name.contains("NoC power") {
             let (hi, lo) = (NOC_POINTS[NOC_POINTS.len() - 1].1, NOC_POINTS[0].2);
             format!(
@@ -313,20 +412,84 @@ pub fn write(
                 led.int(cfg.system.nodes as u64, "config nuba system.nodes"),
                 fig9_check_text(&led, runs, &cfg, &local, &busy),
             )
-        } else if name.contains("NUBA") || name.contains("UBA") {
+        } else if name.starts_with("Fig. 11: LAB vs") {
+            let other = if name.contains("first touch") {
+                "ft"
+            } else {
+                "rr"
+            };
+            let whys: Vec<(String, Why)> = bs
+                .iter()
+                .map(|b| {
+                    let (kl, ko) = (key(b, "norep"), key(b, other));
+                    (
+                        abbr(b),
+                        why::placement(&run_side(&kl, ipc_of(&kl)), &run_side(&ko, ipc_of(&ko))),
+                    )
+                })
+                .collect();
+            let parts: Vec<String> = why::tally(&whys)
+                .iter()
+                .map(|(w, names)| format!("{w}: {}", names.join(", ")))
+                .collect();
             format!(
-                "measured on these {} benchmark(s): NUBA-No-Rep serves {} of L1 misses in the requester's partition, NUBA's mean load latency is {} UBA's, and the busiest inter-partition link of NUBA ran at {} of its bandwidth (means over benchmarks; see the model note below)",
-                led.int(bs.len() as u64, "benchmarks of the claim"),
-                led.pct(over(&|b| local(&key(b, "norep"))), "mean local share norep"),
-                led.x(
-                    over(&|b| ratio(
-                        val(&key(b, "nuba"), "sim.total.mean_load_latency_ns"),
-                        val(&key(b, "uba"), "sim.total.mean_load_latency_ns")
-                    )),
-                    "mean latency ratio nuba/uba"
-                ),
-                led.pct(over(&|b| val(&key(b, "nuba"), "max_remote_link_util")), "mean busiest link util"),
+                "measured per benchmark (LAB against `{other}`, rule `placement`; the table in Fig. 11 below): {}",
+                parts.join("; ")
             )
+        } else if let Some(row) = SENSITIVITY
+            .iter()
+            .find(|r| name == format!("Fig. 14: {} {}, NUBA vs UBA", r.0, r.1))
+        {
+            sweep_reason(&led, row, sweep, &val, &local, &busy, &parts, &node_hot)
+        } else if name.starts_with("Fig. 10: NUBA at") {
+            let lo = NOC_POINTS[0];
+            let base = NOC_POINTS
+                .iter()
+                .find(|p| name.ends_with(&format!("UBA at {} TB/s", p.0)))
+                .map(|p| p.1)
+                .unwrap_or("uba");
+            format!(
+                "{}. NUBA's busiest inter-partition link ran at {} at this bandwidth and {} at the base; the NoC carried {} (NUBA here) and {} (`{base}`) of what its Fig. 10 bandwidth could carry over the run (means over benchmarks)",
+                versus(&bs, lo.2, base, &ipc_of),
+                led.pct(mean_over(&bs, &|b| val(&key(b, lo.2), "max_remote_link_util")), "mean busiest link nuba low noc"),
+                led.pct(mean_over(&bs, &|b| val(&key(b, "nuba"), "max_remote_link_util")), "mean busiest link nuba sweep"),
+                led.pct(mean_over(&bs, &|b| noc_load(&key(b, lo.2), lo.2)), "mean noc load nuba low"),
+                led.pct(mean_over(&bs, &|b| noc_load(&key(b, base), base)), "mean noc load uba base"),
+            )
+        } else if name.starts_with("Fig. 16") {
+            let (u, n) = (nuba::MCM.0, nuba::MCM.1);
+            format!(
+                "{}. The busiest link ran at {} on `{u}` (its inter-module links) and {} on `{n}`; {} of L1 misses were served in the requester's module on `{u}` and {} in the requester's partition on `{n}` (means over benchmarks)",
+                versus(&bs, n, u, &ipc_of),
+                led.pct(mean_over(&bs, &|b| val(&key(b, u), "max_remote_link_util")), "mean busiest link uba-mcm"),
+                led.pct(mean_over(&bs, &|b| val(&key(b, n), "max_remote_link_util")), "mean busiest link nuba-mcm"),
+                led.pct(mean_over(&bs, &|b| local(&key(b, u))), "mean local share uba-mcm"),
+                led.pct(mean_over(&bs, &|b| local(&key(b, n))), "mean local share nuba-mcm"),
+            )
+        } else if name.starts_with("§7.9") {
+            let (c, what, path) = if name.contains("Griffin") {
+                ("griffin", "migrated", "migrations")
+            } else {
+                ("carrefour", "replicated", "sim.placement.replicas.made")
+            };
+            format!(
+                "{}. First touch alone runs {} over `uba` on these benchmarks (harmonic mean); `{c}` {what} {} pages per benchmark and served {} of L1 misses locally, first touch alone {} (means over benchmarks)",
+                versus(&bs, c, "uba", &ipc_of),
+                led.x(hm(&bs.iter().map(|b| sp(b, "uba", "ft")).collect::<Vec<_>>()), "hm ft over uba, claim set"),
+                led.f(mean_over(&bs, &|b| val(&key(b, c), path)), 1, "mean pages migrated or replicated"),
+                led.pct(mean_over(&bs, &|b| local(&key(b, c))), "mean local share alt"),
+                led.pct(mean_over(&bs, &|b| local(&key(b, "ft"))), "mean local share ft"),
+            )
+        } else if name.starts_with("Fig. 8") {
+            versus(&bs, "nuba", "uba", &replies)
+        } else if name.contains("NUBA-No-Rep (LAB) vs memory-side") {
+            versus(&bs, "norep", "uba", &ipc_of)
+        } else if name.contains("NUBA vs SM-side") {
+            versus(&bs, "nuba", "smuba", &ipc_of)
+        } else if name.contains("SM-side UBA vs memory-side") {
+            versus(&bs, "smuba", "uba", &ipc_of)
+        } else if name.starts_with("Fig. 7: NUBA vs memory-side") {
+            versus(&bs, "nuba", "uba", &ipc_of)
         } else {
             "unexplained".to_string()
         };
@@ -580,6 +743,111 @@ pub fn write(
         led.gain(1.889, "paper lab/ft"),
         led.gain(lr, "lab/rr"),
         led.gain(1.143, "paper lab/rr"),
+    )?;
+    // why LAB beats or loses to each placement, per benchmark (rule `why::placement`)
+    writeln!(
+        f11,
+        "\nWhy, per benchmark (measured on the same runs; rule `placement` in crates/cli/src/repro/nuba_why.rs): LAB's IPC over first touch's and round-robin's; the share of L1 misses served in the requester's partition; the hot spot, the larger of the busiest partition's DRAM accesses and LLC accesses over the mean partition's (1.00x is balanced); the busiest inter-partition NoC port's utilisation; the rule's reason against FT and against RR.\n"
+    )?;
+    let mut rows = Vec::new();
+    let mut wf: Vec<(String, Why)> = Vec::new();
+    let mut wr: Vec<(String, Why)> = Vec::new();
+    for b in benches {
+        let s3: Vec<why::Side> = ["norep", "ft", "rr"]
+            .iter()
+            .map(|c| {
+                let k = key(b, c);
+                run_side(&k, ipc_of(&k))
+            })
+            .collect();
+        let (yf, yr) = (
+            why::placement(&s3[0], &s3[1]),
+            why::placement(&s3[0], &s3[2]),
+        );
+        wf.push((abbr(b), yf));
+        wr.push((abbr(b), yr));
+        let mut r = vec![
+            abbr(b),
+            led.x(ratio(s3[0].perf, s3[1].perf), "lab/ft ipc"),
+            led.x(ratio(s3[0].perf, s3[2].perf), "lab/rr ipc"),
+        ];
+        r.extend(s3.iter().map(|x| led.pct(x.local, "fig11 local share")));
+        r.extend(s3.iter().map(|x| led.x(x.hot(), "fig11 hot spot")));
+        r.extend(s3.iter().map(|x| led.pct(x.link, "fig11 busiest link")));
+        r.push(yf.to_string());
+        r.push(yr.to_string());
+        rows.push(r);
+    }
+    f11 += &table(
+        &[
+            "benchmark",
+            "LAB / FT",
+            "LAB / RR",
+            "local LAB",
+            "local FT",
+            "local RR",
+            "hot spot LAB",
+            "hot spot FT",
+            "hot spot RR",
+            "busiest link LAB",
+            "busiest link FT",
+            "busiest link RR",
+            "why vs FT",
+            "why vs RR",
+        ]
+        .map(String::from),
+        &rows,
+    );
+    let count = |w: &[(String, Why)], f: &dyn Fn(Why) -> bool| {
+        led.int(
+            w.iter().filter(|x| f(x.1)).count() as u64,
+            "fig11 reason count",
+        )
+    };
+    let hm_where = |other: &str, w: &[(String, Why)], f: &dyn Fn(Why) -> bool| {
+        let v: Vec<f64> = benches
+            .iter()
+            .zip(w)
+            .filter(|(_, x)| f(x.1))
+            .map(|(b, _)| sp(b, other, "norep"))
+            .collect();
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            led.gain(hm(&v), "fig11 hm of a reason's benchmarks")
+        }
+    };
+    let slower = |w: Why| matches!(w, Why::HotSpot | Why::Remote | Why::LinkBound);
+    let faster = |w: Why| matches!(w, Why::OtherHotSpot | Why::MoreLocal | Why::LessLink);
+    let unexpl = |w: Why| w == Why::Unexplained;
+    writeln!(
+        f11,
+        "\nAgainst first touch, LAB is faster where first touch's hot spot is the hotter on {} benchmark(s) (LAB over FT {} on them), with more misses local or a less busy link on {} more; FT is faster on {} (LAB over FT {} on them; FT keeps more of the misses local on {} of them), even on {}, unexplained on {}. First touch paid {} page faults in these runs (`placement.first_touch_fault_cycles` = {} in the `nuba` preset, as the paper's LAB also allocates at first touch), so fault cost does not separate them here. Against round-robin, LAB is faster on {} (LAB over RR {} on them) and slower on {} (LAB over RR {} on them; LAB's hot spot is the hotter on {} of them), even on {}, unexplained on {} (LAB over RR {} on the unexplained ones).",
+        count(&wf, &|w| w == Why::OtherHotSpot),
+        hm_where("ft", &wf, &|w| w == Why::OtherHotSpot),
+        count(&wf, &|w| matches!(w, Why::MoreLocal | Why::LessLink)),
+        count(&wf, &slower),
+        hm_where("ft", &wf, &slower),
+        count(&wf, &|w| w == Why::Remote),
+        count(&wf, &|w| w == Why::Even),
+        count(&wf, &unexpl),
+        led.f(
+            benches
+                .iter()
+                .map(|b| val(&key(b, "ft"), "sim.total.counters.page_faults"))
+                .sum::<f64>(),
+            0,
+            "ft page faults, all benchmarks"
+        ),
+        led.int(cfg.placement.first_touch_fault_cycles as u64, "config nuba first_touch_fault_cycles"),
+        count(&wr, &faster),
+        hm_where("rr", &wr, &faster),
+        count(&wr, &slower),
+        hm_where("rr", &wr, &slower),
+        count(&wr, &|w| w == Why::HotSpot),
+        count(&wr, &|w| w == Why::Even),
+        count(&wr, &unexpl),
+        hm_where("rr", &wr, &unexpl),
     )?;
     std::fs::write(out.join("fig11_placement.csv"), csv)?;
     let cats: Vec<String> = benches.iter().map(|b| abbr(b)).collect();
@@ -1070,7 +1338,7 @@ pub fn write(
         per_run * (nuba::FULL_WARP_INSTS as f64 / meta.cap as f64) * full_runs as f64 / 2.0 / 60.0;
     writeln!(
         tail,
-        "\n## Run time\n\nThe simulations (reused ones included, as their records measured them) took {} host seconds in all ({} per run on average). A full reproduction ({} runs at {} warp instructions on {} workers) is estimated at {} minutes by scaling this mean linearly with the run length; runs that finish their workload before the cap make it shorter. A run's host seconds count the blocks it generated itself: the runs of one benchmark share its workload's setup (`repro::replay`: a block another run of the same workload already generated is copied, not generated again; no statistic changes), so a run's time depends on which runs went before it. {} planned run(s) duplicated another's simulation (same workload, input and loaded machine) and copied its result; the runs start longest first by `repro::cost_estimate`, a benchmark's runs together. Single runs' host times at the full cap: `scripts/nuba-timing.sh` (BENCHMARKS.md).",
+        "\n## Run time\n\nThe simulations (reused ones included, as their records measured them) took {} host seconds in all ({} per run on average). A full reproduction ({} runs at {} warp instructions on {} workers) is estimated at {} minutes by scaling this mean linearly with the run length; runs that finish their workload before the cap make it shorter. A run's host seconds count the blocks it generated itself: the runs of one benchmark share its workload's setup (`repro::replay`: a block another run of the same workload already generated is copied, not generated again; no statistic changes), so a run's time depends on which runs went before it. {} planned run(s) duplicated another's simulation (same workload, input and loaded machine) and copied its result; the runs start longest first by `repro::cost_estimate`, a benchmark's runs together. Single runs' host times at the full cap: `scripts/nuba-timing.sh` (BENCHMARKS.md). Memory: a workload's record stops growing at {} MiB of block programs, and all records alive at once stop growing together at {} MiB (`repro::replay::RECORD_BUDGET` and `TOTAL_BUDGET`, each overshot by at most the one block that crossed it; a run past a full record goes on with its own workload, with the same answers); peak RSS is measured in BENCHMARKS.md.",
         led.f(meta.host_seconds, 0, "host seconds"),
         led.f(per_run, 1, "host seconds per run"),
         led.int(full_runs as u64, "full runs"),
@@ -1078,6 +1346,8 @@ pub fn write(
         led.int(2, "workers of the estimate"),
         led.f(est, 0, "full-run estimate minutes"),
         led.int(meta.duplicates as u64, "duplicate runs copied"),
+        led.int((super::replay::RECORD_BUDGET >> 20) as u64, "replay RECORD_BUDGET MiB"),
+        led.int((super::replay::TOTAL_BUDGET >> 20) as u64, "replay TOTAL_BUDGET MiB"),
     )?;
 
     let f13 = fig13(&led, out, &figs, benches, runs)?;
@@ -1495,4 +1765,131 @@ fn fig13(
         ],
     )?;
     Ok(f)
+}
+
+/// The measured reason of a failed Fig. 14 point `row` (rule [`why::sweep`]): its
+/// NUBA/UBA ratio's move from the study's base point beside the paper's, and the study's
+/// mechanism metric at both points (means over the sweep benchmarks `bs`).
+#[allow(clippy::too_many_arguments)]
+fn sweep_reason(
+    led: &Ledger,
+    row: &(&str, &str, &str, &str, f64),
+    bs: &[String],
+    val: &dyn Fn(&str, &str) -> f64,
+    local: &dyn Fn(&str) -> f64,
+    busy: &dyn Fn(&str) -> f64,
+    parts: &dyn Fn(&str) -> f64,
+    node_hot: &dyn Fn(&str, &[&str]) -> f64,
+) -> String {
+    let &(study, setting, u, n, paper) = row;
+    let Some(base) = SENSITIVITY
+        .iter()
+        .find(|r| r.0 == study && r.2 == "uba" && (r.3 == "nuba" || r.3 == "norep"))
+    else {
+        return "unexplained (no base point)".to_string();
+    };
+    let key = |b: &str, c: &str| format!("{b}-{c}");
+    let mean = |f: &dyn Fn(&str) -> f64| am(&bs.iter().map(|b| f(b)).collect::<Vec<_>>());
+    let speed = |uk: &str, nk: &str| {
+        hm(&bs
+            .iter()
+            .map(|b| val(&key(b, nk), IPC) / val(&key(b, uk), IPC))
+            .collect::<Vec<_>>())
+    };
+    let (ours_base, ours) = (speed(base.2, base.3), speed(u, n));
+    // the study's mechanism metric at the base point and here, and its change signed so
+    // that a positive change favours NUBA
+    let (text, favour) = match study {
+        "LLC capacity" => {
+            let h = |c: &str| mean(&|b| val(&key(b, c), "l2_hit_rate"));
+            let (ub, up, nb, np) = (h(base.2), h(u), h(base.3), h(n));
+            (
+                format!(
+                    "LLC hit rate of the UBA {} at the base and {} here, of NUBA {} and {}",
+                    led.pct(ub, "mean llc hit uba base"),
+                    led.pct(up, "mean llc hit uba point"),
+                    led.pct(nb, "mean llc hit nuba base"),
+                    led.pct(np, "mean llc hit nuba point"),
+                ),
+                (np - nb) - (up - ub),
+            )
+        }
+        "GPU size" => {
+            let f = |c: &str| mean(&|b| busy(&key(b, c)) / parts(&key(b, c)));
+            let (fb, fp) = (f(base.3), f(n));
+            (
+                format!(
+                    "NUBA's partitions that ran CTAs: {} of {} at the base, {} of {} here (shares {} and {}); L1 misses local {} and {}",
+                    led.f(mean(&|b| busy(&key(b, base.3))), 1, "mean busy partitions base"),
+                    led.f(mean(&|b| parts(&key(b, base.3))), 0, "partitions base"),
+                    led.f(mean(&|b| busy(&key(b, n))), 1, "mean busy partitions point"),
+                    led.f(mean(&|b| parts(&key(b, n))), 0, "partitions point"),
+                    led.pct(fb, "busy share base"),
+                    led.pct(fp, "busy share point"),
+                    led.pct(mean(&|b| local(&key(b, base.3))), "mean local base"),
+                    led.pct(mean(&|b| local(&key(b, n))), "mean local point"),
+                ),
+                fp - fb,
+            )
+        }
+        "slices per partition" => {
+            let l = |c: &str| mean(&|b| val(&key(b, c), "max_remote_link_util"));
+            let hs = |c: &str| mean(&|b| node_hot(&key(b, c), &["l2_hits", "l2_misses"]));
+            let (lb, lp) = (l(base.3), l(n));
+            (
+                format!(
+                    "NUBA's busiest inter-partition link ran at {} at the base and {} here; the busiest partition's LLC accesses were {} and {} of the mean partition's",
+                    led.pct(lb, "mean busiest link base"),
+                    led.pct(lp, "mean busiest link point"),
+                    led.x(hs(base.3), "mean slice hot base"),
+                    led.x(hs(n), "mean slice hot point"),
+                ),
+                lb - lp,
+            )
+        }
+        "UBA address mapping" => {
+            let pae = speed(base.2, u);
+            let rh = |c: &str| mean(&|b| val(&key(b, c), "sim.dram_row_hit_rate"));
+            (
+                format!(
+                    "with PAE the UBA runs {} of its fixed-channel IPC (harmonic mean), its DRAM row hit rate {} against {}",
+                    led.x(pae, "uba-pae over uba ipc"),
+                    led.pct(rh(u), "mean row hit uba-pae"),
+                    led.pct(rh(base.2), "mean row hit uba"),
+                ),
+                // `pae` is the UBA's IPC with PAE over without: a faster UBA is against NUBA
+                1.0 - pae,
+            )
+        }
+        _ => {
+            // page size, LAB threshold: the placement's locality
+            let lc = |c: &str| mean(&|b| local(&key(b, c)));
+            let ch = |c: &str| mean(&|b| node_hot(&key(b, c), &["dram.reads", "dram.writes"]));
+            let (lb, lp) = (lc(base.3), lc(n));
+            (
+                format!(
+                    "NUBA's L1 misses served locally {} at the base and {} here; the busiest channel's accesses {} and {} of the mean channel's",
+                    led.pct(lb, "mean local base"),
+                    led.pct(lp, "mean local point"),
+                    led.x(ch(base.3), "mean channel hot base"),
+                    led.x(ch(n), "mean channel hot point"),
+                ),
+                lp - lb,
+            )
+        }
+    };
+    let lead = match why::sweep(ours_base, ours, base.4, paper, favour) {
+        why::Trend::InheritsBase => "the point moved from the base point as the paper's did (rule `sweep`), so its gap is the base point's",
+        why::Trend::Against => "the point fell behind the paper's move from the base point and the study's mechanism moved against NUBA (rule `sweep`)",
+        why::Trend::Unexplained => "unexplained: the point fell behind the paper's move from the base point, but the study's mechanism did not move against NUBA (rule `sweep`)",
+    };
+    let setting = led.put(setting.to_string(), "sensitivity setting");
+    format!(
+        "{lead}: NUBA over UBA {} at {study} {} and {} at {setting} (paper {} and {}); measured: {text} (means over benchmarks)",
+        led.x(ours_base, "sweep base hm"),
+        led.put(base.1.to_string(), "sensitivity base setting"),
+        led.x(ours, "sweep point hm"),
+        led.x(base.4, "paper sweep base"),
+        led.x(paper, "paper sweep point"),
+    )
 }

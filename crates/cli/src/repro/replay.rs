@@ -21,19 +21,57 @@
 //! another thread would give (their order by file name is the same; that the simulator reads
 //! only that order is not proven here, only observed: identical records above).
 //!
-//! Memory: a record holds the blocks it has answered; past [`RECORD_BUDGET`] bytes it
-//! stops growing and the run at its end takes the master as its own. The reproduction's
+//! Memory: a record holds the blocks it has answered; past [`RECORD_BUDGET`] bytes, or once
+//! all live records together hold [`TOTAL_BUDGET`] bytes ([`Pool`]: the full NUBA run's peak
+//! RSS was 9.1 GB with several records of up to 1.5 GiB alive at once), it stops growing
+//! and the run at its end takes the master as its own; a record gives its bytes back to the
+//! pool when its last run drops it. The reproduction's
 //! run step ([`super::execute`]) drops its handle on a record once that workload's last run
 //! has started, and starts a workload's runs together, so few records are alive at once.
 
 use locus_workload::{BlockProgram, DataObject, KernelInfo, ObjId, ProfileHint, Workload};
 use locus_workload::{LaneAddr, LineReq, OffloadMark, WarpInst, WorkloadError};
 use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A record stops growing past this many bytes of block programs (then the run at its end
 /// continues on the master alone).
 pub const RECORD_BUDGET: usize = 1536 << 20;
+
+/// All live records together stop growing past this many bytes of block programs (each may
+/// overshoot by the one block that crossed it). Four full records: the run step keeps about
+/// two workloads' records alive at once, so the measured full NUBA run (peak RSS 9.1 GB,
+/// BENCHMARKS.md) is not slowed; a smaller pool makes more runs generate their own blocks.
+pub const TOTAL_BUDGET: usize = 6144 << 20;
+
+/// The bytes held by the live records that share a budget.
+pub struct Pool {
+    limit: usize,
+    used: AtomicUsize,
+}
+
+impl Pool {
+    /// A pool of `limit` bytes.
+    pub const fn new(limit: usize) -> Self {
+        Pool {
+            limit,
+            used: AtomicUsize::new(0),
+        }
+    }
+
+    /// Bytes held now by the records of this pool.
+    pub fn used(&self) -> usize {
+        self.used.load(Ordering::Relaxed)
+    }
+
+    fn full(&self) -> bool {
+        self.used() > self.limit
+    }
+}
+
+/// The pool of every record a reproduction makes ([`Record::new`]).
+pub static POOL: Pool = Pool::new(TOTAL_BUDGET);
 
 /// Builds a fresh copy of the workload (for a run that leaves the record).
 pub type Builder = Arc<dyn Fn() -> anyhow::Result<Box<dyn Workload>> + Send + Sync>;
@@ -88,11 +126,23 @@ pub struct Record {
     /// a run took it (budget reached) or a call on it failed.
     master: Option<Box<dyn Workload>>,
     build: Builder,
+    pool: &'static Pool,
+}
+
+impl Drop for Record {
+    fn drop(&mut self) {
+        self.pool.used.fetch_sub(self.bytes, Ordering::Relaxed);
+    }
 }
 
 impl Record {
-    /// A record over a freshly built workload.
+    /// A record over a freshly built workload, in the shared [`POOL`].
     pub fn new(build: Builder) -> anyhow::Result<Arc<Mutex<Record>>> {
+        Self::in_pool(build, &POOL)
+    }
+
+    /// A record over a freshly built workload, its bytes counted in `pool`.
+    pub fn in_pool(build: Builder, pool: &'static Pool) -> anyhow::Result<Arc<Mutex<Record>>> {
         let w = build()?;
         Ok(Arc::new(Mutex::new(Record {
             name: w.name().to_string(),
@@ -101,6 +151,7 @@ impl Record {
             bytes: 0,
             master: Some(w),
             build,
+            pool,
         })))
     }
 
@@ -180,12 +231,14 @@ impl Replayed {
             return Ok(take(&r.log[pos].1));
         }
         if pos == r.log.len() && r.master.is_some() {
-            if r.bytes <= RECORD_BUDGET {
+            if r.bytes <= RECORD_BUDGET && !r.pool.full() {
                 let m = r.master.as_mut().expect("checked");
                 match apply(&mut **m, &call) {
                     Ok(a) => {
                         if let Answer::Block(p) = &a {
-                            r.bytes += program_bytes(p);
+                            let n = program_bytes(p);
+                            r.bytes += n;
+                            r.pool.used.fetch_add(n, Ordering::Relaxed);
                         }
                         let out = take(&a);
                         r.log.push((call, a));
@@ -337,5 +390,32 @@ mod tests {
         let mut c = Replayed::new(rec);
         assert_eq!(drain(&mut c, 64), fresh64);
         assert!(c.alone());
+    }
+
+    /// Records sharing a pool stop growing once the pool is full, still answer what a
+    /// fresh workload answers, and give their bytes back when dropped.
+    #[test]
+    fn a_full_pool_stops_every_record_and_changes_no_answer() {
+        let build = builder("2mm");
+        drain(&mut *build().unwrap(), 64);
+        let fresh = drain(&mut *build().unwrap(), 128);
+        let pool: &'static Pool = Box::leak(Box::new(Pool::new(0)));
+        let a_rec = Record::in_pool(build.clone(), pool).unwrap();
+        let mut a = Replayed::new(a_rec.clone());
+        assert_eq!(drain(&mut a, 128), fresh);
+        // the first block filled the pool: the run went on alone with the master
+        assert!(a.alone());
+        let held = pool.used();
+        assert!(held > 0);
+        let b_rec = Record::in_pool(build.clone(), pool).unwrap();
+        let mut b = Replayed::new(b_rec.clone());
+        assert_eq!(drain(&mut b, 128), fresh);
+        assert!(b.alone());
+        assert_eq!(pool.used(), held, "the second record could not grow at all");
+        // a later run of the first workload replays what was recorded, then goes alone
+        let mut c = Replayed::new(a_rec.clone());
+        assert_eq!(drain(&mut c, 128), fresh);
+        drop((a, b, c, a_rec, b_rec));
+        assert_eq!(pool.used(), 0);
     }
 }
