@@ -313,6 +313,10 @@ pub(crate) struct NdpState {
     /// Per warp slot: until when a full pending or ready buffer holds its next
     /// instruction (Fig. 8: such a warp has a valid, ready instruction; 0: not held).
     held_until: Vec<Ps>,
+    /// Per SM: the warps (slot bits) a full pending buffer held at an `OFLD.BEG` in the
+    /// SM's ticks at time `pend_hold_at` (host speed only: [`System::ndp_rehold`]).
+    pend_hold: Vec<u64>,
+    pend_hold_at: Vec<Ps>,
     /// Which reading `NdpStats::no_issue`'s headline split follows.
     stall_as: PendingStallAs,
     // statistics
@@ -445,6 +449,8 @@ impl NdpState {
                 .collect(),
             ready_stalls: 0,
             held_until: vec![0; nsm * max_warps],
+            pend_hold: vec![0; nsm],
+            pend_hold_at: vec![0; nsm],
             stall_as: n.pending_stall_as,
             offloaded: 0,
             on_gpu: 0,
@@ -580,6 +586,7 @@ impl System {
     pub(crate) fn ndp_issue_held(&mut self, sm: usize, wg: usize, inst: &WarpInst) -> Option<Ps> {
         let now = self.q.now();
         let cyc = self.sms[sm].clk.period;
+        let bit = 1u64 << (wg - sm * self.max_warps);
         let n = self.ndp.as_deref_mut()?;
         let wn = n.warps[wg];
         let until = if wn.mode == 0 {
@@ -596,6 +603,11 @@ impl System {
                 return None;
             }
             n.pending_stalls += 1;
+            if n.pend_hold_at[sm] != now {
+                n.pend_hold_at[sm] = now;
+                n.pend_hold[sm] = 0;
+            }
+            n.pend_hold[sm] |= bit;
             now + cyc
         } else {
             if wn.mode != 2 || block_mem(inst).is_none() || !n.insts[wn.inst as usize].granted {
@@ -612,6 +624,85 @@ impl System {
         };
         n.held_until[wg] = until;
         Some(until)
+    }
+
+    /// Host speed only (the simulation is unchanged): SM `sm` ticks at `now` with the
+    /// warps `ready` (slot bits) ready to issue. When they are exactly the warps a full
+    /// pending buffer held at an `OFLD.BEG` one cycle ago ([`System::ndp_issue_held`]) and
+    /// the buffer is still full, this tick's scan would find each of them held again and
+    /// nothing else (a held warp's scoreboard verdict, program counter and next marker
+    /// do not change until it issues, and nothing else is ready): hold them all at once,
+    /// as the scan would (one `pending_full_stalls` each, held and looked at again next
+    /// cycle), and return true (the tick issues nothing). Otherwise change nothing and
+    /// return false. While the buffer stays full (naive offload fills it for thousands of
+    /// cycles) every SM ticks every cycle for its held warps, and the scan per held warp
+    /// was most of the host time of such runs (spec ndp.md §3.8's stall, issue 11).
+    pub(crate) fn ndp_rehold(&mut self, sm: usize, now: Ps, ready: u64) -> bool {
+        let cyc = self.sms[sm].clk.period;
+        let Some(n) = self.ndp.as_deref() else {
+            return false;
+        };
+        if ready == 0
+            || n.pend_hold[sm] != ready
+            || n.pend_hold_at[sm].checked_add(cyc) != Some(now)
+            || n.pending[sm] < n.pending_cap
+            || self.replay_busy_until(sm) > now
+        {
+            return false;
+        }
+        let t = now + cyc;
+        let base = sm * self.max_warps;
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        n.pend_hold_at[sm] = now;
+        n.pending_stalls += u64::from(ready.count_ones());
+        let mut m = ready;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            n.held_until[base + w] = t;
+        }
+        let mut m = ready;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            self.defer_ready_warp(sm, base + w, t);
+        }
+        true
+    }
+
+    /// Host speed only: the warps (slot bits) of SM `sm` that a full pending buffer held
+    /// at an `OFLD.BEG` in its ticks one cycle before `now` (0 when it did not tick then).
+    pub(crate) fn ndp_held_before(&self, sm: usize, now: Ps) -> u64 {
+        let cyc = self.sms[sm].clk.period;
+        let n = self.ndp.as_deref().expect("ndp on");
+        if n.pend_hold_at[sm].checked_add(cyc) == Some(now) {
+            n.pend_hold[sm]
+        } else {
+            0
+        }
+    }
+
+    /// Host speed only: warp `wg` of SM `sm`, held at an `OFLD.BEG` by a full pending
+    /// buffer one cycle before `now` ([`System::ndp_held_before`]), is held again when the
+    /// buffer is still full, with what [`System::ndp_issue_held`] records (its scoreboard
+    /// verdict, program counter and next marker have not changed since, as it did not
+    /// issue): returns when to look again. `None`: the buffer has room; the full checks
+    /// decide.
+    pub(crate) fn ndp_hold_again(&mut self, sm: usize, wg: usize, now: Ps) -> Option<Ps> {
+        let cyc = self.sms[sm].clk.period;
+        let bit = 1u64 << (wg - sm * self.max_warps);
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        if n.pending[sm] < n.pending_cap {
+            return None;
+        }
+        n.pending_stalls += 1;
+        if n.pend_hold_at[sm] != now {
+            n.pend_hold_at[sm] = now;
+            n.pend_hold[sm] = 0;
+        }
+        n.pend_hold[sm] |= bit;
+        n.held_until[wg] = now + cyc;
+        Some(now + cyc)
     }
 
     /// Warp `wg` of SM `sm` issues `inst`, the instruction at index `pc` of its program:

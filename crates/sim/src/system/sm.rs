@@ -194,8 +194,22 @@ impl System {
         // Candidates as a mask over positions in `order` (oldest first): eligible warps
         // whose ready time has come (from the SM's ready wheel). `next` collects the
         // earliest time something may change when nothing issues.
-        let mut cand = self.ready_positions(sm, now);
+        let ready = self.ready_warps(sm, now);
         let mut next = Ps::MAX;
+        let mut cand = if self.ndp.is_some() && self.ndp_rehold(sm, now, ready) {
+            // NDP: the same warps held by the same full pending buffer as one cycle ago
+            // (host speed only: what the scan below would do, `ndp_rehold`)
+            next = now + self.sms[sm].clk.period;
+            0
+        } else {
+            self.positions(sm, ready)
+        };
+        // NDP: the warps a full pending buffer held one cycle ago (see `ndp_held_before`)
+        let mut held_before = if self.ndp.is_some() {
+            self.ndp_held_before(sm, now)
+        } else {
+            0
+        };
         for _ in 0..width {
             let n = self.sms[sm].order.len();
             if n == 0 || self.stopped_at.is_some() {
@@ -230,6 +244,15 @@ impl System {
                 cand &= !(1u64 << i);
                 let w = self.sms[sm].order[i] as usize;
                 let wg = base + w;
+                if held_before & (1u64 << w) != 0 {
+                    held_before &= !(1u64 << w);
+                    if let Some(t) = self.ndp_hold_again(sm, wg, now) {
+                        // held again, as the checks below would find (host speed only)
+                        self.defer_ready_warp(sm, wg, t);
+                        next = next.min(t);
+                        continue;
+                    }
+                }
                 let inst = self.warps[wg].next;
                 // a warp whose scoreboard verdict was settled at its last issue (see
                 // `precheck`) reads it instead of checking the scoreboard again
@@ -346,14 +369,27 @@ impl System {
     /// Same answer as walking `order` and testing each warp's `wready`.
     #[inline]
     fn ready_positions(&mut self, sm: usize, now: Ps) -> u64 {
+        let ready = self.ready_warps(sm, now);
+        self.positions(sm, ready)
+    }
+
+    /// The eligible warps of SM `sm` that are ready at `now` (a bit per warp slot).
+    #[inline]
+    fn ready_warps(&mut self, sm: usize, now: Ps) -> u64 {
         let s = &mut self.sms[sm];
-        let mut el = s.wheel.advance(now) & s.eligible;
+        s.wheel.advance(now) & s.eligible
+    }
+
+    /// The positions in `order` of the warps `el` (slot bits) of SM `sm`.
+    #[inline]
+    fn positions(&self, sm: usize, mut el: u64) -> u64 {
+        let s = &self.sms[sm];
         let mut mask = 0u64;
         while el != 0 {
             let w = el.trailing_zeros() as usize;
             el &= el - 1;
             debug_assert_eq!(s.order[s.pos[w] as usize] as usize, w, "Sm::pos is stale");
-            debug_assert!(self.wready[sm * self.max_warps + w] <= now);
+            debug_assert!(self.wready[sm * self.max_warps + w] <= self.q.now());
             mask |= 1u64 << s.pos[w];
         }
         mask
