@@ -18,10 +18,7 @@ use locus_sim::Config;
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// The reason rules of the failed claims (one per claim kind, unit-tested on synthetic
-/// inputs): crates/cli/src/repro/nuba_why.rs.
-#[path = "nuba_why.rs"]
-pub mod why;
+use super::nuba_why as why;
 use why::Why;
 
 /// What [`write`] needs besides the runs.
