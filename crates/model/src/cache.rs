@@ -49,6 +49,13 @@ impl Cache {
         }
     }
 
+    /// Invalidates every line (dirty ones are dropped, not written back: used for the
+    /// read-only texture and constant caches at a launch boundary).
+    pub fn clear(&mut self) {
+        self.lines.fill((EMPTY, 0));
+        self.dirty.fill(false);
+    }
+
     /// Line size in bytes.
     pub fn line_bytes(&self) -> u64 {
         1 << self.line_shift
