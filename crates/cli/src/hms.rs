@@ -354,6 +354,9 @@ pub struct SimOut {
     /// (ns, controller arrival to data); `None` when the run has other kernels than the
     /// profiled one (then the node counters are not the kernel's).
     pub rows: Option<([u64; 3], f64)>,
+    /// Per launch of the kernel: L2 accesses, L2 hits, DRAM reads, DRAM writes (the
+    /// simulator's per-kernel counters; issue 12's caches across launches).
+    pub per_launch: Vec<[u64; 4]>,
 }
 
 /// Simulates `bench` on `cfg` with the extra workload parameters and `--place` overrides.
@@ -387,6 +390,8 @@ pub fn simulate(
         o.l2_merges += c.l2_mshr_merges;
         o.dram_rw[0] += c.dram_reads;
         o.dram_rw[1] += c.dram_writes;
+        o.per_launch
+            .push([c.l2_accesses, c.l2_hits, c.dram_reads, c.dram_writes]);
         o.loads.0 += c.loads_completed;
         o.loads.1 += c.load_latency_ps;
         if let Some(sp) = &k.spaces {

@@ -28,6 +28,9 @@ pub struct Cache {
     lines: Vec<(u64, u64)>,
     dirty: Vec<bool>,
     clock: u64,
+    /// The last key looked up and its slot: the next lookup of the same key is a hit in
+    /// that slot (nothing ran in between that could evict it), found without the scan.
+    last: (u64, usize),
 }
 
 const EMPTY: u64 = u64::MAX;
@@ -46,7 +49,16 @@ impl Cache {
             lines: vec![(EMPTY, 0); sets as usize * ways],
             dirty: vec![false; sets as usize * ways],
             clock: 0,
+            last: (EMPTY, 0),
         }
+    }
+
+    /// Invalidates every line (dirty ones are dropped, not written back: used for the
+    /// read-only texture and constant caches at a launch boundary).
+    pub fn clear(&mut self) {
+        self.lines.fill((EMPTY, 0));
+        self.dirty.fill(false);
+        self.last = (EMPTY, 0);
     }
 
     /// Line size in bytes.
@@ -65,6 +77,12 @@ impl Cache {
     #[inline]
     pub fn access_key(&mut self, key: u64, write: bool) -> Outcome {
         self.clock += 1;
+        if key == self.last.0 {
+            let i = self.last.1;
+            self.lines[i].1 = self.clock;
+            self.dirty[i] |= write;
+            return Outcome::Hit;
+        }
         let s = (key % self.sets) as usize * self.ways;
         let set = &mut self.lines[s..s + self.ways];
         let mut v = 0;
@@ -73,6 +91,7 @@ impl Cache {
             if l.0 == key {
                 l.1 = self.clock;
                 self.dirty[s + i] |= write;
+                self.last = (key, s + i);
                 return Outcome::Hit;
             }
             if l.1 < oldest {
@@ -85,6 +104,7 @@ impl Cache {
         let d = &mut self.dirty[s + v];
         let evicted_dirty = (old != EMPTY && *d).then(|| old << self.line_shift);
         *d = write;
+        self.last = (key, s + v);
         Outcome::Miss { evicted_dirty }
     }
 }

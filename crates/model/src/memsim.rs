@@ -152,6 +152,13 @@ pub struct Digest {
     /// access where the page changes from the lane before (what first-touch frames see).
     page0: Vec<u32>,
     pages: Vec<u64>,
+    /// The accesses whose sample component is not shared memory, in trace order: a
+    /// target that keeps every shared object in shared memory runs only these through
+    /// the caches (a shared access touches no cache, frame or DRAM bank).
+    cached: Vec<u32>,
+    /// Per object (and last, the accesses of no object) whose sample component is
+    /// shared: its accesses and their bank-conflict replays, added at once.
+    shared: Vec<(u64, u64)>,
     cfg: MemCfg,
 }
 
@@ -172,6 +179,7 @@ impl Digest {
         d.page0.reserve(p.accesses.len() + 1);
         d.unit0.push(0);
         d.page0.push(0);
+        d.shared = vec![(0, 0); p.objects.len() + 1];
         let shift = if cfg.first_touch_page > 1 {
             cfg.first_touch_page.trailing_zeros()
         } else {
@@ -241,6 +249,13 @@ impl Digest {
                 }
                 Place::Shared => bank_conflicts(&addrs, cfg.banks, cfg.bank_bytes),
             };
+            if place == Place::Shared {
+                let e = &mut d.shared[oi.min(p.objects.len())];
+                e.0 += 1;
+                e.1 += u64::from(rep);
+            } else {
+                d.cached.push(d.rep.len() as u32);
+            }
             d.rep.push(rep);
             d.unit0.push(d.units.len() as u32);
             d.page0.push(d.pages.len() as u32);
@@ -255,7 +270,71 @@ pub fn run_digested(p: &Profile, placement: &[Place], cfg: &MemCfg, dig: &Digest
     run_inner(p, placement, cfg, dig.covers(p, cfg).then_some(dig))
 }
 
+/// The state one memory pass leaves behind: the shared L2, the per-SM texture and
+/// constant caches and the first-touch frames. [`run_carried`] starts from it and
+/// leaves it for the next launch, so a kernel launched several times is modelled as the
+/// spec's one pass over the merged trace (§3.7 "merged into one global order so that the
+/// L2 ... is meaningful", §3.8 `run_caches_and_banks(tr_t, hw)` once per trace).
+#[derive(Clone, Debug)]
+pub struct CacheState {
+    l2: Cache,
+    tex: Vec<Cache>,
+    cst: Vec<Cache>,
+    frames: Frames,
+}
+
+impl CacheState {
+    /// Cold caches and no frame allocated, for `cfg`.
+    pub fn new(cfg: &MemCfg) -> CacheState {
+        CacheState {
+            l2: Cache::new(cfg.l2_bytes, cfg.l2_ways, cfg.l2_line),
+            tex: Vec::new(),
+            cst: Vec::new(),
+            frames: Frames::new(cfg.first_touch_page),
+        }
+    }
+    fn ensure_sms(&mut self, sms: usize, cfg: &MemCfg) {
+        while self.tex.len() < sms {
+            self.tex
+                .push(Cache::new(cfg.tex_bytes, cfg.tex_ways, cfg.tex_line));
+            self.cst
+                .push(Cache::new(cfg.const_bytes, cfg.const_ways, cfg.const_line));
+        }
+    }
+    /// A kernel boundary as the simulated k80 makes it: the texture and constant caches
+    /// of every SM are invalidated (neither is coherent with writes; the simulator's
+    /// `spaces_launch`), the L2 and the frames are kept (a single-node machine does
+    /// nothing to its L2 at a boundary, `l2.kernel_boundary`).
+    pub fn invalidate_tex_const(&mut self) {
+        for c in self.tex.iter_mut().chain(self.cst.iter_mut()) {
+            c.clear();
+        }
+    }
+}
+
+/// [`run_digested`] starting from `state` (the caches and frames an earlier launch left)
+/// and leaving this pass's state in it.
+pub fn run_carried(
+    p: &Profile,
+    placement: &[Place],
+    cfg: &MemCfg,
+    dig: &Digest,
+    state: &mut CacheState,
+) -> Events {
+    run_with(p, placement, cfg, dig.covers(p, cfg).then_some(dig), state)
+}
+
 fn run_inner(p: &Profile, placement: &[Place], cfg: &MemCfg, dig: Option<&Digest>) -> Events {
+    run_with(p, placement, cfg, dig, &mut CacheState::new(cfg))
+}
+
+fn run_with(
+    p: &Profile,
+    placement: &[Place],
+    cfg: &MemCfg,
+    dig: Option<&Digest>,
+    state: &mut CacheState,
+) -> Events {
     let mut ev = Events::default();
     let sms = p
         .accesses
@@ -263,13 +342,13 @@ fn run_inner(p: &Profile, placement: &[Place], cfg: &MemCfg, dig: Option<&Digest
         .map(|a| a.sm as usize + 1)
         .max()
         .unwrap_or(1);
-    let mut l2 = Cache::new(cfg.l2_bytes, cfg.l2_ways, cfg.l2_line);
-    let mut tex: Vec<Cache> = (0..sms)
-        .map(|_| Cache::new(cfg.tex_bytes, cfg.tex_ways, cfg.tex_line))
-        .collect();
-    let mut cst: Vec<Cache> = (0..sms)
-        .map(|_| Cache::new(cfg.const_bytes, cfg.const_ways, cfg.const_line))
-        .collect();
+    state.ensure_sms(sms, cfg);
+    let CacheState {
+        l2,
+        tex,
+        cst,
+        frames,
+    } = state;
     // S→G: the array gets an address range after the highest allocation (§3.5), one
     // private slice per block
     let top = p
@@ -299,11 +378,30 @@ fn run_inner(p: &Profile, placement: &[Place], cfg: &MemCfg, dig: Option<&Digest
             ev.staging_bytes += o.bytes * p.blocks * (1 + u64::from(o.written));
         }
     }
-    let mut frames = Frames::new(cfg.first_touch_page);
     let mut addrs: Vec<(u64, u32)> = Vec::with_capacity(32);
     let mut keys: Vec<u64> = Vec::with_capacity(32);
     let line = u64::from(cfg.l2_line);
-    for (ai, a) in p.accesses.iter().enumerate() {
+    // every shared object kept in shared memory: its accesses' events at once, and only
+    // the other accesses through the caches (the same events, in the same order)
+    let fast = dig.filter(|_| {
+        placement.len() == p.objects.len()
+            && p.objects
+                .iter()
+                .zip(placement)
+                .all(|(o, &t)| o.place != Place::Shared || t == Place::Shared)
+    });
+    if let Some(d) = fast {
+        for (i, &(n, rep)) in d.shared.iter().enumerate() {
+            let elem = p.objects.get(i).map_or(4, |o| o.elem_bytes);
+            ev.req[slot(Place::Shared)] += n;
+            ev.addr_insts += n * u64::from(Place::Shared.addr_insts(elem));
+            ev.replays[3] += rep;
+        }
+    }
+    let n_acc = fast.map_or(p.accesses.len(), |d| d.cached.len());
+    for j in 0..n_acc {
+        let ai = fast.map_or(j, |d| d.cached[j] as usize);
+        let a = &p.accesses[ai];
         let (target, elem, sample, oi) = if a.obj == NO_OBJ || a.obj as usize >= placement.len() {
             (a.place, 4, a.place, usize::MAX)
         } else {
@@ -329,7 +427,7 @@ fn run_inner(p: &Profile, placement: &[Place], cfg: &MemCfg, dig: Option<&Digest
                 Place::Global => {
                     ev.replays[0] += u64::from(d.rep[ai]);
                     for &k in units {
-                        l2_step(&mut l2, &mut frames, k * line, write, t, line, &mut ev);
+                        l2_step(l2, frames, k * line, write, t, line, &mut ev);
                     }
                 }
                 Place::Tex1D | Place::Tex2D => {
@@ -338,7 +436,7 @@ fn run_inner(p: &Profile, placement: &[Place], cfg: &MemCfg, dig: Option<&Digest
                         ev.tex_access += 1;
                         if tex[a.sm as usize].access_key(ad / tl, false) != Outcome::Hit {
                             ev.tex_miss += 1;
-                            l2_step(&mut l2, &mut frames, ad, false, t, line, &mut ev);
+                            l2_step(l2, frames, ad, false, t, line, &mut ev);
                         }
                     }
                 }
@@ -350,7 +448,7 @@ fn run_inner(p: &Profile, placement: &[Place], cfg: &MemCfg, dig: Option<&Digest
                         if cst[a.sm as usize].access(ad, false) != Outcome::Hit {
                             ev.const_miss += 1;
                             ev.replays[1] += 1;
-                            l2_step(&mut l2, &mut frames, ad, false, t, line, &mut ev);
+                            l2_step(l2, frames, ad, false, t, line, &mut ev);
                         }
                     }
                 }
@@ -378,7 +476,7 @@ fn run_inner(p: &Profile, placement: &[Place], cfg: &MemCfg, dig: Option<&Digest
         let write = a.kind != Kind::Load;
         let t = a.dyn_id as f64;
         let mut l2_go = |addr: u64, write: bool, ev: &mut Events| {
-            l2_step(&mut l2, &mut frames, addr, write, t, line, ev);
+            l2_step(l2, frames, addr, write, t, line, ev);
         };
         match target {
             Place::Global => {
@@ -480,6 +578,7 @@ fn l2_step(
 /// First-touch frame allocation ([`MemCfg::first_touch_page`]): page -> frame in the order
 /// pages are first touched. The last page looked up is remembered (a warp's lanes mostly
 /// share one page), so the map is consulted about once per access.
+#[derive(Clone, Debug)]
 struct Frames {
     shift: u32,
     map: std::collections::HashMap<u64, u64, PageHash>,
@@ -516,7 +615,7 @@ impl Frames {
 
 /// A multiplicative hash for page numbers (no hash-flooding concern: the keys are the
 /// profile's own pages); SipHash cost more than the frame lookup it serves.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 struct PageHash;
 
 impl std::hash::BuildHasher for PageHash {

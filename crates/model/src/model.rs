@@ -11,6 +11,25 @@ use crate::space::Place;
 use crate::train::{Coefs, Eq11Form};
 use serde::{Deserialize, Serialize};
 
+/// What the memory pass of one launch starts from when a kernel launched several times is
+/// predicted launch by launch ([`Flags::per_launch`]; issue 12).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LaunchCaches {
+    /// The spec's reading (the default): one cache pass over the merged trace (§3.7 "the
+    /// trace must be merged into one global order so that the L2 ... is meaningful";
+    /// §3.8 runs `run_caches_and_banks` once per trace), so every cache, L2, texture and
+    /// constant, and the first-touch frames carry from a launch to the next.
+    #[default]
+    Carry,
+    /// The simulated k80's kernel boundary: the L2 and the frames carry, the texture and
+    /// constant caches are invalidated at every launch (the simulator's
+    /// `spaces_launch`). Shown as `ours+launch-tex-flush`.
+    CarryL2,
+    /// Every launch's pass starts cold, caches and frames (the reproduction before this
+    /// change). Shown as `ours+launch-cold`.
+    Cold,
+}
+
 /// Machine parameters (spec §2.4 K80 defaults [D]; every one configurable).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Hw {
@@ -164,6 +183,9 @@ pub struct Flags {
     /// reproduction before issue 12, shown as `ours+merged-launches`).
     #[serde(default)]
     pub per_launch: bool,
+    /// With [`Flags::per_launch`]: the cache state each launch's memory pass starts from.
+    #[serde(default)]
+    pub launch_caches: LaunchCaches,
 }
 
 impl Flags {
@@ -182,6 +204,7 @@ impl Flags {
             overlap_clamp_spec: false,
             eq11: Eq11Form::MinNorm,
             per_launch: true,
+            launch_caches: LaunchCaches::Carry,
         }
     }
     /// `ours` with [`Flags::overlap_clamp_spec`] (the spec's [D] clamp, not the paper's
@@ -243,7 +266,8 @@ impl Flags {
     }
     /// Every configuration of §6.4 by name, in the paper's order, then the named readings
     /// that are not the paper's (`ours+replay-issue`, `ours+overlap-clamp`, `ours+spec-clamp`, `ours+mwp-uncoalesced`,
-    /// `ours+shmem-no-hit`, `ours+merged-launches`, `ours+eq11-no-intercept`,
+    /// `ours+shmem-no-hit`, `ours+merged-launches`, `ours+launch-tex-flush`, `ours+launch-cold`,
+    /// `ours+eq11-no-intercept`,
     /// `ours+eq11-no-S_req`).
     pub fn ablations() -> Vec<(&'static str, Flags)> {
         let b = Flags::baseline();
@@ -283,6 +307,20 @@ impl Flags {
                 "ours+merged-launches",
                 Flags {
                     per_launch: false,
+                    ..Flags::ours()
+                },
+            ),
+            (
+                "ours+launch-tex-flush",
+                Flags {
+                    launch_caches: LaunchCaches::CarryL2,
+                    ..Flags::ours()
+                },
+            ),
+            (
+                "ours+launch-cold",
+                Flags {
+                    launch_caches: LaunchCaches::Cold,
                     ..Flags::ours()
                 },
             ),
@@ -385,6 +423,9 @@ pub struct Model {
     sample_cycles: f64,
     /// One model per launch ([`Profile::split_launches`]; empty with one launch).
     parts: Vec<Model>,
+    /// The sample's events per launch with the caches carried
+    /// ([`LaunchCaches::Carry`], [`LaunchCaches::CarryL2`]); empty with one launch.
+    carried_sample: [Vec<Events>; 2],
 }
 
 impl Model {
@@ -400,6 +441,7 @@ impl Model {
             digest,
             sample_cycles: 0.0,
             parts: Vec::new(),
+            carried_sample: [Vec::new(), Vec::new()],
         };
         m.sample_cycles = match &m.profile.measured {
             Some(me) if me.cycles > 0.0 => me.cycles,
@@ -418,7 +460,43 @@ impl Model {
             .into_iter()
             .map(|p| Model::new(p, m.hw.clone()))
             .collect();
+        let sample = m.profile.sample_placement();
+        for (i, mode) in [LaunchCaches::Carry, LaunchCaches::CarryL2]
+            .into_iter()
+            .enumerate()
+        {
+            if !m.parts.is_empty() {
+                m.carried_sample[i] = m.launch_events(&sample, mode);
+            }
+        }
         m
+    }
+
+    /// The memory pass of every launch for `target` ([`Flags::per_launch`]'s parts), from
+    /// the cache state `mode` says; empty with one launch.
+    pub fn launch_events(&self, target: &[Place], mode: LaunchCaches) -> Vec<Events> {
+        let mut state = memsim::CacheState::new(&self.hw.mem);
+        self.parts
+            .iter()
+            .enumerate()
+            .map(|(i, part)| match mode {
+                LaunchCaches::Cold => {
+                    memsim::run_digested(&part.profile, target, &part.hw.mem, &part.digest)
+                }
+                LaunchCaches::Carry | LaunchCaches::CarryL2 => {
+                    if i > 0 && mode == LaunchCaches::CarryL2 {
+                        state.invalidate_tex_const();
+                    }
+                    memsim::run_carried(
+                        &part.profile,
+                        target,
+                        &part.hw.mem,
+                        &part.digest,
+                        &mut state,
+                    )
+                }
+            })
+            .collect()
     }
 
     /// The per-launch models ([`Flags::per_launch`]); empty with one launch.
@@ -458,12 +536,19 @@ impl Model {
         flags: Flags,
         coefs: Option<&Coefs>,
     ) -> Prediction {
+        let evs = self.launch_events(target, flags.launch_caches);
         let qs: Vec<Prediction> = self
             .parts
             .iter()
-            .map(|part| {
-                let ev = memsim::run_digested(&part.profile, target, &part.hw.mem, &part.digest);
-                part.terms(&ev, target, flags, coefs)
+            .zip(&evs)
+            .enumerate()
+            .map(|(i, (part, ev))| {
+                let se = match flags.launch_caches {
+                    LaunchCaches::Cold => &part.sample_ev,
+                    LaunchCaches::Carry => &self.carried_sample[0][i],
+                    LaunchCaches::CarryL2 => &self.carried_sample[1][i],
+                };
+                part.terms_with(ev, se, flags, coefs)
             })
             .collect();
         let recorded: u64 = self.parts.iter().map(|p| p.profile.blocks_total).sum();
@@ -545,12 +630,17 @@ impl Model {
     }
 
     fn terms(&self, ev: &Events, _target: &[Place], f: Flags, coefs: Option<&Coefs>) -> Prediction {
+        self.terms_with(ev, &self.sample_ev, f, coefs)
+    }
+
+    /// Eqs. 1-19 for the target's events `ev` against the sample's events `se` (the
+    /// sample's own pass, from the same cache state as the target's).
+    fn terms_with(&self, ev: &Events, se: &Events, f: Flags, coefs: Option<&Coefs>) -> Prediction {
         let p = &self.profile;
         let hw = &self.hw;
         let w = p.total_warps.max(1) as f64;
         let s = f64::from(p.active_sms.max(1));
         let n = f64::from(p.warps_per_sm.max(1));
-        let se = &self.sample_ev;
         let executed = p.inst_executed() as f64;
         // ---- T_comp (Eqs. 2-3, 13-16) ----
         let rep_model_s = se.replays_total() as f64;

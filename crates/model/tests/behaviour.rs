@@ -2,7 +2,7 @@
 //! determinism. Each names the bug that would make it fail.
 
 use locus_model::memsim::{self, MemCfg};
-use locus_model::model::{Flags, Hw, Model};
+use locus_model::model::{Flags, Hw, LaunchCaches, Model};
 use locus_model::profile::{collect, Access, CollectOpts, Kind, Lane, ObjInfo, Profile};
 use locus_model::search;
 use locus_model::Place;
@@ -632,7 +632,11 @@ fn per_launch_prediction_sums_the_launches() {
     let wi = p.object("D__WEIGHTS").unwrap();
     let mut t = p.sample_placement();
     t[wi] = Place::Const;
-    let per = Flags::ours();
+    // each launch from cold caches: the sum of the launches predicted on their own
+    let per = Flags {
+        launch_caches: LaunchCaches::Cold,
+        ..Flags::ours()
+    };
     assert!(per.per_launch);
     let merged = Flags {
         per_launch: false,
@@ -658,4 +662,70 @@ fn per_launch_prediction_sums_the_launches() {
         one.predict(&t, per, None).unwrap(),
         one.predict(&t, merged, None).unwrap()
     );
+}
+
+/// Caches across launches (issue 12, spec §3.7-§3.8: one cache pass over the merged trace):
+/// with `LaunchCaches::Carry` the launches' memory passes, each starting from the state the
+/// one before left, count exactly what one pass over the whole profile counts (every
+/// request, L2 access and miss, cache miss, replay and DRAM request), while cold launches
+/// read the L2's lines from DRAM again in every launch. Fails if the state is not carried
+/// (or carried only in part: frames, texture or constant caches) or the split reorders
+/// accesses.
+#[test]
+fn carried_launches_equal_one_pass_over_the_trace() {
+    let p = neuralnet();
+    let m = Model::new(p.clone(), Hw::default());
+    let cfg = &m.hw.mem;
+    let wi = p.object("D__WEIGHTS").unwrap();
+    let mut refetched = false;
+    for place in [Place::Global, Place::Const, Place::Tex1D, Place::Tex2D] {
+        let mut t = p.sample_placement();
+        t[wi] = place;
+        let whole = memsim::run(&p, &t, cfg);
+        let per = m.launch_events(&t, LaunchCaches::Carry);
+        assert_eq!(per.len(), p.launch_shapes.len());
+        let sum = |f: &dyn Fn(&memsim::Events) -> u64| per.iter().map(f).sum::<u64>();
+        assert_eq!(sum(&|e| e.total_req()), whole.total_req(), "{place:?}");
+        assert_eq!(sum(&|e| e.l2_access), whole.l2_access, "{place:?}");
+        assert_eq!(sum(&|e| e.l2_miss), whole.l2_miss, "{place:?}");
+        assert_eq!(sum(&|e| e.tex_miss), whole.tex_miss, "{place:?}");
+        assert_eq!(sum(&|e| e.const_miss), whole.const_miss, "{place:?}");
+        assert_eq!(
+            sum(&|e| e.replays_total()),
+            whole.replays_total(),
+            "{place:?}"
+        );
+        assert_eq!(
+            sum(&|e| e.dram.len() as u64),
+            whole.dram.len() as u64,
+            "{place:?}"
+        );
+        let addrs: Vec<u64> = per
+            .iter()
+            .flat_map(|e| e.dram.iter().map(|r| r.addr))
+            .collect();
+        let whole_addrs: Vec<u64> = whole.dram.iter().map(|r| r.addr).collect();
+        assert_eq!(addrs, whole_addrs, "{place:?}");
+        // cold launches: every launch misses its first touches again
+        let cold = m.launch_events(&t, LaunchCaches::Cold);
+        let cold_dram: usize = cold.iter().map(|e| e.dram.len()).sum();
+        assert!(
+            cold_dram > whole.dram.len(),
+            "{place:?}: {cold_dram} vs {}",
+            whole.dram.len()
+        );
+        // the simulator's boundary: texture and constant refetched, the L2 kept
+        let tf = m.launch_events(&t, LaunchCaches::CarryL2);
+        let tf_dram: usize = tf.iter().map(|e| e.dram.len()).sum();
+        assert!(tf_dram <= cold_dram, "{place:?}");
+        if matches!(place, Place::Const | Place::Tex1D | Place::Tex2D) {
+            let misses =
+                |v: &[memsim::Events]| v.iter().map(|e| e.tex_miss + e.const_miss).sum::<u64>();
+            assert!(misses(&tf) >= misses(&per), "{place:?}");
+            refetched |= misses(&tf) > misses(&per);
+        }
+    }
+    // at least one placement's texture or constant lines outlive a launch when carried
+    // (the 8 KB constant cache is thrashed by the 32 KB weights either way)
+    assert!(refetched);
 }

@@ -84,7 +84,10 @@ pub struct ModelArgs {
     /// clamped to [0, T_mem] instead of as printed), ours+replay-issue, ours+mwp-uncoalesced,
     /// ours+shmem-no-hit (Eq. 5 without hit_lat on shared requests, spec §7 #9),
     /// ours+merged-launches (a kernel's launches merged into one profile instead of
-    /// predicted launch by launch, spec §3.7), ours+eq11-no-intercept and ours+eq11-no-S_req
+    /// predicted launch by launch, spec §3.7), ours+launch-tex-flush (the texture and
+    /// constant caches invalidated at each launch, the L2 carried, as the simulator does)
+    /// and ours+launch-cold (every launch's memory pass from cold caches; the default
+    /// carries every cache, spec §3.8), ours+eq11-no-intercept and ours+eq11-no-S_req
     /// (Eq. 11 without the intercept or the shared-request share; spec §3.4).
     #[arg(long, default_value = "ours")]
     pub variant: String,

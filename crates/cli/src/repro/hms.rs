@@ -1200,6 +1200,7 @@ fn write(
         }
     }
     eq11_rank_and_launches(&mut r, ev, &test, l);
+    launch_caches(&mut r, ev, l);
     let skipped: Vec<&hms::CaseResult> = ev.cases.iter().filter(|c| c.skipped.is_some()).collect();
     if !skipped.is_empty() {
         let _ = writeln!(
@@ -1256,6 +1257,7 @@ fn write(
             "Spearman of a ranking in the measured order (declared rule bound)"
         )
     );
+    ranking_terms(&mut r, ev, &nn, l);
     // Figs 7-9
     let _ = writeln!(r, "## Figs. 7-9: ablations (mean test error, %)\n\n![Figs. 7-9](figures/hms-fig7-9-ablations.svg)\n\n| variant | ours | paper (implied, §6.4) |\n| --- | --- | --- |");
     for (v, e, p) in &abl {
@@ -1426,10 +1428,274 @@ fn eq11_rank_and_launches(r: &mut String, ev: &Evaluation, test: &[&hms::CaseRes
     }
     let _ = writeln!(
         r,
-        "Per launch (spec §3.7: the model's inputs are one launch configuration, grid, block, `#total_warps`, `#active_SMs`, `N`): `ours` predicts a kernel launched several times launch by launch, each with its own active SMs and warps per SM (`Flags::per_launch`, `Profile::split_launches`; the sample's measured time and replays apportioned by executed instructions, caches cold at each launch), and sums; `ours+merged-launches` (the reproduction before issue 12) merges the launches into one profile with the largest active SMs and N. Mean test error: per launch {} %, merged {} %. The multi-launch test placements:\n\n| benchmark | placement | launches | active SMs / N per launch | merged | simulated | per launch | merged | error per launch / merged (%) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n{rows_md}",
+        "Per launch (spec §3.7: the model's inputs are one launch configuration, grid, block, `#total_warps`, `#active_SMs`, `N`): `ours` predicts a kernel launched several times launch by launch, each with its own active SMs and warps per SM (`Flags::per_launch`, `Profile::split_launches`; the sample's measured time and replays apportioned by executed instructions, the caches carried from launch to launch: next section), and sums; `ours+merged-launches` (the reproduction before issue 12) merges the launches into one profile with the largest active SMs and N. Mean test error: per launch {} %, merged {} %. The multi-launch test placements:\n\n| benchmark | placement | launches | active SMs / N per launch | merged | simulated | per launch | merged | error per launch / merged (%) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n{rows_md}",
         e("ours"),
         e("ours+merged-launches"),
     );
+}
+
+/// Issue 12: the memory pass's cache state across a kernel's launches, per launch against
+/// the simulator's counters (the samples of neuralnet and bfs), and the mean test error of
+/// each reading.
+fn launch_caches(r: &mut String, ev: &Evaluation, l: &Ledger) {
+    use locus_model::model::LaunchCaches;
+    let modes = [
+        ("ours", LaunchCaches::Carry),
+        ("ours+launch-tex-flush", LaunchCaches::CarryL2),
+        ("ours+launch-cold", LaunchCaches::Cold),
+    ];
+    let e = |n: &str| {
+        pct(
+            l,
+            ev.mean_error(ev.variant(n)).0,
+            &format!("mean test error of {n} (%)"),
+        )
+    };
+    let _ = writeln!(
+        r,
+        "## Caches across launches (issue 12)\n\nA kernel launched several times is predicted launch by launch (previous section). Spec §3.7 merges the trace into one global order \"so that the L2 (shared by all SMs) ... [is] meaningful\" and §3.8 runs `run_caches_and_banks` once over the trace, so the spec's reading, `ours`, carries every cache (L2, texture, constant) and the first-touch frames from one launch's memory pass to the next (`LaunchCaches::Carry`, `memsim::CacheState`). The simulated k80 keeps its L2 across launches (single node: `l2.kernel_boundary` does nothing) and invalidates the texture and constant caches at every launch (`spaces_launch`): that reading is `ours+launch-tex-flush`; `ours+launch-cold` starts every launch cold (the reproduction before this change). Mean test error: `ours` {} %, `ours+launch-tex-flush` {} %, `ours+launch-cold` {} %.\n",
+        e("ours"),
+        e("ours+launch-tex-flush"),
+        e("ours+launch-cold"),
+    );
+    for w in ["shoc-neuralnet", "shoc-bfs"] {
+        let Some(m) = ev.models.get(w) else { continue };
+        let Some(c) = ev
+            .cases
+            .iter()
+            .find(|c| c.case.workload == w && c.skipped.is_none() && c.label == "sample")
+        else {
+            continue;
+        };
+        if m.launch_models().is_empty() {
+            continue;
+        }
+        let sample = m.profile.sample_placement();
+        let evs: Vec<Vec<locus_model::memsim::Events>> = modes
+            .iter()
+            .map(|(_, md)| m.launch_events(&sample, *md))
+            .collect();
+        let reads =
+            |e: &locus_model::memsim::Events| e.dram.iter().filter(|q| !q.write).count() as u64;
+        let bench = c.case.bench;
+        let _ = writeln!(
+            r,
+            "{bench}, sample placement, per launch: the simulator's L2 accesses (its transactions), L2 hits and DRAM reads beside the model's L2 accesses (lines) and DRAM reads under each reading.\n\n| launch | sim L2 accesses | sim L2 hits | sim DRAM reads | model L2 accesses | model DRAM reads: ours (carry) | ours+launch-tex-flush | ours+launch-cold |\n| --- | --- | --- | --- | --- | --- | --- | --- |"
+        );
+        let mut tot = [0u64; 3];
+        let mut totm = [0u64; 3];
+        for i in 0..m.launch_models().len() {
+            let s = c.sim.per_launch.get(i).copied().unwrap_or([0; 4]);
+            let lab = format!("{bench} sample launch {}", i + 1);
+            tot[0] += s[0];
+            tot[1] += s[1];
+            tot[2] += s[2];
+            for (t, e) in totm.iter_mut().zip(&evs) {
+                *t += reads(&e[i]);
+            }
+            let _ = writeln!(
+                r,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                l.int(i as u64 + 1, &format!("{lab}: launch index")),
+                l.int(s[0], &format!("{lab}: simulated L2 accesses")),
+                l.int(s[1], &format!("{lab}: simulated L2 hits")),
+                l.int(s[2], &format!("{lab}: simulated DRAM reads")),
+                l.int(
+                    evs[0][i].l2_access,
+                    &format!("{lab}: model L2 accesses (ours)")
+                ),
+                l.int(
+                    reads(&evs[0][i]),
+                    &format!("{lab}: model DRAM reads (ours)")
+                ),
+                l.int(
+                    reads(&evs[1][i]),
+                    &format!("{lab}: model DRAM reads (ours+launch-tex-flush)")
+                ),
+                l.int(
+                    reads(&evs[2][i]),
+                    &format!("{lab}: model DRAM reads (ours+launch-cold)")
+                ),
+            );
+        }
+        let lab = format!("{bench} sample, all launches");
+        let _ = writeln!(
+            r,
+            "| all | {} | {} | {} | | {} | {} | {} |\n",
+            l.int(tot[0], &format!("{lab}: simulated L2 accesses")),
+            l.int(tot[1], &format!("{lab}: simulated L2 hits")),
+            l.int(tot[2], &format!("{lab}: simulated DRAM reads")),
+            l.int(totm[0], &format!("{lab}: model DRAM reads (ours)")),
+            l.int(
+                totm[1],
+                &format!("{lab}: model DRAM reads (ours+launch-tex-flush)")
+            ),
+            l.int(
+                totm[2],
+                &format!("{lab}: model DRAM reads (ours+launch-cold)")
+            ),
+        );
+        let dev: Vec<f64> = totm
+            .iter()
+            .map(|&x| (x as f64 - tot[2] as f64).abs())
+            .collect();
+        let best = (0..3)
+            .min_by(|&a, &b| dev[a].total_cmp(&dev[b]))
+            .unwrap_or(0);
+        let _ = writeln!(
+            r,
+            "Over the launches the reading nearest the simulator's DRAM reads on {bench} is `{}` (|model - simulated| reads: {} / {} / {}).\n",
+            modes[best].0,
+            l.int(dev[0] as u64, &format!("{lab}: |model - simulated| DRAM reads (ours)")),
+            l.int(dev[1] as u64, &format!("{lab}: |model - simulated| DRAM reads (ours+launch-tex-flush)")),
+            l.int(dev[2] as u64, &format!("{lab}: |model - simulated| DRAM reads (ours+launch-cold)")),
+        );
+    }
+}
+
+/// Issue 12: which of Eq. 1's terms orders the five neuralnet placements against the
+/// simulated order (Spearman of each term with the simulated times, and each term's
+/// spread over the placements), computed from `ours`' predictions.
+fn ranking_terms(r: &mut String, ev: &Evaluation, nn: &[&hms::CaseResult], l: &Ledger) {
+    let Some(m) = ev.models.get("shoc-neuralnet") else {
+        return;
+    };
+    if nn.len() < 2 {
+        return;
+    }
+    let vo = ev.variant("ours");
+    let truth: Vec<f64> = nn.iter().map(|c| c.truth).collect();
+    let terms: Vec<(f64, f64, f64)> = nn
+        .iter()
+        .map(|c| hms::predict_terms(m, c.case, vo, ev))
+        .collect();
+    let cols: [(&str, Vec<f64>); 4] = [
+        ("T_comp", terms.iter().map(|t| t.0).collect()),
+        ("T_mem", terms.iter().map(|t| t.1).collect()),
+        ("-T_overlap", terms.iter().map(|t| -t.2).collect()),
+        (
+            "T_mem - T_overlap",
+            terms.iter().map(|t| t.1 - t.2).collect(),
+        ),
+    ];
+    let _ = writeln!(
+        r,
+        "### Which term orders the neuralnet placements (issue 12)\n\nEq. 1's terms of `ours` per placement (cycles), each term's Spearman correlation with the simulated times and its spread (largest - smallest over the five placements):\n\n| placement | simulated | T_comp | T_mem | T_overlap |\n| --- | --- | --- | --- | --- |"
+    );
+    for (c, t) in nn.iter().zip(&terms) {
+        let case = format!("neuralnet {}", c.label);
+        let _ = writeln!(
+            r,
+            "| {} | {} | {} | {} | {} |",
+            c.label,
+            l.f(c.truth, 0, &format!("{case}: simulated cycles")),
+            l.f(t.0, 0, &format!("{case}: T_comp (ours)")),
+            l.f(t.1, 0, &format!("{case}: T_mem (ours)")),
+            l.f(t.2, 0, &format!("{case}: T_overlap (ours)")),
+        );
+    }
+    let _ = writeln!(
+        r,
+        "\n| term | Spearman with simulated | spread (cycles) |\n| --- | --- | --- |"
+    );
+    let mut worst: Option<(usize, f64)> = None;
+    for (i, (name, v)) in cols.iter().enumerate() {
+        let rho = hms::spearman(v, &truth);
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let _ = writeln!(
+            r,
+            "| {name} | {} | {} |",
+            num(
+                l,
+                rho,
+                3,
+                &format!("neuralnet: Spearman of {name} and simulated times")
+            ),
+            l.f(
+                hi - lo,
+                0,
+                &format!("neuralnet: spread of {name} over the placements")
+            ),
+        );
+        // the single terms only: the largest spread among those ordered against the truth
+        if i < 3 && rho < 0.0 && worst.is_none_or(|(_, s)| hi - lo > s) {
+            worst = Some((i, hi - lo));
+        }
+    }
+    let t_rho = hms::spearman(
+        &terms.iter().map(|t| t.0 + t.1 - t.2).collect::<Vec<_>>(),
+        &truth,
+    );
+    // within T_overlap: the Eq. 11 feature whose change from the sample moves the ratio
+    // most, on the placement whose T_overlap departs most from the sample's
+    if let (Some(co), Some(si)) = (
+        ev.coefs.get(vo).and_then(|c| c.as_ref()),
+        nn.iter().position(|c| c.label == "sample"),
+    ) {
+        let far = (0..nn.len())
+            .max_by(|&a, &b| {
+                (terms[a].2 - terms[si].2)
+                    .abs()
+                    .total_cmp(&(terms[b].2 - terms[si].2).abs())
+            })
+            .unwrap_or(si);
+        let (xf, xs) = (&nn[far].rows[vo].0, &nn[si].rows[vo].0);
+        let contrib: Vec<f64> = (0..11).map(|j| co.w[j] * (xf[j] - xs[j])).collect();
+        let j = (0..11)
+            .max_by(|&a, &b| contrib[a].abs().total_cmp(&contrib[b].abs()))
+            .unwrap_or(0);
+        let case = format!("neuralnet {}", nn[far].label);
+        let _ = writeln!(
+            r,
+            "
+The placement whose T_overlap departs most from the sample's is {}: its Eq. 11 ratio is {} against the sample's {}; the feature that moves it most is `{}` (w x Δx = {}, feature {} against the sample's {}).",
+            nn[far].label,
+            num(l, co.ratio(xf), 3, &format!("{case}: Eq. 11 overlap ratio (ours)")),
+            num(l, co.ratio(xs), 3, "neuralnet sample: Eq. 11 overlap ratio (ours)"),
+            FEATURES[j],
+            num(l, contrib[j], 3, &format!("{case}: largest w x (x - x_sample) of Eq. 11")),
+            num(l, xf[j], 4, &format!("{case}: Eq. 11 feature {}", FEATURES[j])),
+            num(l, xs[j], 4, &format!("neuralnet sample: Eq. 11 feature {}", FEATURES[j])),
+        );
+    }
+    let mut alt = Vec::new();
+    for v in ["ours+spec-clamp", "ours+overlap-clamp", "sim-et-al"] {
+        let vi = ev.variant(v);
+        let pv: Vec<f64> = nn.iter().map(|c| c.pred[vi]).collect();
+        alt.push(format!(
+            "`{v}` {}",
+            num(
+                l,
+                hms::spearman(&pv, &truth),
+                3,
+                &format!("neuralnet: Spearman of predicted and simulated times ({v})")
+            )
+        ));
+    }
+    let _ = writeln!(
+        r,
+        "
+Spearman of the named readings' rankings: {}.",
+        alt.join(", ")
+    );
+    match worst {
+        Some((i, _)) => {
+            let _ = writeln!(
+                r,
+                "\nThe term with the largest spread among those ordered against the simulated times (negative Spearman) is {}: it sets the predicted order (Spearman of T_comp + T_mem - T_overlap: {}).\n",
+                cols[i].0,
+                num(l, t_rho, 3, "neuralnet: Spearman of T_comp + T_mem - T_overlap (ours, without T_init)"),
+            );
+        }
+        None => {
+            let _ = writeln!(
+                r,
+                "\nNo single term is ordered against the simulated times (Spearman of T_comp + T_mem - T_overlap: {}).\n",
+                num(l, t_rho, 3, "neuralnet: Spearman of T_comp + T_mem - T_overlap (ours, without T_init)"),
+            );
+        }
+    }
 }
 
 #[cfg(test)]
