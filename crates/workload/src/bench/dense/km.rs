@@ -4,8 +4,17 @@
 //! `features[l*npoints+pid]`, cluster centres from constant memory, writes `membership[pid]`)
 //! and the host recomputes the centres from the memberships, as `kmeans_clustering` does.
 //! CODA Table 2: core-exclusive (spec §7 KM row).
+//!
+//! `layout=point-major` is the other K-means the papers cite: the feature array in its
+//! original row layout, `features[pid*nfeatures+l]`, read with global loads (through the
+//! L1 data cache) and no transpose, as Rodinia's OpenMP `kmeans_clustering`
+//! (`find_nearest_point(feature[i], ...)`) and the cache-sensitive KMN of CCWS (Rogers et
+//! al., MICRO'12, cited with Rodinia by NDP's Table 1, spec ndp.md §5.4) read it. A warp's
+//! load then touches one line per lane (`nfeatures*4 >= 128` B apart) and the thread's next
+//! features reuse those lines from L1: the intra-warp locality CCWS calls cache-sensitive.
+//! Same grid, blocks, instruction counts, offload block and results as `feature-major`.
 
-use super::common::{host, kinfo, loop_step, prologue};
+use super::common::{bad, host, kinfo, loop_step, prologue};
 use super::kmeans_transpose::{gen_points, km_sizes, InvertMapping, KM_THREADS};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
@@ -40,13 +49,46 @@ pub const SPEC: BenchSpec = BenchSpec {
             default: "3",
             help: "kmeansPoint launches (spec: 2-3)",
         },
+        ParamSpec {
+            name: "layout",
+            default: "feature-major",
+            help: "feature-major (Rodinia CUDA: invert_mapping, texture loads of features[l*npoints+pid]) | point-major (CCWS / Rodinia OpenMP: global loads of features[pid*nfeatures+l], no transpose)",
+        },
     ],
     build,
 };
 
+/// Layout and memory space of the feature array `kmeansPoint` reads (the `layout`
+/// parameter; spec ndp.md §5.4 KMN).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// Rodinia CUDA: transposed by `invert_mapping`, `features[l*npoints+pid]` through
+    /// the texture path (a warp's load is one line).
+    FeatureMajor,
+    /// CCWS / Rodinia OpenMP: the input rows, `features[pid*nfeatures+l]` through the L1
+    /// data cache (a warp's load is one line per lane when `nfeatures*4 >= 128`).
+    PointMajor,
+}
+
+impl Layout {
+    /// Parse the `layout` parameter.
+    pub(crate) fn parse(s: &str) -> Result<Layout, WorkloadError> {
+        match s {
+            "feature-major" => Ok(Layout::FeatureMajor),
+            "point-major" => Ok(Layout::PointMajor),
+            o => Err(bad(format!(
+                "km: layout={o}: use feature-major (Rodinia CUDA) or point-major (CCWS, Rodinia OpenMP)"
+            ))),
+        }
+    }
+}
+
 /// Rodinia `kmeansPoint`: nearest centre per point.
 pub(crate) struct KmeansPoint {
+    /// Feature-major `[nfeatures][npoints]` or point-major `[npoints][nfeatures]`
+    /// (`layout`).
     pub features: ObjId,
+    pub layout: Layout,
     pub clusters: ObjId,
     pub membership: ObjId,
     pub npoints: u64,
@@ -74,6 +116,8 @@ impl Kernel for KmeansPoint {
     /// (2 fp) and the loop control (3), then `FSETP; FSEL; SEL` (the running minimum and its
     /// index, no branch) and the cluster-loop control (3); finally `IMAD.WIDE; STG; EXIT`.
     /// With 5 clusters of 34 features: 1,580 warp instructions, 341 of them memory.
+    /// `Layout::PointMajor` keeps every count and replaces the `TEX` by an `LDG` of
+    /// `features[pid*nfeatures+j]` (its two address instructions the same number).
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         // block_id = gridDim.x*blockIdx.y + blockIdx.x; point_id = block_id*blockDim + tid
         let pid = t.block_id() * KM_THREADS as u64 + t.tid.x as u64;
@@ -99,7 +143,10 @@ impl Kernel for KmeansPoint {
             for j in 0..self.nfeatures {
                 t.ofld_begin(0, 1, 3);
                 t.alu(2);
-                let f: f32 = t.ld_tex(self.features, pid + j * self.npoints);
+                let f: f32 = match self.layout {
+                    Layout::FeatureMajor => t.ld_tex(self.features, pid + j * self.npoints),
+                    Layout::PointMajor => t.ld(self.features, pid * self.nfeatures + j),
+                };
                 let cv: f32 = t.ld_const(self.clusters, c * self.nfeatures + j);
                 t.fp(2);
                 let d = f - cv;
@@ -154,6 +201,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
     let (npoints, nfeatures) = km_sizes(p, 64 << 10)?;
     let nclusters = p.u64("nclusters", 5)?.clamp(1, npoints);
     let iterations = p.u64("iterations", 3)?;
+    let layout = Layout::parse(&p.str("layout", "feature-major"))?;
     let mut rng = Rng::new(p.seed);
     let pts = gen_points(&mut rng, npoints, nfeatures, nclusters);
     // initial centres: random points, as kmeans_clustering does
@@ -164,20 +212,24 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
     }
     let mut m = Memory::new();
     let input = m.alloc_from("feature_flipped_d", &pts, true);
-    let features = m.alloc::<f32>("feature_d", npoints * nfeatures, false);
+    // point-major reads the input rows themselves: no transpose, no second array
+    let (features, first) = match layout {
+        Layout::FeatureMajor => (m.alloc::<f32>("feature_d", npoints * nfeatures, false), 1),
+        Layout::PointMajor => (input, 0),
+    };
     let membership = m.alloc::<i32>("membership_d", npoints, false);
     let clusters = m.alloc_from("c_clusters", &centres, true);
     let mut launched = 0u64;
     let h = host(move |mem: &mut Memory| {
-        let k: Box<dyn Kernel> = if launched == 0 {
+        let k: Box<dyn Kernel> = if launched < first {
             Box::new(InvertMapping {
                 input,
                 output: features,
                 npoints,
                 nfeatures,
             })
-        } else if launched <= iterations {
-            if launched >= 2 {
+        } else if launched < first + iterations {
+            if launched > first {
                 // host: copy membership back, recompute centres, copy them to the symbol
                 let memb: Vec<i32> = mem.to_vec(membership);
                 update_centres(&pts, &memb, nfeatures as usize, &mut centres);
@@ -187,6 +239,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
             }
             Box::new(KmeansPoint {
                 features,
+                layout,
                 clusters,
                 membership,
                 npoints,

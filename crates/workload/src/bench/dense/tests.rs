@@ -177,6 +177,54 @@ fn km_memberships_match_host_nearest_centre() {
     }
 }
 
+/// `layout=point-major` (CCWS / Rodinia OpenMP, spec ndp.md §5.4 KMN): no transpose, the
+/// same memberships as the feature-major (Rodinia CUDA) run on the same data, and a warp's
+/// feature load is a global load touching one line per lane (stride 136 B >= 128 B), where
+/// the feature-major one is a texture load of one line (4096 points: each feature row
+/// starts on a line).
+#[test]
+fn km_point_major_equals_feature_major_and_reads_one_line_per_lane() {
+    let kv = |l: &'static str| [("npoints", "4096"), ("iterations", "3"), ("layout", l)];
+    let mut fm = build("km", &kv("feature-major"), 4);
+    let mut pm = build("km", &kv("point-major"), 4);
+    // the feature loads of block 0, warp 0 in the first kmeansPoint launch
+    let loads = |w: &mut ModelWorkload, skip: usize| {
+        for _ in 0..skip {
+            w.next_launch().unwrap().unwrap();
+        }
+        let mut l = w.next_launch().unwrap().unwrap();
+        assert_eq!(l.info().name, "kmeansPoint");
+        assert_eq!(l.info().block.x, 256);
+        let mut bp = BlockProgram::default();
+        l.block(0, false, 128, &mut bp).unwrap();
+        bp.warps[0]
+            .insts
+            .iter()
+            .filter(|i| i.class == InstClass::Load && i.space != Space::Constant)
+            .map(|i| (i.space, i.nlines))
+            .collect::<Vec<_>>()
+    };
+    let (lf, lp) = (loads(&mut fm, 1), loads(&mut pm, 0));
+    assert_eq!(lf.len(), 5 * 34);
+    assert_eq!(lp.len(), lf.len());
+    assert!(lf.iter().all(|&l| l == (Space::Texture, 1)), "{:?}", lf[0]);
+    assert!(lp.iter().all(|&l| l == (Space::Global, 32)), "{:?}", lp[0]);
+    let mut fm = build("km", &kv("feature-major"), 4);
+    let mut pm = build("km", &kv("point-major"), 4);
+    let (rf, rp) = (run(&mut fm), run(&mut pm));
+    assert_eq!(&rf.kernels[1..], &rp.kernels[..]);
+    assert_eq!(rp.kernels, ["kmeansPoint"; 3]);
+    let (mf, mp): (Vec<i32>, Vec<i32>) = (get(&fm, "membership_d"), get(&pm, "membership_d"));
+    assert_eq!(mf, mp);
+    assert!(mp.iter().all(|&c| (0..5).contains(&c)));
+    assert_eq!(get::<f32>(&fm, "c_clusters"), get::<f32>(&pm, "c_clusters"));
+    let e = registry::build("km", &[("layout".to_string(), "soa".to_string())].into(), 1)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("layout=soa"), "{e}");
+}
+
 #[test]
 fn matmul_equals_host_matmul() {
     let (m, k, n) = (48usize, 32usize, 64usize);
