@@ -362,6 +362,16 @@ pub(crate) struct NdpState {
 }
 
 impl NdpState {
+    /// Count one stall on SM `sm`'s full pending buffer and mark the warp `bit` (its
+    /// slot on the SM) held at `now`, starting a fresh held set at a new instant.
+    fn hold_on_full(&mut self, sm: usize, bit: u64, now: Ps) {
+        self.pending_stalls += 1;
+        if self.pend_hold_at[sm] != now {
+            self.pend_hold_at[sm] = now;
+            self.pend_hold[sm] = 0;
+        }
+        self.pend_hold[sm] |= bit;
+    }
     /// The state for `cfg` (`None` when `ndp.offload = "none"`: nothing runs).
     pub(crate) fn new(cfg: &crate::config::Config, nsm: usize) -> Option<Box<NdpState>> {
         let n = &cfg.ndp;
@@ -602,12 +612,7 @@ impl System {
             if !begins {
                 return None;
             }
-            n.pending_stalls += 1;
-            if n.pend_hold_at[sm] != now {
-                n.pend_hold_at[sm] = now;
-                n.pend_hold[sm] = 0;
-            }
-            n.pend_hold[sm] |= bit;
+            n.hold_on_full(sm, bit, now);
             now + cyc
         } else {
             if wn.mode != 2 || block_mem(inst).is_none() || !n.insts[wn.inst as usize].granted {
@@ -695,12 +700,7 @@ impl System {
         if n.pending[sm] < n.pending_cap {
             return None;
         }
-        n.pending_stalls += 1;
-        if n.pend_hold_at[sm] != now {
-            n.pend_hold_at[sm] = now;
-            n.pend_hold[sm] = 0;
-        }
-        n.pend_hold[sm] |= bit;
+        n.hold_on_full(sm, bit, now);
         n.held_until[wg] = now + cyc;
         Some(now + cyc)
     }
