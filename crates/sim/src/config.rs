@@ -776,6 +776,16 @@ pub struct RunCfg {
     pub max_warp_insts: u64,
     /// Stop at this SM cycle (0 = no limit).
     pub max_cycles: u64,
+    /// Generate at most this many instructions of each warp when its block is dispatched
+    /// (0: all). Kernel models generate a whole block at dispatch, and a run capped by
+    /// `max_warp_insts` issues a small part of its first wave's programs (issue 9: REC's
+    /// GEMM spends nine tenths of its host time generating them). The statistics do not
+    /// change: the generated prefix is exactly the full program's, the workload's memory
+    /// is exactly as without the limit, and a run in which a warp needs an instruction
+    /// past its prefix fails with `SimError::GenLimit`, which
+    /// [`crate::simulate_exact`] answers by running again without the limit. Ignored for
+    /// runs that record lane addresses, NDP offload markers or HMS memory spaces.
+    pub gen_limit: u32,
     /// Record a time-series sample (cumulative counters) every this many SM cycles into the
     /// stats' `timeline`, driven by an epoch timer (issue 7 §4); 0 = off.
     pub sample_cycles: u64,

@@ -12,4 +12,9 @@ pub enum SimError {
     /// The workload or trace could not be generated or read.
     #[error(transparent)]
     Workload(#[from] WorkloadError),
+    /// A warp needed an instruction past `run.gen_limit`: the run's statistics are not
+    /// those of the unlimited run. The caller runs it again with a larger limit or none
+    /// ([`crate::simulate_exact`]).
+    #[error("a warp ran past run.gen_limit = {0} generated instructions; run again with a larger run.gen_limit or 0")]
+    GenLimit(u32),
 }

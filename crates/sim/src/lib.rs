@@ -34,3 +34,40 @@ pub fn simulate(cfg: &Config, w: &mut dyn locus_workload::Workload) -> Result<Re
     let mut s = System::new(cfg);
     s.run(w, &mut |_| {})
 }
+
+/// [`simulate`] under `run.gen_limit`: when a warp needs an instruction past its generated
+/// prefix ([`SimError::GenLimit`]), run again on a fresh workload from `fresh` without the
+/// limit. Either way the report is the unlimited run's (the limit changes no statistic).
+pub fn simulate_exact(
+    cfg: &Config,
+    w: &mut dyn locus_workload::Workload,
+    fresh: &mut dyn FnMut() -> Result<Box<dyn locus_workload::Workload>, SimError>,
+) -> Result<Report, SimError> {
+    match simulate(cfg, w) {
+        Err(SimError::GenLimit(_)) => {
+            let mut c = cfg.clone();
+            c.run.gen_limit = 0;
+            let mut again = fresh()?;
+            let mut r = simulate(&c, &mut *again)?;
+            if let Some(h) = &mut r.host {
+                h.gen_reruns = 1;
+            }
+            Ok(r)
+        }
+        r => r,
+    }
+}
+
+/// A `run.gen_limit` for a run capped at `run.max_warp_insts` (0 when it is not capped):
+/// eight times the instructions a warp would issue if the cap were shared evenly by every
+/// warp slot of the machine, and at least 1024. A warp that runs further ahead only costs
+/// the run being made again ([`simulate_exact`]); the statistics never change.
+pub fn suggested_gen_limit(cfg: &Config) -> u32 {
+    let cap = cfg.run.max_warp_insts;
+    if cap == 0 {
+        return 0;
+    }
+    let slots =
+        (cfg.system.nodes as u64 * cfg.system.sms_per_node as u64 * cfg.sm.max_warps as u64).max(1);
+    (8 * cap / slots).clamp(1024, u32::MAX as u64) as u32
+}

@@ -504,6 +504,9 @@ pub struct HostStats {
     pub functional_seconds: f64,
     /// Of `seconds`: everything else, the timing simulation.
     pub timing_seconds: f64,
+    /// Runs made again without `run.gen_limit` because a warp needed more of its program
+    /// (0 or 1; [`crate::simulate_exact`]). The figures above are the last run's.
+    pub gen_reruns: u32,
 }
 
 /// The whole report.

@@ -215,6 +215,11 @@ pub struct Thread<'a> {
     probe: bool,
     /// Record offload markers (`BlockProgram::offload_markers`).
     marks: bool,
+    /// Record at most this many operations (`BlockProgram::max_warp_insts`); the thread
+    /// still runs to its end. `usize::MAX`: all.
+    room: usize,
+    /// An operation was not recorded for want of room.
+    overflow: bool,
 }
 
 impl<'a> Thread<'a> {
@@ -255,15 +260,19 @@ impl<'a> Thread<'a> {
     #[inline]
     fn rec(
         &mut self,
-        site: u64,
+        at: &'static Location<'static>,
         class: InstClass,
         space: Space,
         obj: ObjId,
         addr: u64,
         bytes: usize,
     ) {
+        if self.ops.len() >= self.room {
+            self.overflow = true;
+            return;
+        }
         self.ops.push(Op {
-            site,
+            site: site_of(at),
             class,
             space,
             obj,
@@ -275,7 +284,18 @@ impl<'a> Thread<'a> {
 
     /// `n` compute operations of class `class` at `site` (one reservation for all of them).
     #[inline]
-    fn rec_n(&mut self, site: u64, class: InstClass, n: u32) {
+    fn rec_n(&mut self, at: &'static Location<'static>, class: InstClass, n: u32) {
+        let free = self.room.saturating_sub(self.ops.len());
+        let n = if (n as usize) > free {
+            self.overflow = true;
+            free as u32
+        } else {
+            n
+        };
+        if n == 0 {
+            return;
+        }
+        let site = site_of(at);
         let op = Op {
             site,
             class,
@@ -361,7 +381,7 @@ impl<'a> Thread<'a> {
     pub fn ld<T: Elem>(&mut self, o: ObjId, idx: u64) -> T {
         let a = self.mem.addr(o, idx, T::SIZE);
         self.rec(
-            site_of(Location::caller()),
+            Location::caller(),
             InstClass::Load,
             Space::Global,
             o,
@@ -376,7 +396,7 @@ impl<'a> Thread<'a> {
     pub fn ld_tex<T: Elem>(&mut self, o: ObjId, idx: u64) -> T {
         let a = self.mem.addr(o, idx, T::SIZE);
         self.rec(
-            site_of(Location::caller()),
+            Location::caller(),
             InstClass::Load,
             Space::Texture,
             o,
@@ -391,7 +411,7 @@ impl<'a> Thread<'a> {
     pub fn ld_const<T: Elem>(&mut self, o: ObjId, idx: u64) -> T {
         let a = self.mem.addr(o, idx, T::SIZE);
         self.rec(
-            site_of(Location::caller()),
+            Location::caller(),
             InstClass::Load,
             Space::Constant,
             o,
@@ -406,7 +426,7 @@ impl<'a> Thread<'a> {
     pub fn st<T: Elem>(&mut self, o: ObjId, idx: u64, v: T) {
         let a = self.mem.addr(o, idx, T::SIZE);
         self.rec(
-            site_of(Location::caller()),
+            Location::caller(),
             InstClass::Store,
             Space::Global,
             o,
@@ -423,7 +443,7 @@ impl<'a> Thread<'a> {
     pub fn atomic<T: Elem>(&mut self, o: ObjId, idx: u64, f: impl FnOnce(T) -> T) -> T {
         let a = self.mem.addr(o, idx, T::SIZE);
         self.rec(
-            site_of(Location::caller()),
+            Location::caller(),
             InstClass::Atomic,
             Space::Global,
             o,
@@ -452,25 +472,19 @@ impl<'a> Thread<'a> {
         self.atomic::<u32>(o, idx, |x| x.min(v))
     }
     /// Record one shared-memory access of `bytes` bytes at byte offset `off` from `site`.
-    fn rec_shared(&mut self, site: u64, class: InstClass, off: u64, bytes: usize) {
-        self.rec(
-            site,
-            class,
-            Space::Shared,
-            crate::program::NO_OBJ,
-            off,
-            bytes,
-        );
+    fn rec_shared(
+        &mut self,
+        at: &'static Location<'static>,
+        class: InstClass,
+        off: u64,
+        bytes: usize,
+    ) {
+        self.rec(at, class, Space::Shared, crate::program::NO_OBJ, off, bytes);
     }
     /// Shared-memory load of 32-bit word `idx` (per-block scratch, on chip).
     #[track_caller]
     pub fn sh_ld(&mut self, idx: u32) -> u32 {
-        self.rec_shared(
-            site_of(Location::caller()),
-            InstClass::Load,
-            idx as u64 * 4,
-            4,
-        );
+        self.rec_shared(Location::caller(), InstClass::Load, idx as u64 * 4, 4);
         self.smem.get(idx as usize).copied().unwrap_or(0)
     }
     /// Shared-memory load as f32.
@@ -484,12 +498,7 @@ impl<'a> Thread<'a> {
     #[track_caller]
     pub fn sh_ld_f32x4(&mut self, idx: u32) -> [f32; 4] {
         debug_assert!(idx.is_multiple_of(4), "LDS.128 needs 16-byte alignment");
-        self.rec_shared(
-            site_of(Location::caller()),
-            InstClass::Load,
-            idx as u64 * 4,
-            16,
-        );
+        self.rec_shared(Location::caller(), InstClass::Load, idx as u64 * 4, 16);
         std::array::from_fn(|i| {
             f32::from_bits(self.smem.get(idx as usize + i).copied().unwrap_or(0))
         })
@@ -497,12 +506,7 @@ impl<'a> Thread<'a> {
     /// Shared-memory store of 32-bit word `idx`.
     #[track_caller]
     pub fn sh_st(&mut self, idx: u32, v: u32) {
-        self.rec_shared(
-            site_of(Location::caller()),
-            InstClass::Store,
-            idx as u64 * 4,
-            4,
-        );
+        self.rec_shared(Location::caller(), InstClass::Store, idx as u64 * 4, 4);
         let i = idx as usize;
         if i >= self.smem.len() {
             self.smem.resize(i + 1, 0);
@@ -518,12 +522,7 @@ impl<'a> Thread<'a> {
     /// `LDS.64`, as a `volatile __shared__ double` array compiles (miniFE's `dot_kernel`).
     #[track_caller]
     pub fn sh_ld_f64(&mut self, idx: u32) -> f64 {
-        self.rec_shared(
-            site_of(Location::caller()),
-            InstClass::Load,
-            idx as u64 * 8,
-            8,
-        );
+        self.rec_shared(Location::caller(), InstClass::Load, idx as u64 * 8, 8);
         let w = |i: usize| self.smem.get(i).copied().unwrap_or(0) as u64;
         let i = 2 * idx as usize;
         f64::from_bits(w(i) | (w(i + 1) << 32))
@@ -531,12 +530,7 @@ impl<'a> Thread<'a> {
     /// Shared-memory store of an f64 at 8-byte slot `idx`: one `STS.64`.
     #[track_caller]
     pub fn sh_st_f64(&mut self, idx: u32, v: f64) {
-        self.rec_shared(
-            site_of(Location::caller()),
-            InstClass::Store,
-            idx as u64 * 8,
-            8,
-        );
+        self.rec_shared(Location::caller(), InstClass::Store, idx as u64 * 8, 8);
         let i = 2 * idx as usize;
         if i + 1 >= self.smem.len() {
             self.smem.resize(i + 2, 0);
@@ -548,25 +542,25 @@ impl<'a> Thread<'a> {
     /// `n` integer ALU instructions (address arithmetic, compares, loop control).
     #[track_caller]
     pub fn alu(&mut self, n: u32) {
-        let s = site_of(Location::caller());
+        let s = Location::caller();
         self.rec_n(s, InstClass::Int, n);
     }
     /// `n` floating-point instructions.
     #[track_caller]
     pub fn fp(&mut self, n: u32) {
-        let s = site_of(Location::caller());
+        let s = Location::caller();
         self.rec_n(s, InstClass::Fp, n);
     }
     /// `n` special-function instructions (sqrt, exp, division).
     #[track_caller]
     pub fn sfu(&mut self, n: u32) {
-        let s = site_of(Location::caller());
+        let s = Location::caller();
         self.rec_n(s, InstClass::Sfu, n);
     }
     /// `n` control instructions (branches, predicated exits, loop back-edges, `BRA`/`BSSY`).
     #[track_caller]
     pub fn branch(&mut self, n: u32) {
-        let s = site_of(Location::caller());
+        let s = Location::caller();
         self.rec_n(s, InstClass::Branch, n);
     }
 }
@@ -805,6 +799,8 @@ fn dry_run_writes(
                     mem: &mut mem,
                     smem: &mut sc.smem,
                     ops: &mut ops,
+                    room: usize::MAX,
+                    overflow: false,
                     probe: false,
                     marks: false,
                 };
@@ -853,8 +849,26 @@ fn run_block(
     let bidx = info.grid.unlinear(block);
     let phases = kernel.phases().max(1);
     let mut regs: Vec<Regs> = vec![Regs::default(); nwarps];
+    // `BlockProgram::max_warp_insts` (not with lanes, markers or a split measurement)
+    let limit = if out_lanes || out_marks || split.is_some() {
+        0
+    } else {
+        out.max_warp_insts as usize
+    };
     for phase in 0..phases {
         for (w, wp) in out.warps.iter_mut().enumerate() {
+            // Each warp instruction takes at most one operation from a lane, so the first
+            // `limit` instructions of the merge read at most `limit - before` operations
+            // of each lane past those of the earlier phases; one more keeps a lane that
+            // has more from looking finished. The prefix is the full program's.
+            let room = if limit == 0 {
+                usize::MAX
+            } else if wp.truncated {
+                0
+            } else {
+                (limit + 1).saturating_sub(wp.insts.len())
+            };
+            let mut overflow = false;
             for lane in 0..32u64 {
                 let l = &mut sc.lanes[lane as usize];
                 l.clear();
@@ -872,8 +886,15 @@ fn run_block(
                     ops: l,
                     probe,
                     marks: out_marks,
+                    room,
+                    overflow: false,
                 };
                 kernel.thread(&mut t, phase);
+                overflow |= t.overflow;
+            }
+            if wp.truncated {
+                // past the limit: the threads ran for their effects only
+                continue;
             }
             let (mut phase_run, mut phase_at, mut phase_converged) = (0u64, 0u64, 0u64);
             let marked = out_marks && sc.lanes.iter().any(|l| l.iter().any(|o| o.mark != 0));
@@ -941,6 +962,19 @@ fn run_block(
                         sp.longest_at = site_name(phase_at);
                     }
                 }
+            }
+            if overflow {
+                // more than `limit` instructions: keep exactly the first `limit`
+                wp.truncated = true;
+                wp.insts.truncate(limit);
+                let end = wp
+                    .insts
+                    .iter()
+                    .rev()
+                    .find(|i| i.nlines > 0)
+                    .map_or(0, |i| i.first_line as usize + i.nlines as usize);
+                wp.lines.truncate(end);
+                continue;
             }
             let lanes = (threads - (w as u64 * 32)).min(32) as u8;
             if out_lanes {

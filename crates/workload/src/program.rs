@@ -250,6 +250,11 @@ pub struct WarpProgram {
     /// Offload-block instances in program order (only with
     /// [`BlockProgram::offload_markers`]; empty otherwise).
     pub offload: Vec<OffloadMark>,
+    /// The warp has more instructions than `insts` holds: the block was generated with
+    /// [`BlockProgram::max_warp_insts`] and this warp reached it. `insts` is then exactly
+    /// the first `max_warp_insts` instructions of the full program, and a simulator that
+    /// needs the next one must generate the block again without the limit.
+    pub truncated: bool,
 }
 
 impl WarpProgram {
@@ -259,6 +264,7 @@ impl WarpProgram {
         self.lane_at.clear();
         self.lane_addrs.clear();
         self.offload.clear();
+        self.truncated = false;
     }
     /// The line requests of instruction `i`.
     pub fn lines_of(&self, inst: &WarpInst) -> &[LineReq] {
@@ -294,6 +300,14 @@ pub struct BlockProgram {
     /// Opt-in: record the kernel models' offload-block markers
     /// ([`WarpProgram::offload`], NDP). Off by default: the markers then record nothing.
     pub offload_markers: bool,
+    /// Opt-in: generate at most this many instructions per warp (0: all). A capped run
+    /// issues a small part of its first wave's programs; past the limit a kernel model
+    /// still runs every thread to its end (the workload's memory is exactly as without the
+    /// limit) but records and merges nothing more, and marks the warp
+    /// [`WarpProgram::truncated`]. Kernel models honour it unless lanes or offload
+    /// markers are recorded; other workloads may ignore it (their warps are never
+    /// truncated).
+    pub max_warp_insts: u32,
 }
 
 impl BlockProgram {

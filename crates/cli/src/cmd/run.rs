@@ -72,7 +72,26 @@ pub fn run(a: RunArgs) -> Result<()> {
         ));
     };
     let mut report = match w.as_mut() {
-        Some(w) => sys.run(&mut **w, &mut progress)?,
+        Some(w) => match sys.run(&mut **w, &mut progress) {
+            // a warp needed more than `run.gen_limit` generated instructions: the same
+            // run again on a fresh workload without the limit (the statistics are equal)
+            Err(locus_sim::SimError::GenLimit(k)) => {
+                if !quiet {
+                    eprintln!(
+                        "note: a warp ran past run.gen_limit = {k}; running again without it"
+                    );
+                }
+                let mut c = cfg.clone();
+                c.run.gen_limit = 0;
+                let mut again = a.workload.build()?;
+                let mut r = locus_sim::System::new(&c).run(&mut *again, &mut progress)?;
+                if let Some(h) = &mut r.host {
+                    h.gen_reruns = 1;
+                }
+                r
+            }
+            r => r?,
+        },
         None => {
             let mut refs: Vec<&mut dyn locus_workload::Workload> = apps
                 .iter_mut()

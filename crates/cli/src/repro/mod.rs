@@ -81,26 +81,37 @@ pub struct RunResult {
 /// workload's shared record) instead of a fresh build.
 fn run_one(s: &RunSpec, shared: Option<Box<dyn locus_workload::Workload>>) -> Result<RunResult> {
     let params: BTreeMap<String, String> = s.params.iter().cloned().collect();
-    let cfg = locus_sim::preset::load(Some(&s.preset), None, &s.sets)?;
+    let mut cfg = locus_sim::preset::load(Some(&s.preset), None, &s.sets)?;
+    if cfg.run.gen_limit == 0 && s.apps.is_empty() {
+        // capped runs generate only what they can issue (no statistic changes; the run
+        // key is the spec's, without it)
+        cfg.run.gen_limit = locus_sim::suggested_gen_limit(&cfg);
+    }
     let bench = if s.apps.is_empty() {
         s.bench.as_str()
     } else {
         "single-load"
     };
-    let mut w: Box<dyn locus_workload::Workload> = match (&s.trace, shared) {
-        (_, Some(w)) => w,
-        (Some(t), None) => Box::new(locus_workload::trace_source::TraceWorkload::open(
-            std::path::Path::new(t),
-        )?),
-        (None, None) => Box::new(locus_workload::registry::build(
-            bench,
-            &if s.apps.is_empty() {
-                params
-            } else {
-                BTreeMap::new()
-            },
-            1,
-        )?),
+    // the run's own workload (also the fresh one a run past `run.gen_limit` starts again on)
+    let own = || -> Result<Box<dyn locus_workload::Workload>> {
+        Ok(match &s.trace {
+            Some(t) => Box::new(locus_workload::trace_source::TraceWorkload::open(
+                std::path::Path::new(t),
+            )?),
+            None => Box::new(locus_workload::registry::build(
+                bench,
+                &if s.apps.is_empty() {
+                    params.clone()
+                } else {
+                    BTreeMap::new()
+                },
+                1,
+            )?),
+        })
+    };
+    let mut w: Box<dyn locus_workload::Workload> = match shared {
+        Some(w) => w,
+        None => own()?,
     };
     if s.sharing {
         let sys = locus_sim::System::new(&cfg);
@@ -121,7 +132,9 @@ fn run_one(s: &RunSpec, shared: Option<Box<dyn locus_workload::Workload>>) -> Re
         });
     }
     let r = if s.apps.is_empty() {
-        locus_sim::simulate(&cfg, &mut *w)?
+        locus_sim::simulate_exact(&cfg, &mut *w, &mut || {
+            own().map_err(|e| locus_sim::SimError::Config(format!("{e:#}")))
+        })?
     } else {
         let mut boxes: Vec<Box<dyn locus_workload::Workload>> = Vec::new();
         let mut objs = 0u16;

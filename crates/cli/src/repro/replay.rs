@@ -86,6 +86,7 @@ enum Call {
         line: u32,
         lanes: bool,
         markers: bool,
+        limit: u32,
     },
     Writes(bool),
     Hints,
@@ -171,10 +172,12 @@ fn apply(w: &mut dyn Workload, c: &Call) -> Result<Answer, WorkloadError> {
             line,
             lanes,
             markers,
+            limit,
         } => {
             let mut p = BlockProgram {
                 record_lanes: *lanes,
                 offload_markers: *markers,
+                max_warp_insts: *limit,
                 ..Default::default()
             };
             w.gen_block(*block, *probe, *line, &mut p)?;
@@ -302,6 +305,7 @@ impl Workload for Replayed {
             line: line_bytes,
             lanes: out.record_lanes,
             markers: out.offload_markers,
+            limit: out.max_warp_insts,
         };
         self.step(call, |a| match a {
             Answer::Block(p) => out.clone_from(p),

@@ -345,6 +345,9 @@ impl System {
     }
 
     fn check_end(&self) -> Result<(), SimError> {
+        if self.ran_dry.get() {
+            return Err(SimError::GenLimit(self.cfg.run.gen_limit));
+        }
         if let Some(v) = self.ro_violations.first() {
             // a wrong declaration is a bug of the workload model
             return Err(SimError::Workload(WorkloadError::Msg(format!(
@@ -379,6 +382,7 @@ impl System {
             input_seconds: 0.0,
             functional_seconds: self.host_functional.as_secs_f64(),
             timing_seconds: (secs - self.host_functional.as_secs_f64()).max(0.0),
+            gen_reruns: 0,
         };
         Report {
             schema_version: SCHEMA_VERSION,

@@ -436,6 +436,8 @@ pub struct System {
     pub(crate) ro_violations: Vec<String>,
     /// Generate blocks with their per-lane addresses ([`System::record_lane_addresses`]).
     pub(crate) record_lanes: bool,
+    /// A warp needed an instruction past its truncated program (`run.gen_limit`).
+    pub(crate) ran_dry: std::cell::Cell<bool>,
     /// The post-L2 DRAM request trace ([`System::record_dram_trace`]); `None` when off.
     pub(crate) dram_trace: Option<Vec<DramRecord>>,
     /// When a run limit (`run.max_warp_insts`, `run.max_cycles`) stopped issue.
@@ -647,6 +649,7 @@ impl System {
             read_only_probe: false,
             ro_violations: Vec::new(),
             record_lanes: false,
+            ran_dry: std::cell::Cell::new(false),
             dram_trace: None,
             stopped_at: None,
             timers: Vec::new(),

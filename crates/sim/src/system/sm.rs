@@ -37,6 +37,12 @@ impl System {
             let bs = &mut self.sms[sm].blocks[slot];
             bs.prog.record_lanes = self.record_lanes;
             bs.prog.offload_markers = self.ndp.is_some();
+            bs.prog.max_warp_insts =
+                if self.record_lanes || self.ndp.is_some() || self.spaces.is_some() {
+                    0
+                } else {
+                    self.cfg.run.gen_limit
+                };
             let t = std::time::Instant::now();
             launch.gen_block(b, false, line, &mut bs.prog)?;
             self.host_functional += t.elapsed();
@@ -401,7 +407,12 @@ impl System {
         let prog = &self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize];
         match prog.insts.get(w.pc as usize) {
             Some(i) => *i,
-            None => WarpInst::alu(InstClass::Exit, 1),
+            None => {
+                if prog.truncated {
+                    self.ran_dry.set(true);
+                }
+                WarpInst::alu(InstClass::Exit, 1)
+            }
         }
     }
 
@@ -425,7 +436,12 @@ impl System {
         let pc = w.pc as usize;
         let inst = match prog.insts.get(pc) {
             Some(i) => *i,
-            None => WarpInst::alu(InstClass::Exit, 1),
+            None => {
+                if prog.truncated {
+                    self.ran_dry.set(true);
+                }
+                WarpInst::alu(InstClass::Exit, 1)
+            }
         };
         #[cfg(target_arch = "x86_64")]
         {
