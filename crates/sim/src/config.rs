@@ -851,6 +851,15 @@ pub struct EnergyCfg {
     /// Static (background) power per DRAM channel, W. *Placeholder*: an order of magnitude
     /// for an HBM2 channel's background power, from no paper of this project.
     pub dram_channel_static_w: f64,
+    /// pJ per NSU warp instruction (NDP's memory-stack SIMD units). NDP spec §5.3
+    /// [DEFAULT]: "the NSU at the SM's per-instruction energy"; the NSU runs its blocks'
+    /// floating-point arithmetic and buffer reads and writes, so the SM's FP figure.
+    pub nsu_inst_pj: f64,
+    /// Static power per NSU, W, drawn only by runs that offload (the NSUs are power-gated
+    /// when nothing is offloaded, ndp.md §5.4). NDP spec §5.3 [DEFAULT]: the SM's
+    /// (`sm_static_w`), *placeholder* like it; the paper deletes the leakage of the units
+    /// an NSU lacks but gives no figure.
+    pub nsu_static_w: f64,
 }
 
 impl Default for EnergyCfg {
@@ -872,13 +881,15 @@ impl Default for EnergyCfg {
             sm_static_w: 1.0,
             node_static_w: 10.0,
             dram_channel_static_w: 0.5,
+            nsu_inst_pj: 1000.0,
+            nsu_static_w: 1.0,
         }
     }
 }
 
 impl EnergyCfg {
     /// Every parameter with its key under `[energy]`.
-    pub fn fields(&self) -> [(&'static str, f64); 16] {
+    pub fn fields(&self) -> [(&'static str, f64); 18] {
         [
             ("inter_node_pj_per_bit", self.inter_node_pj_per_bit),
             ("crossbar_pj_per_bit", self.crossbar_pj_per_bit),
@@ -896,6 +907,8 @@ impl EnergyCfg {
             ("sm_static_w", self.sm_static_w),
             ("node_static_w", self.node_static_w),
             ("dram_channel_static_w", self.dram_channel_static_w),
+            ("nsu_inst_pj", self.nsu_inst_pj),
+            ("nsu_static_w", self.nsu_static_w),
         ]
     }
 }

@@ -35,6 +35,10 @@ pub struct EnergyCounts {
     pub sms: u64,
     pub nodes: u64,
     pub dram_channels: u64,
+    /// NDP (ndp.md §5.3): warp instructions the memory-stack NSUs issued, and the NSUs
+    /// drawing static power (0 when nothing was offloaded: power-gated).
+    pub nsu_insts: u64,
+    pub nsus: u64,
 }
 
 /// The instruction classes the model prices separately.
@@ -119,7 +123,7 @@ pub fn energy(cfg: &EnergyCfg, n: &EnergyCounts, seconds: f64) -> EnergyReport {
     let link = |k: PortKind| n.link_bits[k as usize];
     let ins = |k: InstEnergyClass| n.insts[k as usize];
     use InstEnergyClass as I;
-    let dynamic: [(&'static str, &'static str, u64, f64); 13] = [
+    let dynamic: [(&'static str, &'static str, u64, f64); 14] = [
         (
             "link inter-node",
             "bit",
@@ -168,11 +172,13 @@ pub fn energy(cfg: &EnergyCfg, n: &EnergyCounts, seconds: f64) -> EnergyReport {
             ins(I::Other),
             cfg.other_inst_pj * PJ,
         ),
+        ("inst nsu", "warp inst", n.nsu_insts, cfg.nsu_inst_pj * PJ),
     ];
-    let stat: [(&'static str, u64, f64); 3] = [
+    let stat: [(&'static str, u64, f64); 4] = [
         ("static sm", n.sms, cfg.sm_static_w),
         ("static node", n.nodes, cfg.node_static_w),
         ("static dram", n.dram_channels, cfg.dram_channel_static_w),
+        ("static nsu", n.nsus, cfg.nsu_static_w),
     ];
     let mut parts = Vec::with_capacity(dynamic.len() + stat.len());
     let mut dynamic_j = 0.0;
@@ -355,6 +361,8 @@ mod tests {
             sms: 16,
             nodes: 4,
             dram_channels: 32,
+            nsu_insts: 140,
+            nsus: 8,
         }
     }
 
@@ -368,7 +376,7 @@ mod tests {
         let sum: f64 = r.parts.iter().map(|p| p.joules).sum();
         assert!(rel(r.total_j, sum) < 1e-12);
         assert!(rel(r.total_j, r.dynamic_j + r.static_j) < 1e-12);
-        assert_eq!(r.parts.len(), 16);
+        assert_eq!(r.parts.len(), 18);
         for p in &r.parts {
             assert!(p.joules > 0.0, "{} is zero", p.name);
             assert!(rel(p.joules, p.count as f64 * p.unit_j) < 1e-15);
@@ -378,7 +386,7 @@ mod tests {
 
     /// Every field of `EnergyCounts` that counts events, with a setter doubling it.
     type Doubler = fn(&mut EnergyCounts);
-    const DOUBLERS: [(&str, Doubler); 13] = [
+    const DOUBLERS: [(&str, Doubler); 14] = [
         ("link inter-node", |c| c.link_bits[0] *= 2),
         ("link crossbar", |c| c.link_bits[1] *= 2),
         ("link sm-l2", |c| c.link_bits[2] *= 2),
@@ -392,6 +400,7 @@ mod tests {
         ("inst sfu", |c| c.insts[2] *= 2),
         ("inst mem", |c| c.insts[3] *= 2),
         ("inst other", |c| c.insts[4] *= 2),
+        ("inst nsu", |c| c.nsu_insts *= 2),
     ];
 
     #[test]
@@ -402,6 +411,7 @@ mod tests {
         stat_doublers.push(("static sm", |c| c.sms *= 2));
         stat_doublers.push(("static node", |c| c.nodes *= 2));
         stat_doublers.push(("static dram", |c| c.dram_channels *= 2));
+        stat_doublers.push(("static nsu", |c| c.nsus *= 2));
         for (name, double) in stat_doublers {
             let mut c = counts();
             double(&mut c);
@@ -445,6 +455,7 @@ mod tests {
         c2.sms = 0;
         c2.nodes = 0;
         c2.dram_channels = 0;
+        c2.nsus = 0;
         let a = energy(&cfg, &c2, 1e-3);
         let b = energy(&cfg, &c2, 5e-3);
         assert_eq!(a.total_j, b.total_j);

@@ -158,11 +158,28 @@ pub fn all() -> &'static [BenchSpec] {
     crate::bench::all()
 }
 
-/// Look a benchmark up by name (case-insensitive); a name without its suite prefix
-/// (`neuralnet` for `shoc-neuralnet`) finds the one benchmark it ends, if only one does.
+/// Paper abbreviations accepted as workload names: (abbreviation, workload, where the
+/// abbreviation comes from). Only abbreviations that name no built-in workload are listed
+/// (NDP's `BFS` is Rodinia's bfs, `rodinia-bfs`, while `bfs` names GraphBIG's), so an
+/// issue's or paper's command such as `locus run -p ndp-8hmc -w kmn` runs as written.
+pub const ALIASES: &[(&str, &str, &str)] = &[
+    ("bprop", "backprop", "NDP Table 1 (ndp.md §5.4)"),
+    ("kmn", "km", "NDP Table 1 (ndp.md §5.4)"),
+    ("sp", "scalarprod", "NDP Table 1 (ndp.md §5.4)"),
+    ("stn", "parboil-stencil", "NDP Table 1 (ndp.md §5.4)"),
+    ("stcl", "streamcluster", "NDP Table 1 (ndp.md §5.4)"),
+    ("vadd", "vectoradd", "NDP Table 1 (ndp.md §5.4)"),
+];
+
+/// Look a benchmark up by name (case-insensitive); a paper abbreviation of [`ALIASES`]
+/// finds its workload; a name without its suite prefix (`neuralnet` for
+/// `shoc-neuralnet`) finds the one benchmark it ends, if only one does.
 pub fn find(name: &str) -> Option<&'static BenchSpec> {
     if let Some(b) = all().iter().find(|b| b.name.eq_ignore_ascii_case(name)) {
         return Some(b);
+    }
+    if let Some(&(_, w, _)) = ALIASES.iter().find(|a| a.0.eq_ignore_ascii_case(name)) {
+        return all().iter().find(|b| b.name == w);
     }
     let tail = format!("-{}", name.to_ascii_lowercase());
     let mut hits = all()
@@ -244,6 +261,20 @@ fn check_all_applied(
 #[cfg(test)]
 mod tests {
     use super::*;
+    /// Every paper abbreviation finds its workload, names no built-in workload itself
+    /// (an alias must never shadow a name) and is found case-insensitively (`KMN`, `kmn`).
+    /// Fails if an alias points at a renamed workload or collides with a new one.
+    #[test]
+    fn paper_abbreviations_find_their_workloads_and_shadow_no_name() {
+        for &(a, w, _) in ALIASES {
+            assert!(all().iter().all(|b| !b.name.eq_ignore_ascii_case(a)), "{a}");
+            assert_eq!(find(a).map(|b| b.name), Some(w), "{a}");
+            assert_eq!(find(&a.to_ascii_uppercase()).map(|b| b.name), Some(w));
+        }
+        assert_eq!(find("kmn").map(|b| b.name), Some("km"));
+        assert!(find("kmnn").is_none());
+    }
+
     #[test]
     fn parse_suffixes() {
         assert_eq!(parse_u64("64k"), Some(65536));

@@ -173,6 +173,42 @@ pub fn input_origin(name: &str) -> Option<InputOrigin> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The default of parameter `name` of `spec`, as registered.
+    fn registered(spec: &crate::registry::BenchSpec, name: &str) -> u64 {
+        let p = spec.params.iter().find(|p| p.name == name).unwrap();
+        p.default.parse().unwrap()
+    }
+
+    /// The defaults typed into `ParamSpec` as strings (whose modules state the paper input
+    /// and the rule in words) equal what the rule computes from that paper input: fails if
+    /// a default is edited without its derivation, or the rule's cap changes under it.
+    #[test]
+    fn typed_defaults_equal_the_rule_applied_to_their_paper_inputs() {
+        use crate::bench::{dense, vectoradd};
+        // vectoradd: NDP's VADD (ndp.md §5.4), 50M elements, three float vectors, d = 1,
+        // rounded to the 256-thread block
+        let n = 50_000_000u64;
+        let v = dim(n, linear_factor(3 * 4 * n, 1), 256);
+        assert_eq!(registered(&vectoradd::SPEC, "n"), v);
+        assert!(3 * 4 * v <= FOOTPRINT_CAP_BYTES && 3 * 4 * (v + 256) > FOOTPRINT_CAP_BYTES);
+        // kmeans-transpose: Rodinia's kdd_cup, 494,020 points of 34 features, AoS in and
+        // SoA out, d = 1 (points), rounded to the 256-thread block
+        let (pts, nf) = (494_020u64, 34u64);
+        let fp = |p: u64| 2 * p * nf * 4;
+        let k = dim(pts, linear_factor(fp(pts), 1), 256);
+        assert_eq!(registered(&dense::kmeans_transpose::SPEC, "npoints"), k);
+        assert_eq!(registered(&dense::kmeans_transpose::SPEC, "nfeatures"), nf);
+        assert!(fp(k) <= FOOTPRINT_CAP_BYTES && fp(k + 256) > FOOTPRINT_CAP_BYTES);
+        // matmul: NUBA's MM (Table 2, 8 MB, read as MiB) in the CUDA sample's shape m = k,
+        // n = 2k: 4 (k^2 + 2k^2 + 2k^2) = 20 k^2 bytes; under the cap, so rule 1 keeps the paper's
+        // size, k rounded down to the 16-wide tile
+        let side = ((8u64 << 20) as f64 / 20.0).sqrt() as u64;
+        let km = dim(side, linear_factor(8 << 20, 2), 16);
+        assert_eq!(registered(&dense::matmul::SPEC, "k"), km);
+        assert_eq!(registered(&dense::matmul::SPEC, "m"), km);
+        assert_eq!(registered(&dense::matmul::SPEC, "n"), 2 * km);
+    }
     #[test]
     fn fits_unchanged_and_shrinks_to_the_cap() {
         assert_eq!(linear_factor(FOOTPRINT_CAP_BYTES, 2), 1.0);

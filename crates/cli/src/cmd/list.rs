@@ -379,9 +379,15 @@ pub fn workloads_table(verbose: bool) -> String {
             }
         }
     }
+    let aliases: Vec<String> = locus_workload::registry::ALIASES
+        .iter()
+        .map(|(a, w, _)| format!("{a} = {w}"))
+        .collect();
     let _ = writeln!(
         out,
-        "\nuse: locus run --workload NAME [--param NAME=VALUE]; -v lists parameters"
+        "\npaper abbreviations accepted as names: {}\n\
+         use: locus run --workload NAME [--param NAME=VALUE]; -v lists parameters",
+        aliases.join(", ")
     );
     out
 }

@@ -309,7 +309,8 @@ impl Runs {
     }
 }
 
-/// A reproduction's benchmark list: `--workloads a,b,c` when given, else `defaults`; an
+/// A reproduction's benchmark list: `--workloads a,b,c` when given, else `defaults`, each
+/// as its workload's own name (a paper abbreviation such as `kmn` becomes `km`); an
 /// empty list or a name the workload registry does not know is an error that names it
 /// (`example` shows a valid `--workloads` value).
 pub fn workload_list(
@@ -339,7 +340,15 @@ pub fn workload_list(
             missing.join(", ")
         );
     }
-    Ok(names)
+    // each as its workload's own name (`kmn` and `KM` run as `km`), so run keys and the
+    // claims about a workload agree however it was spelled; a workload named twice runs once
+    let mut out: Vec<String> = Vec::new();
+    for b in names.iter().filter_map(|n| locus_workload::registry::find(n)) {
+        if !out.iter().any(|o| o == b.name) {
+            out.push(b.name.to_string());
+        }
+    }
+    Ok(out)
 }
 
 /// Write `runs.csv` into `out`: one row per run (key, workload, preset, overrides) with

@@ -170,6 +170,15 @@ pub struct NdpCfg {
     /// Ready packet buffer descriptors per SM (Table 2: 64 x 8 B; a bounded stage,
     /// [`ready::ReadyBuffer`]).
     pub ready_entries: u32,
+    /// NSU instruction cache, bytes (Table 2: 4 KB). Fig. 11's I-cache use is the code of
+    /// the static blocks an NSU ran over this size ([`NsuStats::icache_use`]). Statistics
+    /// only: fetch misses are not timed (the code is fetched by physical PC from a
+    /// physically contiguous region, ndp.md §3.4, and a workload's blocks are a few hundred
+    /// bytes).
+    pub nsu_icache_bytes: u32,
+    /// Bytes per NSU instruction. [DEFAULT] 8 (a 64-bit encoding, as Fermi/Kepler SASS:
+    /// the paper's NSU ISA is its own and its encoding is not given, ndp.md §3.4).
+    pub nsu_inst_bytes: u32,
     /// Fig. 8's class of a cycle in which a warp was held only by a full pending or ready
     /// buffer (§6.3; [`PendingStallAs`]). Statistics only: timing is the same either way,
     /// and both splits are reported.
@@ -233,6 +242,8 @@ impl Default for NdpCfg {
             cmd_entries: 10,
             pending_entries: 300,
             ready_entries: 64,
+            nsu_icache_bytes: 4096,
+            nsu_inst_bytes: 8,
             pending_stall_as: PendingStallAs::ExecUnitBusy,
             nsu_marker_insts: NsuMarkerInsts::BeginAndEnd,
             flit_bytes: 16,
@@ -309,6 +320,8 @@ impl NdpCfg {
             ("cmd_entries", self.cmd_entries),
             ("pending_entries", self.pending_entries),
             ("ready_entries", self.ready_entries),
+            ("nsu_icache_bytes", self.nsu_icache_bytes),
+            ("nsu_inst_bytes", self.nsu_inst_bytes),
         ] {
             if v == 0 {
                 return Err(format!("ndp.{k} = 0: must be at least 1"));
@@ -395,6 +408,13 @@ pub struct NdpStats {
     pub ready_full_stalls: u64,
     /// Mean NSU warp-slot occupancy over the run (Fig. 11).
     pub nsu_occupancy: f64,
+    /// Mean NSU I-cache use over the NSUs (Fig. 11): [`NsuStats::icache_use`].
+    pub nsu_icache_use: f64,
+    /// `@NSU` ALU instructions of offloaded instances that the GPU issued as NOPs, by the
+    /// energy model's class (int, fp, sfu, mem, other: `crate::energy::InstEnergyClass`):
+    /// their compute runs on the NSU, so the energy model prices them on the GPU as
+    /// issue-only instructions (`inst other`) and on the NSU as `inst nsu`.
+    pub gpu_alu_nops: [u64; 5],
     /// Per NSU.
     pub nsus: Vec<NsuStats>,
     /// The offload ratio in force after each hill-climbing epoch (`dyn`, `dyn-cache`).
@@ -575,6 +595,13 @@ pub struct NsuStats {
     pub insts: u64,
     /// Mean occupied warp slots over `nsu_warps`, over the run.
     pub occupancy: f64,
+    /// Bytes of NSU code of the static blocks this NSU ran: per block, its body (Table 1's
+    /// NSU instructions) plus the NSU `OFLD.BEG` and `OFLD.END`, times
+    /// `ndp.nsu_inst_bytes`.
+    pub code_bytes: u64,
+    /// `code_bytes` over `ndp.nsu_icache_bytes` (Fig. 11's I-cache utilisation; above 1
+    /// the code would not fit).
+    pub icache_use: f64,
     /// Most entries ever held by the command, read-data and write-address buffers.
     pub peak_cmd: usize,
     pub peak_read: usize,

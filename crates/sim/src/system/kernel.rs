@@ -838,6 +838,20 @@ impl System {
             rd += s.bytes_read * 8;
             wr += s.bytes_written * 8;
         }
+        let mut insts = crate::energy::EnergyCounts::insts_from(&self.c);
+        let (mut nsu_insts, mut nsus) = (0, 0);
+        if let Some(n) = self.ndp.as_deref() {
+            // `@NSU` ALU instructions the GPU issued as NOPs: issue energy only there,
+            // their compute is the NSUs' (`inst nsu`)
+            let (nops, ni, units) = n.energy_inputs();
+            let other = crate::energy::InstEnergyClass::Other as usize;
+            for (k, &x) in nops.iter().enumerate() {
+                let x = x.min(insts[k]);
+                insts[k] -= x;
+                insts[other] += x;
+            }
+            (nsu_insts, nsus) = (ni, units);
+        }
         crate::energy::EnergyCounts {
             link_bits,
             l1_accesses: if self.cfg.l1.enabled {
@@ -849,10 +863,12 @@ impl System {
             dram_activates: act,
             dram_read_bits: rd,
             dram_write_bits: wr,
-            insts: crate::energy::EnergyCounts::insts_from(&self.c),
+            insts,
             sms: self.sms.len() as u64,
             nodes: self.cfg.system.nodes as u64,
             dram_channels: self.chans.len() as u64,
+            nsu_insts,
+            nsus,
         }
     }
 }

@@ -172,6 +172,13 @@ pub(crate) struct WarpNdp {
     /// Load lines of this instance and how many were in the GPU caches (§4.4).
     lines: u32,
     hits: u32,
+    /// `@NSU` ALU instructions of the offloaded instance (its NSU code's ALU operations),
+    /// which the GPU issues as NOPs (`NdpStats::gpu_alu_nops`).
+    nops: u16,
+    /// ALU instructions (int, fp, sfu) the GPU issued in the offloaded instance after its
+    /// first memory instruction: where its `@NSU` compute sits (it consumes loaded
+    /// values, §3.4 Fig. 3(b)); address arithmetic before the first load stays the GPU's.
+    alu_after_ld: [u16; 3],
 }
 
 impl Default for WarpNdp {
@@ -186,6 +193,8 @@ impl Default for WarpNdp {
             inst: NONE,
             lines: 0,
             hits: 0,
+            nops: 0,
+            alu_after_ld: [0; 3],
         }
     }
 }
@@ -289,6 +298,14 @@ pub(crate) struct NdpState {
     pkts: Vec<Pkt>,
     free_pkts: Vec<u32>,
     progs: rustc_hash::FxHashMap<Vec<NsuOp>, u16>,
+    /// Per stack: the static blocks (selector keys) its NSU ran, in first-run order (the
+    /// code its I-cache holds, Fig. 11).
+    code: Vec<Vec<u32>>,
+    /// `ndp.nsu_inst_bytes`, `ndp.nsu_icache_bytes`.
+    inst_bytes: u32,
+    icache_bytes: u32,
+    /// `@NSU` ALU instructions issued as NOPs on the GPU, by energy class.
+    alu_nops: [u64; 5],
     ops: Vec<NsuOp>,
     ops_tmp: Vec<NsuOp>,
     kernels: Vec<String>,
@@ -373,6 +390,29 @@ pub(crate) struct NdpState {
 }
 
 impl NdpState {
+    /// Bytes of NSU code of the static blocks stack `s`'s NSU ran ([`NsuStats::code_bytes`]):
+    /// each block's body (Table 1's NSU instructions) plus its NSU `OFLD.BEG` and
+    /// `OFLD.END`.
+    fn code_bytes(&self, s: usize) -> u64 {
+        self.code[s]
+            .iter()
+            .filter_map(|&k| self.blocks[k as usize].as_ref())
+            .map(|b| (u64::from(b.nsu_insts) + 2) * u64::from(self.inst_bytes))
+            .sum()
+    }
+    /// Energy-model inputs of the NSUs: the `@NSU` ALU instructions the GPU issued as NOPs
+    /// by energy class, the NSUs' warp instructions, and the NSUs drawing static power (0
+    /// when no instance was offloaded: the NSUs and the memory network are power-gated,
+    /// ndp.md §5.4 and §7 #23).
+    pub(crate) fn energy_inputs(&self) -> ([u64; 5], u64, u64) {
+        let insts = self.nsus.iter().map(|u| u.insts).sum();
+        let units = if self.offloaded > 0 {
+            self.nsus.len() as u64
+        } else {
+            0
+        };
+        (self.alu_nops, insts, units)
+    }
     /// Count one stall on SM `sm`'s full pending buffer and mark the warp `bit` (its
     /// slot on the SM) held at `now`, starting a fresh held set at a new instant.
     fn hold_on_full(&mut self, sm: usize, bit: u64, now: Ps) {
@@ -452,6 +492,10 @@ impl NdpState {
             pkts: Vec::new(),
             free_pkts: Vec::new(),
             progs: Default::default(),
+            code: vec![Vec::new(); stacks],
+            inst_bytes: n.nsu_inst_bytes,
+            icache_bytes: n.nsu_icache_bytes,
+            alu_nops: [0; 5],
             ops: Vec::new(),
             ops_tmp: Vec::new(),
             kernels: Vec::new(),
@@ -848,6 +892,12 @@ impl System {
                     ..WarpNdp::default()
                 };
                 if off {
+                    wn.nops = n
+                        .ops
+                        .iter()
+                        .filter(|o| **o == NsuOp::Alu)
+                        .count()
+                        .min(u16::MAX as usize) as u16;
                     let prog_id = n.prog_id();
                     let i = n.alloc_inst(Inst {
                         wg: wg as u32,
@@ -914,6 +964,13 @@ impl System {
                 wn.lines += l;
                 wn.hits += h;
             }
+            // an ALU instruction after the instance's first load: a candidate `@NSU`
+            (None, 2) if wn.seq > 0 => match inst.class {
+                InstClass::Int => wn.alu_after_ld[0] = wn.alu_after_ld[0].saturating_add(1),
+                InstClass::Fp => wn.alu_after_ld[1] = wn.alu_after_ld[1].saturating_add(1),
+                InstClass::Sfu => wn.alu_after_ld[2] = wn.alu_after_ld[2].saturating_add(1),
+                _ => {}
+            },
             _ => {}
         }
         let n = self.ndp.as_deref_mut().expect("ndp on");
@@ -921,6 +978,18 @@ impl System {
             // OFLD.END
             n.sel
                 .observe(wn.key as usize, wn.lines as u64, wn.hits as u64);
+            if wn.mode == 2 {
+                // the NSU code's ALU operations were NOPs on the GPU: taken from the ALU
+                // instructions after the first load, floating-point first (the compute
+                // on loaded data), then SFU, then integer
+                use crate::energy::InstEnergyClass as E;
+                let mut left = wn.nops;
+                for (k, e) in [(1, E::Fp), (2, E::Sfu), (0, E::Int)] {
+                    let x = left.min(wn.alu_after_ld[k]);
+                    n.alu_nops[e as usize] += u64::from(x);
+                    left -= x;
+                }
+            }
             if wn.mode == 2 && !wn.done_early {
                 self.warps[wg].ofld_wait = true;
                 n.insts[wn.inst as usize].t[T_END] = now;
@@ -1016,8 +1085,12 @@ impl System {
                     k += 1;
                 }
             }
-            n.insts[i as usize].target =
-                first_access_target(&st[..k], n.stack_node.len() as u32).unwrap_or(0);
+            let t = first_access_target(&st[..k], n.stack_node.len() as u32).unwrap_or(0);
+            n.insts[i as usize].target = t;
+            // the NSU's I-cache now holds this static block's code (Fig. 11)
+            if !n.code[t as usize].contains(&wn.key) {
+                n.code[t as usize].push(wn.key);
+            }
         }
         let node = self.sms[sm].node;
         let l1_lat = self.sms[sm].clk.cycles(self.cfg.l1.hit_latency as u64);
@@ -1763,14 +1836,19 @@ impl System {
             .nsus
             .iter()
             .enumerate()
-            .map(|(s, u)| NsuStats {
+            .map(|(s, u)| {
+                let code_bytes = n.code_bytes(s);
+                NsuStats {
                 stack: s as u32,
                 node: n.stack_node[s],
                 insts: u.insts,
+                code_bytes,
+                icache_use: code_bytes as f64 / n.icache_bytes.max(1) as f64,
                 occupancy: u.slot_cycles as f64 / (nsu_cycles * n.nsu_warps as u64) as f64,
                 peak_cmd: u.peak[0],
                 peak_read: u.peak[1],
                 peak_write: u.peak[2],
+            }
             })
             .collect();
         let inval_bytes = n.gpu_link[Packet::Inval as usize];
@@ -1850,6 +1928,9 @@ impl System {
             peak_ready_packets: n.ready.iter().map(|b| b.peak).max().unwrap_or(0) as u32,
             ready_full_stalls: n.ready_stalls,
             nsu_occupancy: nsus.iter().map(|u| u.occupancy).sum::<f64>() / nsus.len().max(1) as f64,
+            nsu_icache_use: nsus.iter().map(|u| u.icache_use).sum::<f64>()
+                / nsus.len().max(1) as f64,
+            gpu_alu_nops: n.alu_nops,
             nsus,
             ratio_per_epoch: n.ratios.clone(),
             instance_time,

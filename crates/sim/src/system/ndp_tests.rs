@@ -807,3 +807,58 @@ fn held_sm_resumes_on_the_cycle_a_slot_frees_asleep_or_ticking() {
         "sleeping skips ticks: {ea:?} vs {eb:?}"
     );
 }
+
+/// The NSUs in the energy model and Fig. 11's I-cache use (ndp.md §5.3, §7.5), on vectorAdd
+/// with every instance offloaded: each instance's one `@NSU` FADD issues on the GPU as a
+/// NOP, priced as `inst other` and not `inst fp`; the NSUs' warp instructions are `inst
+/// nsu`; the 8 NSUs draw static power; an NSU that ran the block holds its code, (4 + 2) x
+/// 8 B (Table 1's VADD body and the two markers). With nothing offloaded (static ratio 0)
+/// the NSUs are power-gated and hold no code. Fails if the NOPs are priced twice or not
+/// moved, if the NSUs' instructions or static power are left out or drawn while gated, or
+/// if the I-cache misses a block or counts one twice.
+#[test]
+fn nsu_energy_and_icache_use() {
+    use crate::energy::EnergyCounts;
+    let n = 8192u64;
+    let warps = n / 32;
+    let (sys, r) = run(&["ndp.offload=naive"], &mut vadd(n));
+    let s = ndp(&r);
+    assert_eq!(s.gpu_alu_nops, [0, warps, 0, 0, 0]);
+    let raw = EnergyCounts::insts_from(&sys.c);
+    let c = sys.energy_counts();
+    assert_eq!(raw[1] - c.insts[1], warps);
+    assert_eq!(c.insts[4] - raw[4], warps);
+    let nsu: u64 = s.nsus.iter().map(|u| u.insts).sum();
+    assert!(nsu >= 4 * warps, "{nsu}");
+    assert_eq!((c.nsu_insts, c.nsus), (nsu, 8));
+    let part = |r: &Report, name: &str| {
+        let p = r.sim.energy.parts.iter().find(|p| p.name == name).unwrap();
+        (p.count, p.joules)
+    };
+    assert_eq!(part(&r, "inst nsu").0, nsu);
+    assert_eq!(part(&r, "static nsu").0, 8);
+    let mut ran = 0;
+    for u in &s.nsus {
+        if u.insts > 0 {
+            ran += 1;
+            assert_eq!(u.code_bytes, 6 * 8, "stack {}", u.stack);
+            assert_eq!(u.icache_use, 48.0 / 4096.0);
+        } else {
+            assert_eq!(u.code_bytes, 0);
+        }
+    }
+    assert!(ran > 1, "pages are spread over the stacks");
+    let mean = s.nsus.iter().map(|u| u.icache_use).sum::<f64>() / 8.0;
+    assert_eq!(s.nsu_icache_use, mean);
+    // nothing offloaded: gated, no code, nothing moved
+    let (sys0, r0) = run(
+        &["ndp.offload=static", "ndp.static_ratio=0"],
+        &mut vadd(n),
+    );
+    let c0 = sys0.energy_counts();
+    assert_eq!((c0.nsu_insts, c0.nsus), (0, 0));
+    assert_eq!(c0.insts, EnergyCounts::insts_from(&sys0.c));
+    assert_eq!(ndp(&r0).gpu_alu_nops, [0; 5]);
+    assert!(ndp(&r0).nsus.iter().all(|u| u.code_bytes == 0));
+    assert_eq!(part(&r0, "static nsu"), (0, 0.0));
+}
