@@ -45,8 +45,7 @@ pub fn hw_for(cfg: &Config) -> Hw {
     // `locus-sim`'s `send_to_memory` after `l2.hit_latency`), the crossbar round trip and
     // the DRAM's own latency (probed on the preset's DRAM)
     let hit_lat = f64::from(cfg.l2.hit_latency + 2 * cfg.noc.sm_l2_latency);
-    let path_ns =
-        (2.0 * f64::from(cfg.noc.xbar_latency) + hit_lat) / cfg.system.sm_clock_ghz;
+    let path_ns = (2.0 * f64::from(cfg.noc.xbar_latency) + hit_lat) / cfg.system.sm_clock_ghz;
     let ns = |ps: u64| ps as f64 / 1e3 + path_ns;
     let sp = &cfg.spaces;
     let chan_gbs = locus_dram::peak_bandwidth_gbs(&cfg.dram);
@@ -978,7 +977,8 @@ pub fn decompose(m: &Model, r: &CaseResult, coefs: Option<&Coefs>, cfg: &Config)
         mwp_bw_dram: true,
         ..Flags::ours()
     })?;
-    let dram_bytes = (r.sim.dram_rw[0] + r.sim.dram_rw[1]) as f64 * f64::from(cfg.system.line_bytes);
+    let dram_bytes =
+        (r.sim.dram_rw[0] + r.sim.dram_rw[1]) as f64 * f64::from(cfg.system.line_bytes);
     Some(Decomp {
         truth: r.truth,
         total: pr.total,

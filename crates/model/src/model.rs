@@ -916,8 +916,7 @@ impl Model {
 /// is 1 in the spec's reading (every request a line); [`Flags::mwp_bw_dram`] passes the
 /// DRAM requests per warp request (floored at 1e-6 there: no DRAM traffic, no bound).
 pub fn mwp_peak_bw(hw: &Hw, dram_lat: f64, active_sms: f64, line_fraction: f64) -> f64 {
-    let bw_per_warp =
-        hw.clock_ghz * f64::from(hw.mem.l2_line) * line_fraction / dram_lat.max(1.0);
+    let bw_per_warp = hw.clock_ghz * f64::from(hw.mem.l2_line) * line_fraction / dram_lat.max(1.0);
     hw.mem_peak_gbs / (bw_per_warp * active_sms.max(1.0))
 }
 

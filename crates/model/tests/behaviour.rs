@@ -755,9 +755,16 @@ fn itmlp_is_eqs_17_to_19_as_printed() {
         let lat = hw.row_lat_ns[1] * hw.clock_ghz;
         assert_eq!(pr.dram.lat, lat);
         let closed = peak_gbs / (hw.clock_ghz * 128.0 / lat * 13.0);
-        assert!((pr.mwp_peak - closed).abs() < 1e-9 * closed, "{} {closed}", pr.mwp_peak);
+        assert!(
+            (pr.mwp_peak - closed).abs() < 1e-9 * closed,
+            "{} {closed}",
+            pr.mwp_peak
+        );
         let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * y.abs().max(1.0);
-        assert!(close(pr.mwp_peak, locus_model::model::mwp_peak_bw(&hw, lat, 13.0, 1.0)));
+        assert!(close(
+            pr.mwp_peak,
+            locus_model::model::mwp_peak_bw(&hw, lat, 13.0, 1.0)
+        ));
         assert!((pr.mwp_nobw - lat / hw.departure_delay).abs() < 1e-9);
         let mwp = pr.mwp_nobw.min(pr.mwp_peak).min(64.0).max(1.0);
         assert!(close(pr.mwp, mwp), "MWP {} {mwp}", pr.mwp);
@@ -766,9 +773,16 @@ fn itmlp_is_eqs_17_to_19_as_printed() {
         assert!(close(pr.itmlp, itmlp), "ITMLP {} {itmlp}", pr.itmlp);
         let reqs = pr.events.req.iter().sum::<u64>() as f64;
         let t_mem = reqs / 13.0 / pr.itmlp * pr.amat;
-        assert!((pr.t_mem - t_mem).abs() < 1e-6 * t_mem, "{} {t_mem}", pr.t_mem);
+        assert!(
+            (pr.t_mem - t_mem).abs() < 1e-6 * t_mem,
+            "{} {t_mem}",
+            pr.t_mem
+        );
         if peak_gbs < 100.0 {
-            assert!(close(pr.itmlp, pr.mwp_peak), "the bandwidth bound sets ITMLP");
+            assert!(
+                close(pr.itmlp, pr.mwp_peak),
+                "the bandwidth bound sets ITMLP"
+            );
         }
     }
 }
@@ -798,7 +812,11 @@ fn mwp_bw_dram_charges_only_the_dram_share() {
             None,
         )
         .unwrap();
-    assert!((a.miss_ratio - 0.5).abs() < 1e-12, "miss ratio {}", a.miss_ratio);
+    assert!(
+        (a.miss_ratio - 0.5).abs() < 1e-12,
+        "miss ratio {}",
+        a.miss_ratio
+    );
     assert_eq!(a.dram.lat, b.dram.lat);
     assert_eq!(a.events, b.events);
     assert!((b.mwp_peak - a.mwp_peak / a.miss_ratio).abs() < 1e-9 * b.mwp_peak);
@@ -834,7 +852,10 @@ fn dram_latency_readings() {
     assert_eq!(a.dram.lat, hw.row_lat_ns[1] * hw.clock_ghz);
     assert!((a.dram.lat - s.dram.lat - hw.hit_lat).abs() < 1e-9);
     assert!((a.amat - s.amat - hw.hit_lat * a.miss_ratio).abs() < 1e-9);
-    assert!(s.mwp_peak < a.mwp_peak, "a shorter DRAM_lat lowers the bound");
+    assert!(
+        s.mwp_peak < a.mwp_peak,
+        "a shorter DRAM_lat lowers the bound"
+    );
     let q = m.predict(&[Place::Global], Flags::ours(), None).unwrap();
     let nq = m
         .predict(

@@ -493,17 +493,43 @@ fn decomposition(
             l.int(d.shape[2], &s("N (warps per SM)")),
             num(l, mlp, 2, &s("MLP (profile: loads before a first use)")),
             num(l, cwp, 1, &s("CWP")),
-            num(l, nobw, 1, &s("MWP_without_BW = DRAM_lat / departure delay")),
+            num(
+                l,
+                nobw,
+                1,
+                &s("MWP_without_BW = DRAM_lat / departure delay")
+            ),
             num(l, peak, 1, &s("MWP_peak_bw")),
             num(l, mwp, 1, &s("MWP")),
             num(l, mwp_cp, 1, &s("MWP_cp (Eq. 19)")),
             num(l, d.itmlp[0], 1, &s("ITMLP (Eq. 18)")),
-            l.put(binding.to_string(), &s("the term that sets ITMLP (hms::Decomp::itmlp_binding)")),
-            num(l, d.itmlp_readings[0], 1, &s("ITMLP under ours+dram-side-lat")),
-            num(l, d.itmlp_readings[1], 1, &s("ITMLP under ours+mwp-bw-dram")),
+            l.put(
+                binding.to_string(),
+                &s("the term that sets ITMLP (hms::Decomp::itmlp_binding)")
+            ),
+            num(
+                l,
+                d.itmlp_readings[0],
+                1,
+                &s("ITMLP under ours+dram-side-lat")
+            ),
+            num(
+                l,
+                d.itmlp_readings[1],
+                1,
+                &s("ITMLP under ours+mwp-bw-dram")
+            ),
             num(l, d.itmlp[1], 1, &s("ITMLP implied by the simulated time")),
-            num(l, d.outstanding_sim, 1, &s("simulator's outstanding warp loads per SM, time average (Little's law)")),
-            l.pct(d.dram_util_sim, &s("simulator's DRAM traffic over the peak bandwidth"))
+            num(
+                l,
+                d.outstanding_sim,
+                1,
+                &s("simulator's outstanding warp loads per SM, time average (Little's law)")
+            ),
+            l.pct(
+                d.dram_util_sim,
+                &s("simulator's DRAM traffic over the peak bandwidth")
+            )
         );
         let s = |what: &str| format!("{set} {b} sample: {what}");
         let _ = writeln!(
@@ -554,8 +580,19 @@ fn decomposition(
     let k80_bind = match l.cmp(
         p_k80,
         k80_n,
-        &format!("on the paper's K80 it ({})", num(l, p_k80, 1, "MWP_peak_bw on the paper's K80 (Hw::default, its row-miss latency)")),
-        &format!("the most warps per SM ({})", l.int(k80.max_warps_per_sm.into(), "K80 N at most (Hw::default)")),
+        &format!(
+            "on the paper's K80 it ({})",
+            num(
+                l,
+                p_k80,
+                1,
+                "MWP_peak_bw on the paper's K80 (Hw::default, its row-miss latency)"
+            )
+        ),
+        &format!(
+            "the most warps per SM ({})",
+            l.int(k80.max_warps_per_sm.into(), "K80 N at most (Hw::default)")
+        ),
     ) {
         Some(t) if p_k80 > k80_n => format!("{t}, so there the bound cannot bind"),
         Some(t) => format!("{t}, so it can bind there too"),
@@ -565,16 +602,38 @@ fn decomposition(
         .cmp(
             p_ours,
             n_max,
-            &format!("on this preset it ({})", num(l, p_ours, 1, "MWP_peak_bw at the preset's row-miss latency")),
-            &format!("the most warps per SM ({})", l.int(hw.max_warps_per_sm.into(), "preset's N at most")),
+            &format!(
+                "on this preset it ({})",
+                num(l, p_ours, 1, "MWP_peak_bw at the preset's row-miss latency")
+            ),
+            &format!(
+                "the most warps per SM ({})",
+                l.int(hw.max_warps_per_sm.into(), "preset's N at most")
+            ),
         )
         .unwrap_or_else(|| "on this preset it equals the most warps per SM".into());
     let lat_cmp = l
         .cmp(
             hw.row_lat_ns[1],
             k80.row_lat_ns[1],
-            &format!("this preset's whole row-miss load latency ({} ns)", num(l, hw.row_lat_ns[1], 1, "preset's row-miss latency, Algorithm 1 whole load (ns)")),
-            &format!("the K80's ({} ns)", num(l, k80.row_lat_ns[1], 0, "paper: K80 row-miss latency (ns, §III-C2)")),
+            &format!(
+                "this preset's whole row-miss load latency ({} ns)",
+                num(
+                    l,
+                    hw.row_lat_ns[1],
+                    1,
+                    "preset's row-miss latency, Algorithm 1 whole load (ns)"
+                )
+            ),
+            &format!(
+                "the K80's ({} ns)",
+                num(
+                    l,
+                    k80.row_lat_ns[1],
+                    0,
+                    "paper: K80 row-miss latency (ns, §III-C2)"
+                )
+            ),
         )
         .unwrap_or_else(|| "the two row-miss latencies are equal".into());
     let _ = write!(
