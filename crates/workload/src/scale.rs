@@ -86,7 +86,7 @@ impl InputOrigin {
 pub fn input_origin(name: &str) -> Option<InputOrigin> {
     use InputOrigin::*;
     Some(match name {
-        "vectoradd" => Early,
+        "vectoradd" => Rule1,
         "bfs" => CodaA28,
         "bfs-grid" => Early,
         "dc" => CodaA28,
@@ -96,9 +96,9 @@ pub fn input_origin(name: &str) -> Option<InputOrigin> {
         "gc" => CodaA28,
         "cc" => CodaA28,
         "tc" => CodaA28,
-        "kmeans-transpose" => Early,
+        "kmeans-transpose" => Rule1,
         "km" => CodaA28,
-        "matmul" => Early,
+        "matmul" => Kept,
         "mm" => CodaA28,
         "stencil2d" => Early,
         "spmv-csr" => Early,

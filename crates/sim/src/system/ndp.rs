@@ -317,6 +317,17 @@ pub(crate) struct NdpState {
     /// SM's ticks at time `pend_hold_at` (host speed only: [`System::ndp_rehold`]).
     pend_hold: Vec<u64>,
     pend_hold_at: Vec<Ps>,
+    /// Per SM: the time of the tick at which it went to sleep held by its full pending
+    /// buffer (`Ps::MAX`: awake; host speed only, [`System::ndp_sleep`]).
+    asleep: Vec<Ps>,
+    /// Let an SM held by its full pending buffer sleep instead of ticking every cycle
+    /// ([`System::ndp_sleep`]; true, the tests compare it with the ticking behaviour).
+    pub(crate) sleep_held: bool,
+    /// Per grant that gave room to an SM holding warps on its full pending buffer: (SM,
+    /// grant time, time of the SM's next tick, whether that tick issued) (tests; the
+    /// tick's fields are `Ps::MAX` and false until it runs).
+    #[cfg(test)]
+    pub(crate) resume_log: Vec<(usize, Ps, Ps, bool)>,
     /// Which reading `NdpStats::no_issue`'s headline split follows.
     stall_as: PendingStallAs,
     // statistics
@@ -461,6 +472,10 @@ impl NdpState {
             held_until: vec![0; nsm * max_warps],
             pend_hold: vec![0; nsm],
             pend_hold_at: vec![0; nsm],
+            asleep: vec![Ps::MAX; nsm],
+            sleep_held: true,
+            #[cfg(test)]
+            resume_log: Vec::new(),
             stall_as: n.pending_stall_as,
             offloaded: 0,
             on_gpu: 0,
@@ -703,6 +718,38 @@ impl System {
         n.hold_on_full(sm, bit, now);
         n.held_until[wg] = now + cyc;
         Some(now + cyc)
+    }
+
+    /// Host speed only: SM `sm`, whose tick at `now` held the warps `held` (slot bits) at
+    /// an `OFLD.BEG` on its full pending buffer again and found nothing else ready
+    /// ([`System::ndp_rehold`]), sleeps instead of ticking every cycle. Each tick it skips
+    /// would hold the same warps again and issue nothing (naive offload keeps pending
+    /// buffers full for thousands of cycles: 4.85 G such holds on backprop's NaiveNDP,
+    /// issue 11), so nothing but the count changes until one of these wakes it:
+    /// - a grant that frees a pending slot ([`System::ndp_grant`]): the SM ticks at the
+    ///   first cycle edge at or after the grant, never twice at its sleeping tick's edge
+    ///   (the ticking SM's next look at its buffer);
+    /// - a change to its warps (a response, an offload ack, a fill, a new block: the
+    ///   `wake_sm` every such event already makes) or the ready time of another warp (the
+    ///   tick's wake-up, which leaves the sleeping warps out).
+    ///
+    /// At the wake ([`System::ndp_cycle_begin`]) the skipped ticks are counted in closed
+    /// form: `pending_full_stalls` gains the held warps once per skipped tick, the held
+    /// set is dated one cycle back (as the last skipped tick would have left it), and
+    /// Fig. 8's no-issue stretch runs on in the class of the sleeping tick (its inputs
+    /// change only with a wake). Returns the sleeping warps (0: sleeping is off,
+    /// `NdpState::sleep_held`; the SM looks again next cycle).
+    ///
+    /// The cycles are the ticking SM's; what can move is the order of same-instant events
+    /// (the wake tick is queued when the wake is known, a ticking SM's one cycle before),
+    /// measured in BENCHMARKS.md.
+    pub(crate) fn ndp_sleep(&mut self, sm: usize, now: Ps, held: u64) -> u64 {
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        if !n.sleep_held {
+            return 0;
+        }
+        n.asleep[sm] = now;
+        held
     }
 
     /// Warp `wg` of SM `sm` issues `inst`, the instruction at index `pc` of its program:
@@ -1047,9 +1094,14 @@ impl System {
         }
     }
 
-    /// Instance `i` holds its reservation: its pending packets leave, in order.
+    /// Instance `i` holds its reservation: its pending packets leave, in order. A slot
+    /// freed in the pending buffer of an SM asleep on it wakes the SM
+    /// ([`System::ndp_sleep`]).
     fn ndp_grant(&mut self, i: u32) {
         let n = self.ndp.as_deref_mut().expect("ndp on");
+        let sm = n.insts[i as usize].sm as usize;
+        #[cfg(test)]
+        let was_full = n.pending[sm] >= n.pending_cap;
         n.insts[i as usize].granted = true;
         n.insts[i as usize].t[T_GRANT] = self.q.now();
         let mut k = n.insts[i as usize].pend_head;
@@ -1063,6 +1115,22 @@ impl System {
             n.pending[sm] -= 1;
             k = p.next;
             self.ndp_send(i, p);
+        }
+        let now = self.q.now();
+        let cyc = self.sms[sm].clk.period;
+        let n = self.ndp.as_deref_mut().expect("ndp on");
+        if n.pending[sm] < n.pending_cap {
+            let since = n.asleep[sm];
+            #[cfg(test)]
+            if was_full
+                && n.pend_hold[sm] != 0
+                && (since != Ps::MAX || n.pend_hold_at[sm] + cyc >= now)
+            {
+                n.resume_log.push((sm, now, Ps::MAX, false));
+            }
+            if since != Ps::MAX {
+                self.wake_sm(sm, now.max(since + cyc));
+            }
         }
     }
 
@@ -1583,6 +1651,13 @@ impl System {
     pub(crate) fn ndp_cycle_begin(&mut self, sm: usize, now: Ps) {
         let cyc = self.sms[sm].clk.period;
         let n = self.ndp.as_deref_mut().expect("ndp on");
+        let slept = std::mem::replace(&mut n.asleep[sm], Ps::MAX);
+        if slept != Ps::MAX && now > slept {
+            // the ticks it slept through (`ndp_sleep`), each holding the same warps again
+            let skipped = (now - slept) / cyc - 1;
+            n.pending_stalls += skipped * u64::from(n.pend_hold[sm].count_ones());
+            n.pend_hold_at[sm] = now - cyc;
+        }
         let since = std::mem::replace(&mut n.quiet_since[sm], Ps::MAX);
         if since != Ps::MAX && now > since {
             for (r, &c) in n.quiet_class[sm].iter().enumerate() {
@@ -1630,6 +1705,15 @@ impl System {
         let cyc = self.sms[sm].clk.period;
         let replay_busy = self.replay_busy_until(sm);
         let n = self.ndp.as_deref_mut().expect("ndp on");
+        #[cfg(test)]
+        if let Some(r) = n
+            .resume_log
+            .iter_mut()
+            .rev()
+            .find(|r| r.0 == sm && r.2 == Ps::MAX)
+        {
+            (r.2, r.3) = (now, issued);
+        }
         match cls {
             None => {
                 n.issue_cycles += 1;
@@ -1690,6 +1774,17 @@ impl System {
             })
             .collect();
         let inval_bytes = n.gpu_link[Packet::Inval as usize];
+        // SMs still asleep on a full pending buffer (a run limit stopped the run): the
+        // ticks they slept through before the limit (`ndp_sleep`)
+        let mut pending_stalls = n.pending_stalls;
+        for (sm, &slept) in n.asleep.iter().enumerate() {
+            let cyc = self.sms[sm].clk.period;
+            let limit = self.stopped_at.map_or(end, |s| s.saturating_sub(cyc));
+            if slept != Ps::MAX && limit > slept {
+                let ticks = (limit - slept).div_ceil(cyc) - 1;
+                pending_stalls += ticks * u64::from(n.pend_hold[sm].count_ones());
+            }
+        }
         // Fig. 8: the stretch each SM is in at the end counts up to the end
         let mut no_issue = n.no_issue;
         for (sm, &since) in n.quiet_since.iter().enumerate() {
@@ -1751,7 +1846,7 @@ impl System {
             credit_denials: n.credits.denied,
             credit_violations: n.credit_errors,
             peak_pending_packets: n.peak_pending,
-            pending_full_stalls: n.pending_stalls,
+            pending_full_stalls: pending_stalls,
             peak_ready_packets: n.ready.iter().map(|b| b.peak).max().unwrap_or(0) as u32,
             ready_full_stalls: n.ready_stalls,
             nsu_occupancy: nsus.iter().map(|u| u.occupancy).sum::<f64>() / nsus.len().max(1) as f64,

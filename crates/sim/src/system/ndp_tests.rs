@@ -750,3 +750,60 @@ fn full_ready_buffer_holds_offloaded_memory_instructions() {
     let z = t.no_issue.by_reading;
     assert!(z.exec_unit_busy.exec_busy > z.warp_idle.exec_busy, "{z:?}");
 }
+
+/// A held SM sleeps (`System::ndp_sleep`, issue 11) and resumes issuing on the cycle a
+/// pending slot frees, as the ticking SM does: with a pending buffer of 4 and NSU buffers
+/// that keep reservations waiting, every grant that gives room to an SM holding warps at
+/// `OFLD.BEG` is followed by a tick of that SM at the first cycle edge at or after the
+/// grant (one later only when the grant came at the very edge of the SM's last tick,
+/// after it), and that tick issues. Sleeping and ticking give the same grants, the same
+/// resumes and the same statistics but the event counts; sleeping skips most ticks and
+/// is deterministic.
+#[test]
+fn held_sm_resumes_on_the_cycle_a_slot_frees_asleep_or_ticking() {
+    let mut sets = TIGHT_NSU.to_vec();
+    sets.push("ndp.pending_entries=4");
+    let go = |sleep: bool| {
+        let mut s = system(&sets);
+        s.ndp.as_deref_mut().unwrap().sleep_held = sleep;
+        let r = s.run(&mut vadd(4096), &mut |_| {}).unwrap();
+        let log = std::mem::take(&mut s.ndp.as_deref_mut().unwrap().resume_log);
+        (s, r, log)
+    };
+    let (sys, asleep, slog) = go(true);
+    let (_, ticking, tlog) = go(false);
+    let (_, again, _) = go(true);
+    assert_eq!(
+        serde_json::to_string(&asleep.sim).unwrap(),
+        serde_json::to_string(&again.sim).unwrap(),
+        "deterministic, event counts included"
+    );
+    assert!(ndp(&asleep).pending_full_stalls > 0);
+    assert!(slog.len() > 10, "{}", slog.len());
+    let cyc = sys.sms[0].clk.period;
+    for &(sm, t, tick, issued) in &slog {
+        let edge = t.div_ceil(cyc) * cyc;
+        assert!(
+            tick == edge || (t % cyc == 0 && tick == t + cyc),
+            "SM {sm}: grant at {t} ps, next tick at {tick} ps (cycle {cyc} ps)"
+        );
+        assert!(
+            issued,
+            "SM {sm}: the tick at {tick} ps after the grant issued nothing"
+        );
+    }
+    assert_eq!(slog, tlog, "the same grants and resumes");
+    let strip = |r: &Report| {
+        let mut v = serde_json::to_value(&r.sim).unwrap();
+        let o = v.as_object_mut().unwrap();
+        let e = [o.remove("events"), o.remove("events_by_kind")];
+        (v, e)
+    };
+    let ((a, ea), (b, eb)) = (strip(&asleep), strip(&ticking));
+    assert_eq!(a, b, "statistics but the event counts");
+    let ticks = |e: &[Option<serde_json::Value>; 2]| e[1].as_ref().unwrap()["sm_tick"].as_u64();
+    assert!(
+        ticks(&ea) < ticks(&eb),
+        "sleeping skips ticks: {ea:?} vs {eb:?}"
+    );
+}

@@ -202,10 +202,16 @@ impl System {
         // earliest time something may change when nothing issues.
         let ready = self.ready_warps(sm, now);
         let mut next = Ps::MAX;
+        // NDP: warps held on a full pending buffer while the SM sleeps (`ndp_sleep`)
+        let mut asleep = 0u64;
         let mut cand = if self.ndp.is_some() && self.ndp_rehold(sm, now, ready) {
             // NDP: the same warps held by the same full pending buffer as one cycle ago
-            // (host speed only: what the scan below would do, `ndp_rehold`)
-            next = now + self.sms[sm].clk.period;
+            // (host speed only: what the scan below would do, `ndp_rehold`); the SM
+            // sleeps until something changes instead of looking again next cycle
+            asleep = self.ndp_sleep(sm, now, ready);
+            if asleep == 0 {
+                next = now + self.sms[sm].clk.period;
+            }
             0
         } else {
             self.positions(sm, ready)
@@ -353,7 +359,7 @@ impl System {
             // is the one the tick began with (rounded up to the cycle edge `wake_sm`
             // rounds to anyway)
             let s = &self.sms[sm];
-            next = next.min(s.wheel.next_of(s.eligible));
+            next = next.min(s.wheel.next_of(s.eligible & !asleep));
             if s.held_at == now && s.held & s.eligible != 0 {
                 // warps that issued at this instant and were filed past their next cycle
                 // (`issue`): before that filing they were pending at the next cycle

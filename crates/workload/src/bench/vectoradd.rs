@@ -1,5 +1,9 @@
 //! vectorAdd (CUDA samples): `C[i] = A[i] + B[i]`, one element per thread, 256 threads per
 //! block. The simplest streaming kernel: every line is used by exactly one warp.
+//!
+//! Default input: NDP's VADD (ndp.md §5.4, Table 2: 50M elements, 600 MB for the three
+//! vectors) brought under the footprint cap by rule 1 of [`crate::scale`]: 2,796,032
+//! elements (the largest multiple of the 256-thread block whose three vectors fit 32 MiB).
 
 use crate::memory::Memory;
 use crate::model::{Host, Kernel, ModelWorkload, Thread};
@@ -14,8 +18,8 @@ pub const SPEC: BenchSpec = BenchSpec {
     params: &[
         ParamSpec {
             name: "n",
-            default: "4M",
-            help: "elements per vector",
+            default: "2796032",
+            help: "elements per vector (default: rule 1 on NDP's VADD, 50M elements)",
         },
         ParamSpec {
             name: "block",
