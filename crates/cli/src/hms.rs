@@ -27,8 +27,11 @@ use std::collections::BTreeMap;
 /// issue width, latencies, cache geometries, the memory spaces' capacities, peak DRAM
 /// bandwidth, and the DRAM address mapping and row hit / miss / conflict latencies
 /// measured by Algorithm 1 (§3.3.3) on the preset's DRAM, plus the crossbar's round trip
-/// (the paper's latencies are load latencies beyond the L2, §2.3); the banks' occupancy
-/// per row outcome from the DRAM timing serves as the queues' service time.
+/// and the L2 path a load pays before it misses (`hit_lat`): Algorithm 1 times a thread's
+/// uncached load, so the paper's 352 / 742 / 1008 ns are whole load latencies from the SM
+/// (spec §2.3, §3.3.4 "end-to-end load latencies"; the reading of the DRAM side alone is
+/// [`Flags::dram_side_lat`]); the banks' occupancy per row outcome from the DRAM timing
+/// serves as the queues' service time.
 pub fn hw_for(cfg: &Config) -> Hw {
     let mut d = SimDram {
         cfg: cfg.dram.clone(),
@@ -37,8 +40,13 @@ pub fn hw_for(cfg: &Config) -> Hw {
         line_bytes: cfg.system.line_bytes,
     };
     let det = d.detect();
-    let xbar_ns = 2.0 * f64::from(cfg.noc.xbar_latency) / cfg.system.sm_clock_ghz;
-    let ns = |ps: u64| ps as f64 / 1e3 + xbar_ns;
+    // Algorithm 1 (§III-C2) times a thread's uncached load from the SM: the SM-to-L2 path
+    // and the L2 lookup (`hit_lat`, paid by a miss before it leaves for DRAM:
+    // `locus-sim`'s `send_to_memory` after `l2.hit_latency`), the crossbar round trip and
+    // the DRAM's own latency (probed on the preset's DRAM)
+    let hit_lat = f64::from(cfg.l2.hit_latency + 2 * cfg.noc.sm_l2_latency);
+    let path_ns = (2.0 * f64::from(cfg.noc.xbar_latency) + hit_lat) / cfg.system.sm_clock_ghz;
+    let ns = |ps: u64| ps as f64 / 1e3 + path_ns;
     let sp = &cfg.spaces;
     let chan_gbs = locus_dram::peak_bandwidth_gbs(&cfg.dram);
     Hw {
@@ -49,7 +57,7 @@ pub fn hw_for(cfg: &Config) -> Hw {
         max_warps_per_sm: cfg.sm.max_warps,
         max_blocks_per_sm: cfg.sm.max_blocks,
         clock_ghz: cfg.system.sm_clock_ghz,
-        hit_lat: f64::from(cfg.l2.hit_latency + 2 * cfg.noc.sm_l2_latency),
+        hit_lat,
         shmem_lat: f64::from(cfg.sm.smem_latency),
         row_lat_ns: [ns(det.hit_ps), ns(det.miss_ps), ns(det.conflict_ps)],
         row_occ_ns: {
@@ -751,7 +759,7 @@ pub const TERMS: &[(&str, &str)] = &[
     ("row_hit_share", "row-buffer hits / DRAM accesses (run-wide when the run is this kernel only)"),
     ("row_miss_share", "row misses (closed bank) / DRAM accesses"),
     ("row_conflict_share", "row conflicts / DRAM accesses"),
-    ("dram_latency", "DRAM latency with queuing (Eqs. 6-10, cycles) vs the controller's mean read latency plus the crossbar round trip"),
+    ("dram_latency", "DRAM latency with queuing (Eqs. 6-10, cycles; Algorithm 1's whole load latency) vs the controller's mean read latency plus the crossbar round trip and hit_lat (the L2 path of a miss)"),
     ("amat", "AMAT (Eq. 5, cycles) vs the simulator's mean load latency (every space)"),
     ("t_comp_vs_issue", "T_comp (Eq. 2) vs the issue cycles: issued / (active SMs x issue width)"),
 ];
@@ -778,7 +786,7 @@ pub fn term_pairs(
     let (rows_s, lat_s) = match s.rows {
         Some((rw, lat)) => {
             let n = rw.iter().sum::<u64>() as f64;
-            let xbar = 2.0 * f64::from(cfg.noc.xbar_latency);
+            let xbar = 2.0 * f64::from(cfg.noc.xbar_latency) + m.hw.hit_lat;
             (
                 [0, 1, 2].map(|i| rate(rw[i] as f64, n)),
                 if lat > 0.0 {
@@ -871,6 +879,18 @@ pub struct Decomp {
     pub requests: f64,
     /// Launches merged into the profile, `#active_SMs`, `N` (warps per SM).
     pub shape: [u64; 3],
+    /// ITMLP's inputs (Eqs. 18-19, spec §3.3.1; T_mem-weighted means over the launches of
+    /// a kernel launched several times): MLP, CWP, MWP_without_BW, MWP_peak_bw, MWP,
+    /// MWP_cp.
+    pub itmlp_inputs: [f64; 6],
+    /// ITMLP under the named readings `ours+dram-side-lat` and `ours+mwp-bw-dram`.
+    pub itmlp_readings: [f64; 2],
+    /// The simulator's time-averaged outstanding warp loads per active SM (Little's law on
+    /// its own counters: the loads' summed latency over `#active_SMs x T_sim`).
+    pub outstanding_sim: f64,
+    /// The simulator's DRAM traffic (reads and writes, lines) over the simulated time, as a
+    /// share of the peak bandwidth.
+    pub dram_util_sim: f64,
 }
 
 impl Decomp {
@@ -894,6 +914,25 @@ impl Decomp {
             .filter(|x| x.1.is_finite() && x.1 > 0.0)
             .max_by(|x, y| x.1.log2().abs().total_cmp(&y.1.log2().abs()))
             .unwrap_or(("none", f64::NAN))
+    }
+    /// Which term of Eqs. 18-19 sets ITMLP: `MWP_peak_bw` (the bandwidth bound of Eq. 18),
+    /// else `MLP x` the one of `CWP - 1`, `MWP_without_BW`, `MWP_peak_bw` or `N` that sets
+    /// MWP_cp (Eq. 19), or `1` (the floor).
+    pub fn itmlp_binding(&self) -> &'static str {
+        let [mlp, cwp, nobw, peak, mwp, mwp_cp] = self.itmlp_inputs;
+        if mlp * mwp_cp < 1.0 && peak >= 1.0 {
+            "1"
+        } else if mlp * mwp_cp >= peak {
+            "MWP_peak_bw"
+        } else if (cwp - 1.0).max(1.0) <= mwp {
+            "MLP x (CWP - 1)"
+        } else if nobw <= peak && nobw <= self.shape[2] as f64 {
+            "MLP x MWP_without_BW"
+        } else if peak <= self.shape[2] as f64 {
+            "MLP x MWP_peak_bw"
+        } else {
+            "MLP x N"
+        }
     }
 }
 
@@ -922,11 +961,24 @@ pub fn decompose(m: &Model, r: &CaseResult, coefs: Option<&Coefs>, cfg: &Config)
     let requests = pr.events.req.iter().sum::<u64>() as f64 * k;
     let amat_sim = r.sim.loads.1 as f64 / 1e3 * clock / r.sim.loads.0 as f64;
     let lat_sim = match r.sim.rows {
-        Some((_, lat)) if lat > 0.0 => lat * clock + 2.0 * f64::from(cfg.noc.xbar_latency),
+        Some((_, lat)) if lat > 0.0 => {
+            lat * clock + 2.0 * f64::from(cfg.noc.xbar_latency) + m.hw.hit_lat
+        }
         _ => f64::NAN,
     };
     let dram_part = pr.dram.lat * pr.miss_ratio;
     let shmem_part = m.hw.shmem_lat * pr.shmem_ratio;
+    let itmlp_of = |f: Flags| m.predict(&target, f, coefs).map(|q| q.itmlp).ok();
+    let side = itmlp_of(Flags {
+        dram_side_lat: true,
+        ..Flags::ours()
+    })?;
+    let bw_dram = itmlp_of(Flags {
+        mwp_bw_dram: true,
+        ..Flags::ours()
+    })?;
+    let dram_bytes =
+        (r.sim.dram_rw[0] + r.sim.dram_rw[1]) as f64 * f64::from(cfg.system.line_bytes);
     Some(Decomp {
         truth: r.truth,
         total: pr.total,
@@ -943,6 +995,11 @@ pub fn decompose(m: &Model, r: &CaseResult, coefs: Option<&Coefs>, cfg: &Config)
             u64::from(p.active_sms),
             u64::from(p.warps_per_sm),
         ],
+        itmlp_inputs: [p.mlp, pr.cwp, pr.mwp_nobw, pr.mwp_peak, pr.mwp, pr.mwp_cp],
+        itmlp_readings: [side, bw_dram],
+        outstanding_sim: r.sim.loads.1 as f64 / 1e3 * clock / (sms * r.truth),
+        // bytes per cycle over the peak's bytes per cycle
+        dram_util_sim: dram_bytes / r.truth / (m.hw.mem_peak_gbs / clock),
     })
 }
 

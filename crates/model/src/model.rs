@@ -186,6 +186,27 @@ pub struct Flags {
     /// With [`Flags::per_launch`]: the cache state each launch's memory pass starts from.
     #[serde(default)]
     pub launch_caches: LaunchCaches,
+    /// Take the row latencies as the DRAM side only: Algorithm 1's latencies minus
+    /// `hit_lat` (the SM-to-L2 path and the L2 lookup every load pays, hit or miss). Off by
+    /// default: §III-C2's Algorithm 1 times a thread's uncached load (`ld.global.cs`), so
+    /// its latencies (the K80's 352 / 742 / 1008 ns) are whole load latencies from the SM,
+    /// and Eq. 5, Eqs. 6-8 and MWP (Eqs. 18-19) take them as measured. Shown as
+    /// `ours+dram-side-lat` (the reproduction before issue 12's ITMLP audit measured the
+    /// DRAM side only).
+    #[serde(default)]
+    pub dram_side_lat: bool,
+    /// `MWP_peak_bw` with the bytes a warp request takes from DRAM: `BW_per_warp = freq x
+    /// miss_ratio x bytes_per_request / DRAM_lat` (requests served by the caches or shared
+    /// memory use no DRAM bandwidth). Off by default: spec §3.3.1's reconstruction of
+    /// [6]/[7], every request `bytes_per_request` of DRAM traffic. Shown as
+    /// `ours+mwp-bw-dram`.
+    #[serde(default)]
+    pub mwp_bw_dram: bool,
+    /// Eqs. 6-8 without Eq. 9's queuing delay (each bank's latency its row outcomes'
+    /// service time only). Off by default (the paper's Kingman queues). Shown as
+    /// `ours+no-queue-delay`.
+    #[serde(default)]
+    pub no_queue_delay: bool,
 }
 
 impl Flags {
@@ -205,6 +226,9 @@ impl Flags {
             eq11: Eq11Form::MinNorm,
             per_launch: true,
             launch_caches: LaunchCaches::Carry,
+            dram_side_lat: false,
+            mwp_bw_dram: false,
+            no_queue_delay: false,
         }
     }
     /// `ours` with [`Flags::overlap_clamp_spec`] (the spec's [D] clamp, not the paper's
@@ -266,7 +290,8 @@ impl Flags {
     }
     /// Every configuration of §6.4 by name, in the paper's order, then the named readings
     /// that are not the paper's (`ours+replay-issue`, `ours+overlap-clamp`, `ours+spec-clamp`, `ours+mwp-uncoalesced`,
-    /// `ours+shmem-no-hit`, `ours+merged-launches`, `ours+launch-tex-flush`, `ours+launch-cold`,
+    /// `ours+shmem-no-hit`, `ours+dram-side-lat`, `ours+mwp-bw-dram`, `ours+no-queue-delay`,
+    /// `ours+merged-launches`, `ours+launch-tex-flush`, `ours+launch-cold`,
     /// `ours+eq11-no-intercept`,
     /// `ours+eq11-no-S_req`).
     pub fn ablations() -> Vec<(&'static str, Flags)> {
@@ -303,6 +328,27 @@ impl Flags {
             ("ours+spec-clamp", Flags::ours_spec_clamp()),
             ("ours+mwp-uncoalesced", Flags::ours_mwp_uncoalesced()),
             ("ours+shmem-no-hit", Flags::ours_shmem_no_hit()),
+            (
+                "ours+dram-side-lat",
+                Flags {
+                    dram_side_lat: true,
+                    ..Flags::ours()
+                },
+            ),
+            (
+                "ours+mwp-bw-dram",
+                Flags {
+                    mwp_bw_dram: true,
+                    ..Flags::ours()
+                },
+            ),
+            (
+                "ours+no-queue-delay",
+                Flags {
+                    no_queue_delay: true,
+                    ..Flags::ours()
+                },
+            ),
             (
                 "ours+merged-launches",
                 Flags {
@@ -377,6 +423,15 @@ pub struct Prediction {
     pub mwp: f64,
     /// ITMLP.
     pub itmlp: f64,
+    /// `MWP_without_BW = DRAM_lat / Δ` (spec §3.3.1).
+    #[serde(default)]
+    pub mwp_nobw: f64,
+    /// `MWP_peak_bw = Mem_peak_BW / (BW_per_warp x #active_SMs)` (spec §3.3.1).
+    #[serde(default)]
+    pub mwp_peak: f64,
+    /// `MWP_cp = min(max(1, CWP - 1), MWP)` (Eq. 19).
+    #[serde(default)]
+    pub mwp_cp: f64,
     /// Eq. 11 features (§3.4 [D]).
     pub features: [f64; 11],
     /// T_overlap ratio used (Eq. 11 or the [7] rule's equivalent).
@@ -596,6 +651,9 @@ impl Model {
             pr.cwp += q.cwp * m;
             pr.mwp += q.mwp * m;
             pr.itmlp += q.itmlp * m;
+            pr.mwp_nobw += q.mwp_nobw * m;
+            pr.mwp_peak += q.mwp_peak * m;
+            pr.mwp_cp += q.mwp_cp * m;
             for i in 0..11 {
                 pr.features[i] += q.features[i] * m;
             }
@@ -610,7 +668,14 @@ impl Model {
         ] {
             div(x, wdram);
         }
-        for x in [&mut pr.cwp, &mut pr.mwp, &mut pr.itmlp] {
+        for x in [
+            &mut pr.cwp,
+            &mut pr.mwp,
+            &mut pr.itmlp,
+            &mut pr.mwp_nobw,
+            &mut pr.mwp_peak,
+            &mut pr.mwp_cp,
+        ] {
             div(x, wmem);
         }
         for x in &mut pr.features {
@@ -663,7 +728,11 @@ impl Model {
         let itilp = (p.ilp * n).min(hw.avg_inst_lat / issue);
         let eff = hw.avg_inst_lat / itilp;
         let ns = |x: f64| x * hw.clock_ghz;
-        let const_dram = ns(hw.row_lat_ns[1]);
+        // Algorithm 1's latencies are a thread's whole load latency (§III-C2); the named
+        // reading `dram_side_lat` takes off the L2 path every load pays (`hit_lat`)
+        let side = if f.dram_side_lat { hw.hit_lat } else { 0.0 };
+        let row = |i: usize| (ns(hw.row_lat_ns[i]) - side).max(1.0);
+        let const_dram = row(1);
         // W_serial from the sample ([7] reconstructed, §3.2.1 [D]), same for every target
         let mem_frac = se.total_req() as f64 / executed.max(1.0);
         // one serialisation per block barrier (all its warps wait together), not per warp [D]
@@ -682,11 +751,7 @@ impl Model {
         };
         // ---- DRAM latency (Eqs. 6-10) ----
         let ipc = executed * p.scale() / self.sample_cycles.max(1.0);
-        let lat = [
-            ns(hw.row_lat_ns[0]),
-            ns(hw.row_lat_ns[1]),
-            ns(hw.row_lat_ns[2]),
-        ];
+        let lat = [row(0), row(1), row(2)];
         let reqs: Vec<DramReq> = ev
             .dram
             .iter()
@@ -715,7 +780,7 @@ impl Model {
             occ,
             f.kingman,
             hw.rho_max,
-            f.queuing,
+            f.queuing && !f.no_queue_delay,
         );
         let dram_lat = if f.queuing && !reqs.is_empty() {
             dram.lat
@@ -746,8 +811,14 @@ impl Model {
             1.0
         };
         let mwp_nobw = dram_lat / (hw.departure_delay * trans);
-        let bw_per_warp = hw.clock_ghz * f64::from(hw.mem.l2_line) / dram_lat.max(1.0);
-        let mwp_peak = hw.mem_peak_gbs / (bw_per_warp * s);
+        // DRAM bytes per warp request: every request a line ([6]/[7]), or the target's
+        // DRAM requests per warp request (`mwp_bw_dram`)
+        let per_req = if f.mwp_bw_dram {
+            (ev.dram.len() as f64 / total_req).max(1e-6)
+        } else {
+            1.0
+        };
+        let mwp_peak = mwp_peak_bw(hw, dram_lat, s, per_req);
         let mwp = mwp_nobw.min(mwp_peak).min(n).max(1.0);
         let comp_cycles = (inst_per_warp * issue).max(1e-9);
         let mem_cycles = mem_per_warp * amat;
@@ -799,6 +870,9 @@ impl Model {
             cwp,
             mwp,
             itmlp,
+            mwp_nobw,
+            mwp_peak,
+            mwp_cp,
             features,
             overlap_ratio: ratio,
             events: EventSummary {
@@ -833,6 +907,17 @@ impl Model {
         let y = (pr.t_comp + pr.t_mem + pr.t_init - measured) / pr.t_mem.max(1e-9);
         Ok((pr.features, y))
     }
+}
+
+/// `MWP_peak_bw = Mem_peak_BW / (BW_per_warp x #active_SMs)` with `BW_per_warp = freq x
+/// bytes_per_request / DRAM_lat` (spec §3.3.1, reconstructed from [6]/[7] for Eq. 18):
+/// the warps per SM whose requests, each `line_fraction` of an L2 line (`hw.mem.l2_line`
+/// bytes) of DRAM traffic every `dram_lat` cycles, fill the peak bandwidth. `line_fraction`
+/// is 1 in the spec's reading (every request a line); [`Flags::mwp_bw_dram`] passes the
+/// DRAM requests per warp request (floored at 1e-6 there: no DRAM traffic, no bound).
+pub fn mwp_peak_bw(hw: &Hw, dram_lat: f64, active_sms: f64, line_fraction: f64) -> f64 {
+    let bw_per_warp = hw.clock_ghz * f64::from(hw.mem.l2_line) * line_fraction / dram_lat.max(1.0);
+    hw.mem_peak_gbs / (bw_per_warp * active_sms.max(1.0))
 }
 
 /// Eq. 11 features (§3.4 [D]): L2 misses, global requests, constant misses and requests,

@@ -729,3 +729,146 @@ fn carried_launches_equal_one_pass_over_the_trace() {
     // (the 8 KB constant cache is thrashed by the 32 KB weights either way)
     assert!(refetched);
 }
+
+/// Eqs. 17-19 as printed with spec §3.3.1's MWP / MWP_peak_bw, on a coalesced kernel of
+/// 13 x 64 warps (N = 64) with the queues off (DRAM_lat = Algorithm 1's row-miss latency):
+/// MWP_peak_bw is `Mem_peak_BW / (freq x 128 B / DRAM_lat x 13)` in closed form, MWP the
+/// least of MWP_without_BW, MWP_peak_bw and N, MWP_cp `min(max(1, CWP - 1), MWP)`, ITMLP
+/// `min(MLP x MWP_cp, MWP_peak_bw)`, and T_mem Eq. 4 with Eq. 17; a peak bandwidth low
+/// enough makes the bound set ITMLP. Fails if any of the terms departs from its equation.
+#[test]
+fn itmlp_is_eqs_17_to_19_as_printed() {
+    let p = synthetic(13 * 64, 4, 4, Place::Global, 1 << 24, |w, it, l| {
+        (u64::from(w) * 4 + u64::from(it)) * 128 + u64::from(l) * 4
+    });
+    let f = Flags {
+        queuing: false,
+        ..Flags::ours()
+    };
+    for peak_gbs in [240.0, 20.0] {
+        let hw = Hw {
+            mem_peak_gbs: peak_gbs,
+            ..Hw::default()
+        };
+        let m = Model::new(p.clone(), hw.clone());
+        let pr = m.predict(&[Place::Global], f, None).unwrap();
+        let lat = hw.row_lat_ns[1] * hw.clock_ghz;
+        assert_eq!(pr.dram.lat, lat);
+        let closed = peak_gbs / (hw.clock_ghz * 128.0 / lat * 13.0);
+        assert!(
+            (pr.mwp_peak - closed).abs() < 1e-9 * closed,
+            "{} {closed}",
+            pr.mwp_peak
+        );
+        let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * y.abs().max(1.0);
+        assert!(close(
+            pr.mwp_peak,
+            locus_model::model::mwp_peak_bw(&hw, lat, 13.0, 1.0)
+        ));
+        assert!((pr.mwp_nobw - lat / hw.departure_delay).abs() < 1e-9);
+        let mwp = pr.mwp_nobw.min(pr.mwp_peak).min(64.0).max(1.0);
+        assert!(close(pr.mwp, mwp), "MWP {} {mwp}", pr.mwp);
+        assert!(close(pr.mwp_cp, (pr.cwp - 1.0).max(1.0).min(mwp)));
+        let itmlp = (p.mlp * pr.mwp_cp).min(pr.mwp_peak).max(1.0);
+        assert!(close(pr.itmlp, itmlp), "ITMLP {} {itmlp}", pr.itmlp);
+        let reqs = pr.events.req.iter().sum::<u64>() as f64;
+        let t_mem = reqs / 13.0 / pr.itmlp * pr.amat;
+        assert!(
+            (pr.t_mem - t_mem).abs() < 1e-6 * t_mem,
+            "{} {t_mem}",
+            pr.t_mem
+        );
+        if peak_gbs < 100.0 {
+            assert!(
+                close(pr.itmlp, pr.mwp_peak),
+                "the bandwidth bound sets ITMLP"
+            );
+        }
+    }
+}
+
+/// `ours+mwp-bw-dram`: each warp request takes the target's DRAM requests per request of
+/// DRAM bandwidth, so with every line read twice (half the requests hit the L2)
+/// MWP_peak_bw is the literal bound over that share, the DRAM latency and events
+/// unchanged. Fails if the reading changes anything but BW_per_warp's bytes.
+#[test]
+fn mwp_bw_dram_charges_only_the_dram_share() {
+    let p = synthetic(13 * 8, 4, 4, Place::Global, 1 << 24, |w, it, l| {
+        (u64::from(w) * 2 + u64::from(it / 2)) * 128 + u64::from(l) * 4
+    });
+    let m = Model::new(p, Hw::default());
+    let f = Flags {
+        queuing: false,
+        ..Flags::ours()
+    };
+    let a = m.predict(&[Place::Global], f, None).unwrap();
+    let b = m
+        .predict(
+            &[Place::Global],
+            Flags {
+                mwp_bw_dram: true,
+                ..f
+            },
+            None,
+        )
+        .unwrap();
+    assert!(
+        (a.miss_ratio - 0.5).abs() < 1e-12,
+        "miss ratio {}",
+        a.miss_ratio
+    );
+    assert_eq!(a.dram.lat, b.dram.lat);
+    assert_eq!(a.events, b.events);
+    assert!((b.mwp_peak - a.mwp_peak / a.miss_ratio).abs() < 1e-9 * b.mwp_peak);
+}
+
+/// Algorithm 1's latencies are a thread's whole load latency (§III-C2), the default;
+/// `ours+dram-side-lat` takes `hit_lat` off each row latency, so with the queues off the
+/// DRAM latency falls by exactly `hit_lat` and AMAT by `hit_lat x miss_ratio`; and
+/// `ours+no-queue-delay` keeps each bank's service time and drops only Eq. 9's delay.
+/// Fails if a reading changes anything else in those terms.
+#[test]
+fn dram_latency_readings() {
+    let p = synthetic(13 * 8, 4, 4, Place::Global, 1 << 24, |w, it, l| {
+        (u64::from(w) * 4 + u64::from(it)) * 128 + u64::from(l) * 4
+    });
+    let hw = Hw::default();
+    let m = Model::new(p, hw.clone());
+    let off = Flags {
+        queuing: false,
+        ..Flags::ours()
+    };
+    let a = m.predict(&[Place::Global], off, None).unwrap();
+    let s = m
+        .predict(
+            &[Place::Global],
+            Flags {
+                dram_side_lat: true,
+                ..off
+            },
+            None,
+        )
+        .unwrap();
+    assert_eq!(a.dram.lat, hw.row_lat_ns[1] * hw.clock_ghz);
+    assert!((a.dram.lat - s.dram.lat - hw.hit_lat).abs() < 1e-9);
+    assert!((a.amat - s.amat - hw.hit_lat * a.miss_ratio).abs() < 1e-9);
+    assert!(
+        s.mwp_peak < a.mwp_peak,
+        "a shorter DRAM_lat lowers the bound"
+    );
+    let q = m.predict(&[Place::Global], Flags::ours(), None).unwrap();
+    let nq = m
+        .predict(
+            &[Place::Global],
+            Flags {
+                no_queue_delay: true,
+                ..Flags::ours()
+            },
+            None,
+        )
+        .unwrap();
+    assert_eq!(nq.dram.queuing, 0.0);
+    assert_eq!(nq.dram.service, q.dram.service);
+    assert!((nq.dram.lat - nq.dram.service).abs() < 1e-9);
+    assert!((q.dram.lat - q.dram.service - q.dram.queuing).abs() < 1e-9);
+}

@@ -472,7 +472,7 @@ fn detect(a: DetectArgs) -> Result<()> {
     }
     println!("  bank-ID bits {}", bits(got.mapping.bank_mask()));
     println!(
-        "  latencies: row hit {:.1} ns, miss {:.1} ns, conflict {:.1} ns",
+        "  latencies: row hit {:.1} ns, miss {:.1} ns, conflict {:.1} ns (the DRAM side; the model's are a thread's whole load: these plus the crossbar round trip and hit_lat, `hms::hw_for`)",
         got.hit_ps as f64 / 1e3,
         got.miss_ps as f64 / 1e3,
         got.conflict_ps as f64 / 1e3
