@@ -343,7 +343,10 @@ pub fn workload_list(
     // each as its workload's own name (`kmn` and `KM` run as `km`), so run keys and the
     // claims about a workload agree however it was spelled; a workload named twice runs once
     let mut out: Vec<String> = Vec::new();
-    for b in names.iter().filter_map(|n| locus_workload::registry::find(n)) {
+    for b in names
+        .iter()
+        .filter_map(|n| locus_workload::registry::find(n))
+    {
         if !out.iter().any(|o| o == b.name) {
             out.push(b.name.to_string());
         }

@@ -10,8 +10,8 @@
 use super::experiment::{self, Mean, Verdict};
 use super::ledger::Ledger;
 use super::ndp::{
-    self, abbr, static_key, Ctx, ENERGY, FIG5_KEY, FIG5_N, HELD, ICACHE, INVAL_SHARE, LIVE_INS, LIVE_OUTS,
-    NO_ISSUE, NO_ISSUE_READINGS, OCCUPANCY, OFFLOADED, ON_GPU, SUPPRESSED,
+    self, abbr, static_key, Ctx, ENERGY, FIG5_KEY, FIG5_N, HELD, ICACHE, INVAL_SHARE, LIVE_INS,
+    LIVE_OUTS, NO_ISSUE, NO_ISSUE_READINGS, OCCUPANCY, OFFLOADED, ON_GPU, SUPPRESSED,
 };
 use crate::plot;
 use anyhow::Result;

@@ -1839,16 +1839,16 @@ impl System {
             .map(|(s, u)| {
                 let code_bytes = n.code_bytes(s);
                 NsuStats {
-                stack: s as u32,
-                node: n.stack_node[s],
-                insts: u.insts,
-                code_bytes,
-                icache_use: code_bytes as f64 / n.icache_bytes.max(1) as f64,
-                occupancy: u.slot_cycles as f64 / (nsu_cycles * n.nsu_warps as u64) as f64,
-                peak_cmd: u.peak[0],
-                peak_read: u.peak[1],
-                peak_write: u.peak[2],
-            }
+                    stack: s as u32,
+                    node: n.stack_node[s],
+                    insts: u.insts,
+                    code_bytes,
+                    icache_use: code_bytes as f64 / n.icache_bytes.max(1) as f64,
+                    occupancy: u.slot_cycles as f64 / (nsu_cycles * n.nsu_warps as u64) as f64,
+                    peak_cmd: u.peak[0],
+                    peak_read: u.peak[1],
+                    peak_write: u.peak[2],
+                }
             })
             .collect();
         let inval_bytes = n.gpu_link[Packet::Inval as usize];

@@ -851,10 +851,7 @@ fn nsu_energy_and_icache_use() {
     let mean = s.nsus.iter().map(|u| u.icache_use).sum::<f64>() / 8.0;
     assert_eq!(s.nsu_icache_use, mean);
     // nothing offloaded: gated, no code, nothing moved
-    let (sys0, r0) = run(
-        &["ndp.offload=static", "ndp.static_ratio=0"],
-        &mut vadd(n),
-    );
+    let (sys0, r0) = run(&["ndp.offload=static", "ndp.static_ratio=0"], &mut vadd(n));
     let c0 = sys0.energy_counts();
     assert_eq!((c0.nsu_insts, c0.nsus), (0, 0));
     assert_eq!(c0.insts, EnergyCounts::insts_from(&sys0.c));
