@@ -766,7 +766,7 @@ fn itmlp_is_eqs_17_to_19_as_printed() {
             locus_model::model::mwp_peak_bw(&hw, lat, 13.0, 1.0)
         ));
         assert!((pr.mwp_nobw - lat / hw.departure_delay).abs() < 1e-9);
-        let mwp = pr.mwp_nobw.min(pr.mwp_peak).min(64.0).max(1.0);
+        let mwp = pr.mwp_nobw.min(pr.mwp_peak).clamp(1.0, 64.0);
         assert!(close(pr.mwp, mwp), "MWP {} {mwp}", pr.mwp);
         assert!(close(pr.mwp_cp, (pr.cwp - 1.0).max(1.0).min(mwp)));
         let itmlp = (p.mlp * pr.mwp_cp).min(pr.mwp_peak).max(1.0);

@@ -25,8 +25,8 @@
 //! km (one feature-loop iteration), scalarprod, fwt, streamcluster (all four blocks),
 //! rodinia-bfs (the single indirect loads), backprop (adjust_weights), minife (matvec),
 //! parboil-stencil `kernel=naive`; markers in divergent code form instances of the taken
-//! lanes. Open: NSU I-cache use and energy, BFS's
-//! "16" block, `locus repro ndp` (another branch).
+//! lanes. NSU energy and I-cache use: [`NdpStats::gpu_alu_nops`], [`NsuStats::code_bytes`]
+//! (`crate::energy` prices them). Open: BFS's "16" block.
 
 pub mod hill;
 pub mod nsu;
