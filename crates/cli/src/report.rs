@@ -93,6 +93,7 @@ pub fn print_summary(r: &Report, overrides: &[String], multi: bool) {
     println!("  load latency    {:.1} ns mean", t.mean_load_latency_ns);
     println!("  busiest link    {}", busiest_link(r));
     print!("{}", energy_lines(r));
+    print!("{}", ndp_lines(r));
     if !s.timeline.is_empty() {
         println!(
             "  timeline        {} samples every {} cycles (stats JSON `timeline`)",
@@ -163,6 +164,36 @@ pub fn kernels_csv(r: &Report) -> String {
         );
     }
     out
+}
+
+/// The NDP lines of the summary (runs with `ndp.offload` other than `none`, ndp.md): the
+/// block instances offloaded against all, the suppressed and the not offloadable ones,
+/// the NSUs' mean warp-slot occupancy and I-cache use (Fig. 11) and their energy.
+pub fn ndp_lines(r: &Report) -> String {
+    let Some(n) = r.sim.ndp.as_ref() else {
+        return String::new();
+    };
+    let all = n.instances_offloaded + n.instances_on_gpu;
+    let nsu_j: f64 = r
+        .sim
+        .energy
+        .parts
+        .iter()
+        .filter(|p| p.name.ends_with(" nsu"))
+        .map(|p| p.joules)
+        .sum();
+    format!(
+        "  NDP             {}: {} of {} block instances offloaded ({} suppressed by the cache check, {} not offloadable)\n  NSUs            warp-slot occupancy {:.1}%, I-cache use {:.1}%, energy {:.3} mJ, {} GPU ALU instructions as NOPs\n",
+        n.offload,
+        n.instances_offloaded,
+        all,
+        n.suppressed_by_cache_check,
+        n.not_offloadable,
+        100.0 * n.nsu_occupancy,
+        100.0 * n.nsu_icache_use,
+        nsu_j * 1e3,
+        n.gpu_alu_nops.iter().sum::<u64>(),
+    )
 }
 
 /// The energy lines of the summary: total, mean power, and the parts grouped as links,

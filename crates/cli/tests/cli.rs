@@ -271,6 +271,35 @@ fn one_application_runs_and_the_summary_reads_well() {
     );
 }
 
+/// NDP issue 11's own command form: a paper abbreviation as the workload (`vadd`), and a
+/// summary that says what was offloaded: every one of vectorAdd's 256 warp instances at
+/// n = 8192 under naive offload, its one `@NSU` FADD each a NOP on the GPU; no NDP lines
+/// on a run that does not offload.
+#[test]
+fn ndp_run_by_paper_abbreviation_summarises_the_offload() {
+    let (code, out, err) = locus(&[
+        "run",
+        "-p",
+        "ndp-8hmc",
+        "-w",
+        "vadd",
+        "--param",
+        "n=8192",
+        "--set",
+        "ndp.offload=naive",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("locus: vectoradd on ndp-8hmc"), "{out}");
+    assert!(
+        out.contains("naive: 256 of 256 block instances offloaded (0 suppressed"),
+        "{out}"
+    );
+    assert!(out.contains("256 GPU ALU instructions as NOPs"), "{out}");
+    let (code, out, err) = locus(&["run", "-p", "ndp-8hmc", "-w", "vadd", "--param", "n=8192"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("NDP ") && !out.contains("NSUs "), "{out}");
+}
+
 /// The header echoes every override in force: --set keys and workload parameters.
 #[test]
 fn run_header_echoes_the_overrides() {
