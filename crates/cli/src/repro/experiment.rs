@@ -289,6 +289,11 @@ impl Runs {
                 .collect(),
         }
     }
+    /// The whole record of run `key` as JSON (for statistics a dotted path cannot name,
+    /// such as a sum over a list).
+    pub fn record(&self, key: &str) -> Option<&serde_json::Value> {
+        self.json.get(key)
+    }
     /// The number at dotted `path` of run `key` (array elements by index), NaN if absent.
     pub fn value(&self, key: &str, path: &str) -> f64 {
         let Some(mut v) = self.json.get(key) else {

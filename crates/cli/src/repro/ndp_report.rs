@@ -390,7 +390,7 @@ pub fn write(
                     ("base", "the Baseline's")
                 };
                 format!(
-                    "measured: {}under {} the NSUs' mean warp-slot occupancy is {}, {} of block instances were offloaded ({} suppressed by the cache-locality check), and {bname} L2 hit rate is {} (means over its workloads)",
+                    "measured: {}under {} the NSUs' mean warp-slot occupancy is {}, {} of block instances were offloaded ({} suppressed by the cache-locality check), and {bname} L2 hit rate is {} (means over its workloads); the GPU's links carried {} of {bname} bytes, whose busiest GPU link was {} busy (NDP gains by cutting the traffic of GPU links a Baseline saturates, ndp.md §1)",
                     unm_txt,
                     vk,
                     led.pct(am(&over(bs, &|b| val(&key(b, vk), OCCUPANCY))), "claim occupancy"),
@@ -403,6 +403,17 @@ pub fn write(
                         "claim suppressed share",
                     ),
                     led.pct(am(&over(bs, &|b| val(&key(b, bk), "l2_hit_rate"))), "base l2 hit rate"),
+                    led.x(
+                        am(&over(bs, &|b| ratio(
+                            gpu_links(runs, &key(b, vk)).0,
+                            gpu_links(runs, &key(b, bk)).0
+                        ))),
+                        "claim gpu link bytes over base"
+                    ),
+                    led.pct(
+                        am(&over(bs, &|b| gpu_links(runs, &key(b, bk)).1)),
+                        "base busiest gpu link utilisation"
+                    ),
                 )
             }
             k if k.starts_with('s') => format!(
@@ -1132,4 +1143,29 @@ pub fn write(
         );
     }
     Ok(format!("{head}{dis}"))
+}
+
+/// Bytes sent over the GPU's links (both directions, node 0: `ndp.gpu_node`'s default, the
+/// GPU of every NDP preset) in run `k`, and the busiest such link's utilisation; NaN when
+/// the run is absent.
+fn gpu_links(runs: &super::experiment::Runs, k: &str) -> (f64, f64) {
+    let Some(links) = runs
+        .record(k)
+        .and_then(|r| r.pointer("/sim/links"))
+        .and_then(|l| l.as_array())
+    else {
+        return (f64::NAN, f64::NAN);
+    };
+    let (mut bytes, mut busiest) = (0.0, 0.0f64);
+    for l in links {
+        let name = l.get("name").and_then(|n| n.as_str()).unwrap_or("");
+        if l.get("kind").and_then(|k| k.as_str()) != Some("inter-node") {
+            continue;
+        }
+        if name.starts_with("node0->") || name.ends_with("->node0") {
+            bytes += l.get("bytes_sent").and_then(|b| b.as_f64()).unwrap_or(0.0);
+            busiest = busiest.max(l.get("utilization").and_then(|u| u.as_f64()).unwrap_or(0.0));
+        }
+    }
+    (bytes, busiest)
 }
