@@ -1058,6 +1058,53 @@ pub fn write(
         None,
         &marks,
     )?;
+    // GPU-link traffic: NDP's premise (ndp.md §1) is that offload cuts the bytes on GPU
+    // links a Baseline saturates
+    f11 += "\n### GPU-link traffic against the Baseline\n\nBytes sent over the GPU's links (both directions; `sim.links`, every packet kind) under each NDP configuration over the Baseline's, beside the Baseline's busiest GPU link utilisation and the speedup. Offload pays off where it cuts these bytes on a busy link; above 1.00x, the packets of offloaded instances (commands with live-ins, RDFs, WTAs, acks with live-outs, invalidations) carry more than the lines they replace.\n\n";
+    let mut rows = Vec::new();
+    let mut csv = String::from(
+        "bench,base_busiest_gpu_link,naive_bytes,dyn_bytes,dyncache_bytes,naive_speedup,dyn_speedup,dyncache_speedup\n",
+    );
+    for b in benches {
+        let (b0, u0) = gpu_links(runs, &key(b, "base"));
+        let r = |c: &str| ratio(gpu_links(runs, &key(b, c)).0, b0);
+        let sp = |c: &str| ratio(val(&key(b, "base"), "cycles"), val(&key(b, c), "cycles"));
+        let _ = writeln!(
+            csv,
+            "{b},{u0},{},{},{},{},{},{}",
+            r("naive"),
+            r("dyn"),
+            r("dyncache"),
+            sp("naive"),
+            sp("dyn"),
+            sp("dyncache")
+        );
+        rows.push(vec![
+            abbr(b),
+            led.pct(u0, "base busiest gpu link"),
+            led.x(r("naive"), "naive gpu link bytes over base"),
+            led.x(sp("naive"), "naive speedup"),
+            led.x(r("dyn"), "dyn gpu link bytes over base"),
+            led.x(sp("dyn"), "dyn speedup"),
+            led.x(r("dyncache"), "dyncache gpu link bytes over base"),
+            led.x(sp("dyncache"), "dyncache speedup"),
+        ]);
+    }
+    f11 += &table(
+        &[
+            "workload",
+            "Baseline: busiest GPU link busy",
+            "NaiveNDP: GPU-link bytes",
+            "NaiveNDP: speedup",
+            "NDP(Dyn): GPU-link bytes",
+            "NDP(Dyn): speedup",
+            "NDP(Dyn)_Cache: GPU-link bytes",
+            "NDP(Dyn)_Cache: speedup",
+        ]
+        .map(String::from),
+        &rows,
+    );
+    std::fs::write(out.join("gpu_link.csv"), csv)?;
 
     // ---- §7.6 studies
     let mut f76 =
