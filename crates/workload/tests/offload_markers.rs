@@ -158,9 +158,14 @@ fn fwt_sp_stcl_blocks() {
             &[("in", "4096")],
             &[(24, 0, 0, 7, 2), (22, 0, 0, 5, 2)],
         ),
-        // Table 1 BFS "1, 1": the single indirect loads `edges[i]`, `visited[id]` (equal
-        // shapes: one entry)
-        ("rodinia-bfs", &[("nodes", "2048")], &[(1, 0, 1, 1, 0)]),
+        // Table 1 BFS "1, 1, 16": the single indirect loads `edges[i]`, `visited[id]`
+        // (equal shapes: one entry) and the unvisited neighbour's update (ours 7: 3 loads,
+        // 2 stores, the reloaded loop bound out)
+        (
+            "rodinia-bfs",
+            &[("nodes", "2048")],
+            &[(1, 0, 1, 1, 0), (7, 0, 1, 3, 2)],
+        ),
         // Table 1 MiniFE "3": matvec's `LD A; LD x[c]; DFMA`, the double sum in and out
         (
             "minife",

@@ -7,7 +7,8 @@
 //! waits in the command buffer. Every NSU cycle one warp instruction issues (loose
 //! round-robin over the warps that can): `LD` takes the read-data entry of (instance,
 //! sequence number) once every RDF response of it arrived, else the warp stalls; `ST` takes
-//! the write-address entry and sends the write; ALU instructions run; after the last
+//! the write-address entry of (instance, sequence number) once every WTA of it arrived (one
+//! per line the store's lanes touch) and sends the write; ALU instructions run; after the last
 //! instruction the warp waits for its write acks, sends the offload ack and frees its slot.
 //! The pipeline is in order (spec §7.12): after an ALU instruction the warp's next
 //! instruction issues `alu_latency` NSU cycles later at the earliest ([`Nsu::set_alu_latency`];
@@ -264,9 +265,12 @@ impl Nsu {
         Ok(())
     }
 
-    /// The write addresses of store `seq` of instance `id`.
-    pub fn arrive_wta(&mut self, id: u32, seq: u8) -> Result<(), NsuError> {
-        if self.write.iter().any(|e| e.id == id && e.seq == seq) {
+    /// One of the `of` WTA packets of store `seq` of instance `id` (a store whose lanes
+    /// touch `of` lines sends one per line, merged into one entry; `ST` waits until all
+    /// arrived: the NSU writes at every GPU-given address, §3.6).
+    pub fn arrive_wta(&mut self, id: u32, seq: u8, of: u16) -> Result<(), NsuError> {
+        if let Some(e) = self.write.iter_mut().find(|e| e.id == id && e.seq == seq) {
+            e.missing = e.missing.saturating_sub(1);
             return Ok(());
         }
         if self.write.len() >= self.write_cap {
@@ -275,7 +279,7 @@ impl Nsu {
         self.write.push(Entry {
             id,
             seq,
-            missing: 0,
+            missing: of.max(1) - 1,
         });
         self.peak[2] = self.peak[2].max(self.write.len());
         Ok(())
@@ -362,7 +366,7 @@ impl Nsu {
                 let Some(k) = self
                     .write
                     .iter()
-                    .position(|e| e.id == s.id && e.seq == s.seq)
+                    .position(|e| e.id == s.id && e.seq == s.seq && e.missing == 0)
                 else {
                     return false;
                 };
@@ -464,7 +468,7 @@ mod tests {
                 match net.remove(i) {
                     Pkt::Cmd(id, prog) => nsu.arrive_cmd(id, prog)?,
                     Pkt::Rdf(id, seq) => nsu.arrive_rdf(id, seq, 1)?,
-                    Pkt::Wta(id, seq) => nsu.arrive_wta(id, seq)?,
+                    Pkt::Wta(id, seq) => nsu.arrive_wta(id, seq, 1)?,
                 }
             }
             for id in acks_due.drain(..) {
@@ -529,7 +533,7 @@ mod tests {
         n.cycle(&mut out); // ST stalls: no addresses yet
         assert_eq!(out, vec![NsuOut::Credit(Buf::Read)]);
         out.clear();
-        n.arrive_wta(7, 1).unwrap();
+        n.arrive_wta(7, 1, 1).unwrap();
         n.cycle(&mut out);
         assert_eq!(out, vec![NsuOut::Credit(Buf::Write), NsuOut::Write(7, 1)]);
         out.clear();
@@ -540,6 +544,28 @@ mod tests {
         assert_eq!(out, vec![NsuOut::Ack(7)]);
         assert_eq!(n.busy_slots(), 0);
         assert_eq!(n.insts, 4, "LD, ALU, ST and the final ack");
+    }
+
+    /// A store whose lanes touch 3 lines sends 3 WTAs, merged into one write-address
+    /// entry: `ST` waits for the last (the NSU needs every address before it writes), and
+    /// no entry is left behind afterwards. (Taking the entry at the first WTA left the
+    /// later two as entries no `ST` would take, which filled the buffer and, once an
+    /// arrival found it full, lost a WTA and hung its warp: BFS's divergent stores.)
+    #[test]
+    fn a_store_waits_for_every_line_address() {
+        let mut n = Nsu::new(4, 2, 4, 4, vec![vec![St]]);
+        let mut out = Vec::new();
+        n.arrive_cmd(3, 0).unwrap();
+        n.arrive_wta(3, 0, 3).unwrap();
+        n.arrive_wta(3, 0, 3).unwrap();
+        n.cycle(&mut out); // spawn; ST stalls on 2 of 3
+        n.cycle(&mut out);
+        assert!(!out.iter().any(|o| matches!(o, NsuOut::Write(..))));
+        n.arrive_wta(3, 0, 3).unwrap();
+        n.cycle(&mut out);
+        assert!(out.contains(&NsuOut::Write(3, 0)));
+        assert!(n.write.is_empty(), "one entry for the store, taken");
+        assert_eq!(n.peak[2], 1);
     }
 
     /// With `OFLD.BEG` issuing (Fig. 3(b)), a spawned warp's first cycle is the register

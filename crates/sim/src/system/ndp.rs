@@ -1390,7 +1390,7 @@ impl System {
         let res = match p {
             Packet::OffloadCmd => Some(n.nsus[s].arrive_cmd(i, x.prog)),
             Packet::RdfResp => Some(n.nsus[s].arrive_rdf(i, seq, r.ver as u16)),
-            Packet::Wta => Some(n.nsus[s].arrive_wta(i, seq)),
+            Packet::Wta => Some(n.nsus[s].arrive_wta(i, seq, r.ver as u16)),
             Packet::WriteAck => {
                 n.nsus[s].write_acked(i);
                 Some(Ok(()))

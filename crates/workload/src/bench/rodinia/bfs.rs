@@ -157,7 +157,7 @@ impl Kernel for BfsKernel {
         let mut i = start;
         while i < start + cnt {
             t.alu(1);
-            // NDP offload blocks (spec ndp.md §3.3 rule 4, Table 1 BFS "1, 1"): each single
+            // NDP offload blocks (spec ndp.md §3.3 rule 4, Table 1 BFS "1, 1" of "1, 1, 16"): each single
             // indirect load is its own block, the address on the GPU, the loaded value the
             // one live-out: `g_graph_edges[i]` (`i` from `g_graph_nodes[tid].starting`) and
             // `g_graph_visited[id]`. Lanes leave the edge loop at different trip counts:
@@ -172,6 +172,14 @@ impl Kernel for BfsKernel {
             t.alu(1);
             t.branch(1);
             if v == 0 {
+                // NDP offload block 2 (Table 1's BFS "16"; ours 7 in SASS counting): the
+                // unvisited neighbour's basic block `LDG cost[tid]; IADD3; STG cost[id];
+                // STG.U8 updating[id]; LDG starting; LDG no_of_edges; IADD3` (its two
+                // `IMAD.WIDE` address computations stay on the GPU, `id` is already in a GPU
+                // register: spec §3.3 rule 7), no live-in, the reloaded loop bound the one
+                // live-out; Eq. 1 score (3 loads + 2 stores) x 4 B - 4 B = 16 B per thread > 0,
+                // so TOM's rule extracts it. The lanes that take the branch form the instance.
+                t.ofld_begin(2, 0, 7);
                 let c: i32 = t.ld(o.cost, tid);
                 t.alu(2);
                 t.st(o.cost, id as u64, c + 1);
@@ -180,6 +188,7 @@ impl Kernel for BfsKernel {
                 let _s: i32 = t.ld(o.nodes, 2 * tid);
                 cnt = t.ld(o.nodes, 2 * tid + 1);
                 t.alu(1);
+                t.ofld_end(1);
             }
             i += 1;
             t.alu(2);
