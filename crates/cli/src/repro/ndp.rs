@@ -70,8 +70,9 @@ pub struct ModelBlock {
     pub stores: u32,
 }
 
-/// Launches and thread blocks per launch [`model_blocks`] generates.
-pub const MODEL_LAUNCHES: usize = 8;
+/// Launches [`model_blocks`] generates and thread blocks per launch (FWT's
+/// `modulateKernel` is its 15th launch on Table 1's input).
+pub const MODEL_LAUNCHES: usize = 64;
 pub const MODEL_TBS: u64 = 4;
 
 /// The static offload blocks of workload `b` (Table 1 parameters, seed 1), read from its
@@ -164,6 +165,12 @@ pub const QUICK: &[&str] = &["vectoradd", "scalarprod", "km"];
 /// Key of NaiveNDP under `ndp.nsu_marker_insts = "end-only"` (NSU `OFLD.BEG` folded into
 /// the spawn; the literal reading, the default, issues it).
 pub const NAIVE_END_ONLY: &str = "naive-endonly";
+
+/// Keys of NDP(Dyn) and NDP(Dyn)_Cache under `ndp.hill_ipc = "issue"` (Algorithm 1's IPC
+/// counted as block instructions issue; the default, spec §7.3, counts them at `OFLD.END`
+/// retirement).
+pub const DYN_ISSUE_IPC: &str = "dyn-issueipc";
+pub const DYNCACHE_ISSUE_IPC: &str = "dyncache-issueipc";
 
 /// Where an offloaded instance's time goes (`locus_sim::ndp::InstanceTime`): the eight
 /// consecutive phases (label, statistic) from `OFLD.BEG` to the warp's release.
@@ -267,6 +274,17 @@ pub fn main_variants(quick: bool) -> Vec<Variant> {
     }
     v.push(var("dyn", BASE, &["ndp.offload=dyn"]));
     v.push(var("dyncache", BASE, &["ndp.offload=dyn-cache"]));
+    // the other reading of when Algorithm 1's IPC counts an instance (`ndp.hill_ipc`)
+    v.push(var(
+        DYN_ISSUE_IPC,
+        BASE,
+        &["ndp.offload=dyn", "ndp.hill_ipc=issue"],
+    ));
+    v.push(var(
+        DYNCACHE_ISSUE_IPC,
+        BASE,
+        &["ndp.offload=dyn-cache", "ndp.hill_ipc=issue"],
+    ));
     v.push(var("morecore", "ndp-morecore", &["ndp.offload=none"]));
     v
 }

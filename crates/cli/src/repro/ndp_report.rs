@@ -880,36 +880,111 @@ pub fn write(
         Some(1.0),
         &marks,
     )?;
-    // the Dyn controller's ratio at the end of each run
-    let mut dynr = String::from(
-        "\nNDP(Dyn)'s hill climber: epochs run and the ratio in force at the end.\n\n",
+    // the Dyn controller: its epochs, the ratio it had reached when the first offload-block
+    // instruction counted, the ratio at the end, and both readings of its IPC
+    let mut dynr = format!(
+        "\nNDP(Dyn)'s hill climber (Algorithm 1, ndp.md §4.3): epochs run; epochs at IPC 0 before the first whose IPC is above 0 (no offload-block instance counted in them: a kernel without offload blocks ran, or no instance had retired yet); the ratio in force when the first block instance counted (the initial {} if none came before); the ratio in force at the end. Algorithm 1 moves the ratio every epoch and reverses only when the IPC fell, so an epoch whose IPC equals the last (0 = 0) keeps the direction. Algorithm 1's IPC counts an instance at its `OFLD.END` retirement, block instructions x active threads (`ndp.hill_ipc = \"retire\"`, spec §7 decision 3, the default); the other reading counts each block warp instruction as the GPU issues it (`issue`, Locus before session 16), where an offloaded instance's GPU-side instructions count before its NSU has run it. Speedups over the Baseline under both readings.\n\n",
+        led.f(0.1, 1, "config ndp.init_ratio"),
     );
     let mut rows = Vec::new();
+    let mut climbed = Vec::new();
     for b in benches {
         let k = key(b, "dyn");
+        let ratio_at = |n: usize| val(&k, &format!("sim.ndp.ratio_per_epoch.{n}"));
         let mut n = 0;
-        while val(&k, &format!("sim.ndp.ratio_per_epoch.{n}")).is_finite() {
+        while ratio_at(n).is_finite() {
             n += 1;
         }
-        let last = if n > 0 {
-            val(&k, &format!("sim.ndp.ratio_per_epoch.{}", n - 1))
+        let mut lead = 0;
+        while lead < n && val(&k, &format!("sim.ndp.ipc_per_epoch.{lead}")) == 0.0 {
+            lead += 1;
+        }
+        let last = if n > 0 { ratio_at(n - 1) } else { f64::NAN };
+        let first = if lead == 0 {
+            0.1
+        } else if lead < n {
+            ratio_at(lead - 1)
         } else {
             f64::NAN
         };
+        if lead > 0 && lead < n && first > 0.1 {
+            climbed.push((abbr(b), lead, first, sp(b, "base", "dyn")));
+        }
         rows.push(vec![
             abbr(b),
             led.int(n as u64, "dyn epochs"),
+            led.int(lead as u64, "dyn epochs before blocks"),
+            led.f(first, 2, "dyn ratio at first block"),
             led.f(last, 2, "dyn last ratio"),
+            led.x(sp(b, "base", "dyn"), "dyn speedup"),
+            led.x(sp(b, "base", ndp::DYN_ISSUE_IPC), "dyn issue-ipc speedup"),
+            led.x(sp(b, "base", "dyncache"), "dyncache speedup"),
+            led.x(
+                sp(b, "base", ndp::DYNCACHE_ISSUE_IPC),
+                "dyncache issue-ipc speedup",
+            ),
         ]);
     }
+    let means: Vec<f64> = [
+        "dyn",
+        ndp::DYN_ISSUE_IPC,
+        "dyncache",
+        ndp::DYNCACHE_ISSUE_IPC,
+    ]
+    .iter()
+    .map(|c| am(&over(benches, &|b| sp(b, "base", c))))
+    .collect();
+    let mut r = vec![
+        "mean".to_string(),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+    ];
+    r.extend(means.iter().map(|&x| led.x(x, "dyn readings mean speedup")));
+    rows.push(r);
     dynr += &table(
         &[
             "workload".to_string(),
             "epochs".into(),
+            "epochs at IPC 0 first".into(),
+            "ratio at the first block".into(),
             "final ratio".into(),
+            "NDP(Dyn), retire".into(),
+            "NDP(Dyn), issue".into(),
+            "NDP(Dyn)_Cache, retire".into(),
+            "NDP(Dyn)_Cache, issue".into(),
         ],
         &rows,
     );
+    if means.iter().all(|x| x.is_finite()) {
+        writeln!(
+            dynr,
+            "\nMean speedup of NDP(Dyn): {} at retirement (the default), {} at issue; NDP(Dyn)_Cache: {} and {}.",
+            led.gain(means[0], "dyn mean retire"),
+            led.gain(means[1], "dyn mean issue"),
+            led.gain(means[2], "dyncache mean retire"),
+            led.gain(means[3], "dyncache mean issue"),
+        )?;
+    }
+    if !climbed.is_empty() {
+        let list: Vec<String> = climbed
+            .iter()
+            .map(|(a, lead, r, x)| {
+                format!(
+                    "{a} ({} epochs at IPC 0, ratio {}, NDP(Dyn) {})",
+                    led.int(*lead as u64, "climb epochs"),
+                    led.f(*r, 2, "climb ratio"),
+                    led.x(*x, "climb speedup")
+                )
+            })
+            .collect();
+        writeln!(
+            dynr,
+            "\nWhere a kernel without offload blocks ran first, the ratio climbed with no signal before any block instance counted: {}.",
+            list.join(", ")
+        )?;
+    }
     f9 += &dynr;
 
     // ---- Fig. 10

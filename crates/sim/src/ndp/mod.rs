@@ -134,6 +134,40 @@ impl NsuMarkerInsts {
     }
 }
 
+/// When Algorithm 1's offload-block IPC (spec ndp.md §4.3: "only instructions inside
+/// offload blocks, whether offloaded or not", over the epoch's cycles) counts an instance's
+/// instructions.
+///
+/// The paper does not say; spec §7 decision 3 does, and is the default
+/// ([`HillIpc::Retire`]): at the instance's `OFLD.END` retirement on the GPU in either mode,
+/// the block's GPU-side static instruction count x its active threads. An offloaded
+/// instance retires when its warp is at `OFLD.END` and its ack (with every invalidation) is
+/// in, so its instructions count when the NSU's work is done. [`HillIpc::Issue`] is the
+/// other reading (Locus before session 16): each warp instruction of a block counts once
+/// when the GPU issues it, so an offloaded instance's GPU-side instructions (address
+/// generation, the `@NSU` NOPs) count as soon as they issue, whether or not its NSU has
+/// run it: offloading more can raise this IPC while the kernel slows (BPROP's NDP(Dyn)).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum HillIpc {
+    /// Thread instructions of an instance at its `OFLD.END` retirement (spec §7.3; the
+    /// default).
+    #[default]
+    Retire,
+    /// Warp instructions of blocks as the GPU issues them.
+    Issue,
+}
+
+impl HillIpc {
+    /// Name as written in TOML.
+    pub fn name(self) -> &'static str {
+        match self {
+            HillIpc::Retire => "retire",
+            HillIpc::Issue => "issue",
+        }
+    }
+}
+
 /// The `[ndp]` section. Values from the paper's Table 2 / §5.2 unless marked [DEFAULT]
 /// (spec ndp.md's suggestion where the paper is silent).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -201,6 +235,9 @@ pub struct NdpCfg {
     pub step_unit: f64,
     /// Algorithm 1 history window, epochs (4).
     pub window: u32,
+    /// When Algorithm 1's IPC counts an instance's instructions ([`HillIpc`]; spec §7.3:
+    /// at retirement).
+    pub hill_ipc: HillIpc,
     /// Algorithm 1 as printed (ratio moves by `step_unit` inside the printed guard; the
     /// step grows at the minimum) instead of the prose's reading. [DEFAULT] false.
     pub literal_algorithm1: bool,
@@ -253,6 +290,7 @@ impl Default for NdpCfg {
             step_min: 0.05,
             step_unit: 0.05,
             window: 4,
+            hill_ipc: HillIpc::Retire,
             literal_algorithm1: false,
             paper_literal_benefit: false,
             min_samples: 1,
@@ -419,6 +457,14 @@ pub struct NdpStats {
     pub nsus: Vec<NsuStats>,
     /// The offload ratio in force after each hill-climbing epoch (`dyn`, `dyn-cache`).
     pub ratio_per_epoch: Vec<f64>,
+    /// Algorithm 1's offload-block IPC measured in each epoch (`ndp.hill_ipc`'s count over
+    /// the epoch's SM cycles), the input of the ratio that follows it in
+    /// `ratio_per_epoch`.
+    pub ipc_per_epoch: Vec<f64>,
+    /// Algorithm 1's count of offload-block instructions over the whole run, in
+    /// `ndp.hill_ipc`'s unit (`retire`: thread instructions of retired instances; `issue`:
+    /// warp instructions issued), counted in every offloading mode.
+    pub hill_insts: u64,
     /// Fig. 8's breakdown of the GPU's no-issue cycles (§6.3).
     pub no_issue: NoIssueStats,
     /// Where an offloaded instance's time goes (§3.5-§3.9's message flow, timed).

@@ -57,8 +57,8 @@ use crate::ndp::ready::ReadyBuffer;
 use crate::ndp::select::{BlockDesc, Selector};
 use crate::ndp::target::first_access_target;
 use crate::ndp::{
-    InstanceTime, NdpStats, NoIssueReadings, NoIssueSplit, NoIssueStats, NsuMarkerInsts, NsuStats,
-    OffloadMode, PacketStats, PendingStallAs, StaticBlock,
+    HillIpc, InstanceTime, NdpStats, NoIssueReadings, NoIssueSplit, NoIssueStats, NsuMarkerInsts,
+    NsuStats, OffloadMode, PacketStats, PendingStallAs, StaticBlock,
 };
 use crate::noc::{Msg, Receipts};
 use locus_engine::{Clock, Ps};
@@ -169,6 +169,9 @@ pub(crate) struct WarpNdp {
     key: u32,
     /// Offloaded instance id.
     inst: u32,
+    /// Algorithm 1's count of this instance at its retirement (`HillIpc::Retire`): the
+    /// block's GPU-side instructions x active threads.
+    retire: u32,
     /// Load lines of this instance and how many were in the GPU caches (§4.4).
     lines: u32,
     hits: u32,
@@ -191,6 +194,7 @@ impl Default for WarpNdp {
             end: 0,
             key: 0,
             inst: NONE,
+            retire: 0,
             lines: 0,
             hits: 0,
             nops: 0,
@@ -214,6 +218,8 @@ struct Inst {
     prog: u16,
     granted: bool,
     acked: bool,
+    /// Algorithm 1's count of the instance, added when it retires (`WarpNdp::retire`).
+    retire: u32,
     /// Invalidations of its writes still to reach the GPU.
     invals: u32,
     /// Pending packets (before the grant), a list in the packet pool.
@@ -364,8 +370,10 @@ pub(crate) struct NdpState {
     /// not), and their count at the last epoch.
     block_insts: u64,
     epoch_insts: u64,
+    hill_ipc: HillIpc,
     epoch_cycles: u64,
     ratios: Vec<f64>,
+    ipcs: Vec<f64>,
     /// Completed offloaded instances and the sums (ps) of their timeline's phases
     /// ([`InstanceTime`]): the 8 consecutive phases, then the GPU's part and the time the
     /// warp was blocked at `OFLD.END`.
@@ -535,8 +543,10 @@ impl NdpState {
             peak_pending: 0,
             block_insts: 0,
             epoch_insts: 0,
+            hill_ipc: n.hill_ipc,
             epoch_cycles: n.epoch_cycles,
             ratios: Vec::new(),
+            ipcs: Vec::new(),
             done: 0,
             phase_ps: [0; 10],
             quiet_since: vec![0; nsm],
@@ -889,6 +899,7 @@ impl System {
                     mode: 1,
                     end: m.end,
                     key,
+                    retire: (m.end - m.begin) * u32::from(m.lanes),
                     ..WarpNdp::default()
                 };
                 if off {
@@ -913,6 +924,7 @@ impl System {
                         pend_tail: NONE,
                         st_head: NONE,
                         t: [now, 0, 0, 0, 0, 0, 0, 0, Ps::MAX],
+                        retire: wn.retire,
                         ..Inst::default()
                     });
                     n.push_pending(
@@ -949,7 +961,9 @@ impl System {
             n.warps[wg] = wn;
             return false;
         }
-        n.block_insts += 1;
+        if n.hill_ipc == HillIpc::Issue {
+            n.block_insts += 1;
+        }
         let mut handled = false;
         match (block_mem(inst), wn.mode) {
             (Some(store), 2) => {
@@ -993,6 +1007,9 @@ impl System {
             if wn.mode == 2 && !wn.done_early {
                 self.warps[wg].ofld_wait = true;
                 n.insts[wn.inst as usize].t[T_END] = now;
+            } else if n.hill_ipc == HillIpc::Retire {
+                // on the GPU, or offloaded and already acknowledged: it retires now
+                n.block_insts += u64::from(wn.retire);
             }
             wn.mode = 0;
             wn.inst = NONE;
@@ -1448,6 +1465,9 @@ impl System {
         let wg = x.wg as usize;
         if n.warps[wg].mode == 2 && n.warps[wg].inst == i {
             n.warps[wg].done_early = true; // not yet at OFLD.END
+        } else if n.hill_ipc == HillIpc::Retire {
+            // the warp waits at OFLD.END: the instance retires now
+            n.block_insts += u64::from(x.retire);
         }
         self.warps[wg].ofld_wait = false;
         self.unpark(wg);
@@ -1815,6 +1835,7 @@ impl System {
         n.epoch_insts = n.block_insts;
         let r = n.sel.hill_mut().end_epoch(ipc);
         n.ratios.push(r);
+        n.ipcs.push(ipc);
     }
 
     /// The `sim.ndp` statistics (`None` when NDP is off).
@@ -1933,6 +1954,8 @@ impl System {
             gpu_alu_nops: n.alu_nops,
             nsus,
             ratio_per_epoch: n.ratios.clone(),
+            ipc_per_epoch: n.ipcs.clone(),
+            hill_insts: n.block_insts,
             instance_time,
             no_issue: NoIssueStats {
                 pending_stall_as: n.stall_as.name(),

@@ -329,6 +329,42 @@ fn dyn_ratio_changes_per_epoch() {
     assert!(s.instances_offloaded > 0 && s.instances_on_gpu > 0);
 }
 
+/// Algorithm 1's IPC readings (`ndp.hill_ipc`, spec §7 decision 3): under NaiveNDP (the
+/// reading moves no ratio, so both runs are the same run) `retire` counts every instance
+/// once it retired, its block's warp instructions x 32 active threads (vectorAdd's warps
+/// are full), and `issue` counts each block warp instruction as it issues: the totals
+/// differ by exactly 32, and `issue`'s is a whole number of instances' spans. Under `dyn`,
+/// the epochs' IPCs never count more than the run's total.
+#[test]
+fn hill_ipc_counts_at_retirement_or_at_issue() {
+    let (_, a) = run(
+        &["ndp.offload=naive", "ndp.hill_ipc=retire"],
+        &mut vadd(16384),
+    );
+    let (_, b) = run(
+        &["ndp.offload=naive", "ndp.hill_ipc=issue"],
+        &mut vadd(16384),
+    );
+    let (sa, sb) = (ndp(&a), ndp(&b));
+    assert_eq!(a.sim.total.cycles, b.sim.total.cycles, "no ratio moves");
+    let inst = sb.instances_offloaded;
+    assert_eq!(inst, 16384 / 32);
+    assert!(
+        sb.hill_insts > 0 && sb.hill_insts % inst == 0,
+        "{}",
+        sb.hill_insts
+    );
+    assert_eq!(sa.hill_insts, 32 * sb.hill_insts);
+    let (_, d) = run(
+        &["ndp.offload=dyn", "ndp.epoch_cycles=300"],
+        &mut vadd(16384),
+    );
+    let sd = ndp(&d);
+    assert_eq!(sd.ipc_per_epoch.len(), sd.ratio_per_epoch.len());
+    let counted: f64 = sd.ipc_per_epoch.iter().map(|x| x * 300.0).sum();
+    assert!(counted > 0.0 && counted <= sd.hill_insts as f64 + 1e-6);
+}
+
 /// A kernel with two offload blocks of two loads and one live-out each, run `ITERS` times
 /// per thread: block 0 reads 64 floats every warp shares (`hot`: in the GPU caches after
 /// the first round), block 1 streams (`a`, `b`: never reused). With `reuse = false`,
