@@ -171,6 +171,10 @@ pub const NAIVE_END_ONLY: &str = "naive-endonly";
 /// retirement).
 pub const DYN_ISSUE_IPC: &str = "dyn-issueipc";
 pub const DYNCACHE_ISSUE_IPC: &str = "dyncache-issueipc";
+/// Keys of NDP(Dyn) and NDP(Dyn)_Cache with `ndp.hill_hold_idle = true` (a reading of
+/// ours: Algorithm 1 skips epochs at IPC 0).
+pub const DYN_HOLD: &str = "dyn-hold";
+pub const DYNCACHE_HOLD: &str = "dyncache-hold";
 
 /// Where an offloaded instance's time goes (`locus_sim::ndp::InstanceTime`): the eight
 /// consecutive phases (label, statistic) from `OFLD.BEG` to the warp's release.
@@ -284,6 +288,17 @@ pub fn main_variants(quick: bool) -> Vec<Variant> {
         DYNCACHE_ISSUE_IPC,
         BASE,
         &["ndp.offload=dyn-cache", "ndp.hill_ipc=issue"],
+    ));
+    // a reading of ours: Algorithm 1 holds in epochs without offload-block instructions
+    v.push(var(
+        DYN_HOLD,
+        BASE,
+        &["ndp.offload=dyn", "ndp.hill_hold_idle=true"],
+    ));
+    v.push(var(
+        DYNCACHE_HOLD,
+        BASE,
+        &["ndp.offload=dyn-cache", "ndp.hill_hold_idle=true"],
     ));
     v.push(var("morecore", "ndp-morecore", &["ndp.offload=none"]));
     v

@@ -883,7 +883,7 @@ pub fn write(
     // the Dyn controller: its epochs, the ratio it had reached when the first offload-block
     // instruction counted, the ratio at the end, and both readings of its IPC
     let mut dynr = format!(
-        "\nNDP(Dyn)'s hill climber (Algorithm 1, ndp.md §4.3): epochs run; epochs at IPC 0 before the first whose IPC is above 0 (no offload-block instance counted in them: a kernel without offload blocks ran, or no instance had retired yet); the ratio in force when the first block instance counted (the initial {} if none came before); the ratio in force at the end. Algorithm 1 moves the ratio every epoch and reverses only when the IPC fell, so an epoch whose IPC equals the last (0 = 0) keeps the direction. Algorithm 1's IPC counts an instance at its `OFLD.END` retirement, block instructions x active threads (`ndp.hill_ipc = \"retire\"`, spec §7 decision 3, the default); the other reading counts each block warp instruction as the GPU issues it (`issue`, Locus before session 16), where an offloaded instance's GPU-side instructions count before its NSU has run it. Speedups over the Baseline under both readings.\n\n",
+        "\nNDP(Dyn)'s hill climber (Algorithm 1, ndp.md §4.3): epochs run; epochs at IPC 0 before the first whose IPC is above 0 (no offload-block instance counted in them: a kernel without offload blocks ran, or no instance had retired yet); the ratio in force when the first block instance counted (the initial {} if none came before); the ratio in force at the end. Algorithm 1 moves the ratio every epoch and reverses only when the IPC fell, so an epoch whose IPC equals the last (0 = 0) keeps the direction. Algorithm 1's IPC counts an instance at its `OFLD.END` retirement, block instructions x active threads (`ndp.hill_ipc = \"retire\"`, spec §7 decision 3, the default); the other reading counts each block warp instruction as the GPU issues it (`issue`, Locus before session 16), where an offloaded instance's GPU-side instructions count before its NSU has run it. Speedups over the Baseline under both readings, and with `ndp.hill_hold_idle = true` (`hold`, a reading of ours, not the paper's: an epoch at IPC 0 leaves ratio, step and history as they were).\n\n",
         led.f(0.1, 1, "config ndp.init_ratio"),
     );
     let mut rows = Vec::new();
@@ -923,6 +923,8 @@ pub fn write(
                 sp(b, "base", ndp::DYNCACHE_ISSUE_IPC),
                 "dyncache issue-ipc speedup",
             ),
+            led.x(sp(b, "base", ndp::DYN_HOLD), "dyn hold speedup"),
+            led.x(sp(b, "base", ndp::DYNCACHE_HOLD), "dyncache hold speedup"),
         ]);
     }
     let means: Vec<f64> = [
@@ -930,6 +932,8 @@ pub fn write(
         ndp::DYN_ISSUE_IPC,
         "dyncache",
         ndp::DYNCACHE_ISSUE_IPC,
+        ndp::DYN_HOLD,
+        ndp::DYNCACHE_HOLD,
     ]
     .iter()
     .map(|c| am(&over(benches, &|b| sp(b, "base", c))))
@@ -954,17 +958,21 @@ pub fn write(
             "NDP(Dyn), issue".into(),
             "NDP(Dyn)_Cache, retire".into(),
             "NDP(Dyn)_Cache, issue".into(),
+            "NDP(Dyn), hold".into(),
+            "NDP(Dyn)_Cache, hold".into(),
         ],
         &rows,
     );
     if means.iter().all(|x| x.is_finite()) {
         writeln!(
             dynr,
-            "\nMean speedup of NDP(Dyn): {} at retirement (the default), {} at issue; NDP(Dyn)_Cache: {} and {}.",
+            "\nMean speedup of NDP(Dyn): {} at retirement (the default), {} at issue, {} holding at IPC 0; NDP(Dyn)_Cache: {}, {} and {}.",
             led.gain(means[0], "dyn mean retire"),
             led.gain(means[1], "dyn mean issue"),
+            led.gain(means[4], "dyn mean hold"),
             led.gain(means[2], "dyncache mean retire"),
             led.gain(means[3], "dyncache mean issue"),
+            led.gain(means[5], "dyncache mean hold"),
         )?;
     }
     if !climbed.is_empty() {

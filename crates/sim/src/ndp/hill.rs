@@ -10,7 +10,9 @@
 //! the IPC is recorded and the ratio moves once, so the second epoch tests a new point.
 //! `literal = true` follows the printed lines instead (the ratio moves by `step_unit` only
 //! inside the printed guard; the step also grows when it is at its minimum and flips
-//! dominate).
+//! dominate). `hold_idle = true` is a reading of ours, not the paper's: an epoch in which no
+//! offload-block instruction counted (IPC 0: a kernel without blocks ran) leaves the
+//! controller as it was, instead of moving the ratio on a comparison of two zeros.
 
 /// Parameters of Algorithm 1 (`ndp.*`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -21,6 +23,8 @@ pub struct HillParams {
     pub step_unit: f64,
     pub window: usize,
     pub literal: bool,
+    /// Skip epochs whose IPC is 0 (`ndp.hill_hold_idle`; not the paper's).
+    pub hold_idle: bool,
 }
 
 impl Default for HillParams {
@@ -33,6 +37,7 @@ impl Default for HillParams {
             step_unit: 0.05,
             window: 4,
             literal: false,
+            hold_idle: false,
         }
     }
 }
@@ -93,6 +98,9 @@ impl HillClimber {
     /// ratio; returns the new ratio.
     pub fn end_epoch(&mut self, ipc: f64) -> f64 {
         self.epochs += 1;
+        if self.p.hold_idle && ipc == 0.0 {
+            return self.ratio;
+        }
         let Some(prev) = self.prev_ipc else {
             self.prev_ipc = Some(ipc);
             if !self.p.literal {
@@ -203,6 +211,31 @@ mod tests {
             steps[6..].iter().any(|&s| s > 0.05 + 1e-9),
             "literal: bounces off the minimum {steps:?}"
         );
+    }
+
+    /// Epochs at IPC 0 (a kernel without offload blocks): Algorithm 1 as printed keeps
+    /// its direction on the equal IPCs and climbs with no signal (0.25, 0.40, ...); with
+    /// `hold_idle` the controller stays at its initial ratio and step, and the first epoch
+    /// with blocks behaves as the very first epoch does.
+    #[test]
+    fn idle_epochs_climb_unless_held() {
+        let mut lit = HillClimber::new(HillParams::default());
+        let climbed: Vec<f64> = (0..4).map(|_| lit.end_epoch(0.0)).collect();
+        assert!((climbed[3] - 0.7).abs() < 1e-9, "{climbed:?}");
+        let mut h = HillClimber::new(HillParams {
+            hold_idle: true,
+            ..HillParams::default()
+        });
+        for _ in 0..4 {
+            assert!((h.end_epoch(0.0) - 0.1).abs() < 1e-9);
+        }
+        assert_eq!(h.epochs(), 4);
+        assert!((h.step() - 0.15).abs() < 1e-9);
+        assert!(
+            (h.end_epoch(5.0) - 0.25).abs() < 1e-9,
+            "moves once, as at the start"
+        );
+        assert!((h.end_epoch(4.0) - 0.1).abs() < 1e-9, "worse: reverses");
     }
 
     /// Steady improvement keeps the direction and the largest step up to the clamp.

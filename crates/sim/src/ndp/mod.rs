@@ -238,6 +238,12 @@ pub struct NdpCfg {
     /// When Algorithm 1's IPC counts an instance's instructions ([`HillIpc`]; spec §7.3:
     /// at retirement).
     pub hill_ipc: HillIpc,
+    /// Algorithm 1 leaves the ratio, step and history alone in an epoch whose IPC is 0 (no
+    /// offload-block instruction counted: a kernel without blocks ran). A reading of ours,
+    /// not the paper's, whose Algorithm 1 moves the ratio every epoch and on two equal IPCs
+    /// keeps its direction, so the ratio climbs to 0.95 before the first block of a kernel
+    /// that follows a block-free one. [DEFAULT] false (the paper's).
+    pub hill_hold_idle: bool,
     /// Algorithm 1 as printed (ratio moves by `step_unit` inside the printed guard; the
     /// step grows at the minimum) instead of the prose's reading. [DEFAULT] false.
     pub literal_algorithm1: bool,
@@ -291,6 +297,7 @@ impl Default for NdpCfg {
             step_unit: 0.05,
             window: 4,
             hill_ipc: HillIpc::Retire,
+            hill_hold_idle: false,
             literal_algorithm1: false,
             paper_literal_benefit: false,
             min_samples: 1,
@@ -309,6 +316,7 @@ impl NdpCfg {
             step_unit: self.step_unit,
             window: self.window as usize,
             literal: self.literal_algorithm1,
+            hold_idle: self.hill_hold_idle,
         }
     }
 
