@@ -366,8 +366,9 @@ pub(crate) struct NdpState {
     invals: u64,
     credit_errors: u64,
     peak_pending: u32,
-    /// Warp instructions issued inside offload blocks (Algorithm 1's IPC, offloaded or
-    /// not), and their count at the last epoch.
+    /// Algorithm 1's count of offload-block instructions, offloaded or not, in
+    /// `hill_ipc`'s unit (thread instructions of retired instances, or warp instructions
+    /// issued), and its value at the last epoch.
     block_insts: u64,
     epoch_insts: u64,
     hill_ipc: HillIpc,
