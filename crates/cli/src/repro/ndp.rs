@@ -333,6 +333,11 @@ pub const OFFLOADED: &str = "sim.ndp.instances_offloaded";
 pub const ON_GPU: &str = "sim.ndp.instances_on_gpu";
 pub const SUPPRESSED: &str = "sim.ndp.suppressed_by_cache_check";
 pub const INVAL_SHARE: &str = "sim.ndp.invalidation_share_of_off_chip";
+/// Invalidations the vaults sent (one per line an NSU store wrote, §3.9).
+pub const INVALS: &str = "sim.ndp.invalidations";
+/// [`Ctx::variant`] of the largest-invalidation-share claim (its reason names the
+/// workload and its invalidations per offloaded instance, under NDP(Dyn)_Cache).
+pub const INVAL_CTX: &str = "inval-dyncache";
 pub const OCCUPANCY: &str = "sim.ndp.nsu_occupancy";
 /// Fig. 11's I-cache use: NSU code of the blocks run over the 4 KB I-cache, mean over NSUs.
 pub const ICACHE: &str = "sim.ndp.nsu_icache_use";
@@ -833,7 +838,7 @@ pub fn claims(benches: &[String], study: &[String], quick: bool) -> Vec<(Claim, 
             Unit::Percent,
             Rule::Below(0.0143),
         ),
-        ctx("dyncache", benches),
+        ctx(INVAL_CTX, benches),
     ));
     v.push((
         bound(

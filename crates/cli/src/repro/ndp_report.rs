@@ -416,6 +416,35 @@ pub fn write(
                     ),
                 )
             }
+            ndp::INVAL_CTX => {
+                let per = |b: &str| {
+                    let k = key(b, "dyncache");
+                    ratio(val(&k, ndp::INVALS), val(&k, OFFLOADED))
+                };
+                let top = bs
+                    .iter()
+                    .filter(|b| val(&key(b, "dyncache"), ndp::INVAL_SHARE).is_finite())
+                    .max_by(|a, b| {
+                        val(&key(a, "dyncache"), ndp::INVAL_SHARE)
+                            .total_cmp(&val(&key(b, "dyncache"), ndp::INVAL_SHARE))
+                    });
+                match top {
+                    Some(t) => {
+                        let others: Vec<String> = bs
+                            .iter()
+                            .filter(|b| *b != t && val(&key(b, "dyncache"), OFFLOADED) > 0.0)
+                            .cloned()
+                            .collect();
+                        format!(
+                            "measured: the largest share is {}'s, whose NDP(Dyn)_Cache run sent {} invalidations per offloaded instance (one per line an NSU store writes, ndp.md §3.9: a store whose lanes write scattered addresses writes up to one line per lane), against {} on average over the other workloads with an offloaded instance",
+                            abbr(t),
+                            led.f(per(t), 2, "inval per instance top"),
+                            led.f(am(&over(&others, &|b| per(b))), 2, "inval per instance others"),
+                        )
+                    }
+                    None => "unexplained".to_string(),
+                }
+            }
             k if k.starts_with('s') => format!(
                 "measured: {}at this ratio the NSUs' mean warp-slot occupancy is {} and the Baseline's L2 hit rate {}",
                 unm_txt,
