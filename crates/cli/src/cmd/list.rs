@@ -316,7 +316,8 @@ pub fn defaults_table(only: Option<&[&str]>) -> Result<String> {
         }
         O::CodaA28 => {
             "CODA's inputs (issue 3), sized by coda.md A28 for the CODA \
-                       reproduction, not by this rule"
+                       reproduction, not by this rule (bfs-grid: the mesh of coda.md's \
+                       Fig. 12 substitute graphs, as pr's grid input)"
         }
         O::Early => {
             "defaults from Locus's first sessions, not yet re-derived from a paper \

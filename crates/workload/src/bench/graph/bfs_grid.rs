@@ -3,6 +3,10 @@
 //! within one row, CV of edges per block near 0). A grid BFS has about `side` levels (from
 //! the centre), so each run is many cheap launches with a thin diagonal frontier.
 //!
+//! Input: the mesh of coda.md's Fig. 12 substitute graphs ("CV about 0.05 (mesh/road-like)
+//! ... Sizes 64K-1M vertices"), the same `side` 512 (262,144 vertices) as the mesh
+//! `pr --param graph=grid` runs; its input origin is CODA's (`scale::InputOrigin::CodaA28`).
+//!
 //! Not a paper benchmark (category "-"). Measured by the per-(launch, page) rule it is
 //! core-exclusive, not block-exclusive: each launch touches every `level` page but only a
 //! few edge pages (the frontier is a thin diamond), and the frontier's up/down neighbours
