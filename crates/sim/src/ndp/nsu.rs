@@ -231,6 +231,12 @@ impl Nsu {
             .min()
     }
 
+    /// Entries held in the command, read-data and write-address buffers (all 0 once
+    /// every instance is done: an entry left behind is one no instruction will take).
+    pub fn buffered(&self) -> [usize; 3] {
+        [self.cmds.len(), self.read.len(), self.write.len()]
+    }
+
     /// Occupied warp slots.
     pub fn busy_slots(&self) -> usize {
         self.slots.iter().filter(|s| s.is_some()).count()

@@ -1827,6 +1827,19 @@ impl System {
         }
     }
 
+    /// Entries left in every NSU's command, read-data and write-address buffers, summed
+    /// (tests: 0 after a run, every entry taken by its instruction).
+    #[cfg(test)]
+    pub(crate) fn ndp_buffered(&self) -> [usize; 3] {
+        let mut t = [0; 3];
+        for u in self.ndp.iter().flat_map(|n| n.nsus.iter()) {
+            for (a, b) in t.iter_mut().zip(u.buffered()) {
+                *a += b;
+            }
+        }
+        t
+    }
+
     /// Algorithm 1's epoch (§4.3): the offload-block IPC of the epoch moves the ratio.
     pub(crate) fn ndp_epoch(&mut self) {
         let Some(n) = self.ndp.as_deref_mut() else {

@@ -498,7 +498,8 @@ fn build(name: &str, params: &[(&str, &str)]) -> ModelWorkload {
 
 /// Every marked kernel model (spec ndp.md Table 1's workloads) runs with every instance
 /// offloaded: instances are offloaded (the divergent ones of BFS, MiniFE, STN and BPROP's
-/// bias row included), all complete (no stall, no request left, no credit broken) and the
+/// bias row included), all complete (no stall, no request left, no credit broken, no NSU
+/// buffer entry left) and the
 /// functional outputs, every data object byte for byte, equal the run without offload.
 #[test]
 fn every_marked_workload_offloads_and_keeps_its_results() {
@@ -551,6 +552,13 @@ fn every_marked_workload_offloads_and_keeps_its_results() {
             "{name}: every instance acknowledged"
         );
         assert_eq!(sys.live_requests(), 0, "{name}");
+        // every NSU buffer entry was taken by its instruction (a store's WTAs of several
+        // lines are one entry; taking it at the first left the others behind)
+        assert_eq!(
+            sys.ndp_buffered(),
+            [0; 3],
+            "{name}: NSU buffer entries left"
+        );
         assert_eq!(
             sys.counters().warp_insts,
             sb.counters().warp_insts,
