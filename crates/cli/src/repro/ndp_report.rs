@@ -913,7 +913,7 @@ pub fn write(
     // instruction counted, the ratio at the end, and both readings of its IPC
     let mut dynr = format!(
         "\nNDP(Dyn)'s hill climber (Algorithm 1, ndp.md §4.3): epochs run; epochs at IPC 0 before the first whose IPC is above 0 (no offload-block instance counted in them: a kernel without offload blocks ran, or no instance had retired yet); the ratio in force when the first block instance counted (the initial {} if none came before); the ratio in force at the end. Algorithm 1 moves the ratio every epoch and reverses only when the IPC fell, so an epoch whose IPC equals the last (0 = 0) keeps the direction. Algorithm 1's IPC counts an instance at its `OFLD.END` retirement, block instructions x active threads (`ndp.hill_ipc = \"retire\"`, spec §7 decision 3, the default); the other reading counts each block warp instruction as the GPU issues it (`issue`, Locus before session 16), where an offloaded instance's GPU-side instructions count before its NSU has run it. Speedups over the Baseline under both readings, and with `ndp.hill_hold_idle = true` (`hold`, a reading of ours, not the paper's: an epoch at IPC 0 leaves ratio, step and history as they were).\n\n",
-        led.f(0.1, 1, "config ndp.init_ratio"),
+        led.f(cfg.ndp.init_ratio, 2, "config ndp.init_ratio"),
     );
     let mut rows = Vec::new();
     let mut climbed = Vec::new();
@@ -930,13 +930,13 @@ pub fn write(
         }
         let last = if n > 0 { ratio_at(n - 1) } else { f64::NAN };
         let first = if lead == 0 {
-            0.1
+            cfg.ndp.init_ratio
         } else if lead < n {
             ratio_at(lead - 1)
         } else {
             f64::NAN
         };
-        if lead > 0 && lead < n && first > 0.1 {
+        if lead > 0 && lead < n && first > cfg.ndp.init_ratio + 1e-9 {
             climbed.push((abbr(b), lead, first, sp(b, "base", "dyn")));
         }
         rows.push(vec![

@@ -146,7 +146,9 @@ impl NsuMarkerInsts {
 /// other reading (Locus before session 16): each warp instruction of a block counts once
 /// when the GPU issues it, so an offloaded instance's GPU-side instructions (address
 /// generation, the `@NSU` NOPs) count as soon as they issue, whether or not its NSU has
-/// run it: offloading more can raise this IPC while the kernel slows (BPROP's NDP(Dyn)).
+/// run it. (Measured on the NDP reproduction: the two readings differ by under a point in
+/// the mean speedups; BPROP's slow NDP(Dyn) comes from epochs at IPC 0,
+/// `NdpCfg::hill_hold_idle`.)
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum HillIpc {
