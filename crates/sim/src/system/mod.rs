@@ -218,35 +218,153 @@ impl Req {
     }
 }
 
-/// A warp slot of an SM.
+/// Where a live warp's instruction list and line requests lie: the raw parts of its
+/// [`locus_workload::WarpProgram`]'s `insts` and `lines` in its block slot, taken when the
+/// block is dispatched (after every rewrite of the program), so an issue reads its next
+/// instruction with one load instead of chasing four pointers (SM, block slot, block
+/// program, warp program: host cache misses on most issues; issue 7's profile).
+///
+/// Valid while the warp is live: a block slot's program is generated or rewritten only
+/// while none of its warps is live (`dispatch_block`), and nothing else writes it, so the
+/// vectors' buffers neither move nor shrink in between.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ProgView {
+    insts: *const locus_workload::WarpInst,
+    lines: *const locus_workload::LineReq,
+    len: u32,
+    nlines: u32,
+    /// `WarpProgram::truncated`: running past the end means the generator's cap was hit.
+    pub truncated: bool,
+}
+
+// SAFETY: the pointers refer to buffers owned by the same `System` (its block slots); a
+// `ProgView` is read only through `&System`, so sending the system sends what they point to.
+unsafe impl Send for ProgView {}
+
+impl Default for ProgView {
+    fn default() -> Self {
+        ProgView {
+            insts: std::ptr::null(),
+            lines: std::ptr::null(),
+            len: 0,
+            nlines: 0,
+            truncated: false,
+        }
+    }
+}
+
+impl ProgView {
+    /// The view of `p`; valid until `p`'s `insts` or `lines` is next written.
+    pub fn of(p: &locus_workload::WarpProgram) -> Self {
+        ProgView {
+            insts: p.insts.as_ptr(),
+            lines: p.lines.as_ptr(),
+            len: u32::try_from(p.insts.len()).expect("a warp program fits u32 instructions"),
+            nlines: u32::try_from(p.lines.len()).expect("a warp program fits u32 lines"),
+            truncated: p.truncated,
+        }
+    }
+
+    /// The instruction at `pc`, `None` past the end.
+    #[inline(always)]
+    pub fn get(&self, pc: u32) -> Option<locus_workload::WarpInst> {
+        if pc < self.len {
+            // SAFETY: in bounds of the live program's `insts` (see the type's doc)
+            Some(unsafe { *self.insts.add(pc as usize) })
+        } else {
+            None
+        }
+    }
+
+    /// The number of instructions.
+    #[inline]
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// The line requests of `inst`, an instruction of this program.
+    #[inline]
+    pub fn lines_of(&self, inst: &locus_workload::WarpInst) -> &[locus_workload::LineReq] {
+        let (s, n) = (inst.first_line as usize, inst.nlines as usize);
+        assert!(
+            s + n <= self.nlines as usize,
+            "line requests past the program's"
+        );
+        if n == 0 {
+            return &[];
+        }
+        // SAFETY: in bounds of the live program's `lines` (checked above; type's doc)
+        unsafe { std::slice::from_raw_parts(self.lines.add(s), n) }
+    }
+
+    /// Host cache hints for the instruction `ahead` past `pc` and, for a memory
+    /// instruction, its first and last line requests (hints only: they read nothing).
+    #[inline(always)]
+    pub fn prefetch(&self, pc: u32, ahead: usize, inst: &locus_workload::WarpInst) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // `wrapping_add`: the address may lie past the end; a prefetch never faults
+            let p = self.insts.wrapping_add(pc as usize + ahead);
+            // SAFETY: `_mm_prefetch` is a hint that reads nothing and cannot fault
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) };
+            if inst.nlines > 0 && inst.class.is_mem() {
+                let l = self.lines.wrapping_add(inst.first_line as usize);
+                let last = l.wrapping_add(inst.nlines as usize - 1);
+                // SAFETY: as above
+                unsafe {
+                    _mm_prefetch::<_MM_HINT_T0>(l as *const i8);
+                    _mm_prefetch::<_MM_HINT_T0>(last as *const i8);
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (pc, ahead, inst);
+    }
+}
+
+/// A warp slot of an SM. `repr(C)`, 64-byte aligned, with what the scheduler's scan and the
+/// scoreboard read first (the cached next instruction, its settled verdict, the program
+/// counter, the flags and the ALU result registers) in the first host cache line.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
 pub(crate) struct Warp {
-    pub live: bool,
-    pub block_slot: u16,
-    pub wib: u16,
-    pub pc: u32,
-    pub wait_mem: bool,
-    pub at_barrier: bool,
-    pub alu: [(Reg, Ps); 4],
-    pub alu_i: u8,
     /// The instruction at `pc`, cached so the scheduler's scan does not chase the block
     /// program's pointers for every warp it looks at (refreshed on issue and dispatch).
     pub next: locus_workload::WarpInst,
-    /// Scoreboard slots of this warp still waiting for memory (`Pend::remaining > 0`).
-    pub mem_wait: u16,
-    /// Latest `Pend::ready_at` ever given to a slot of this warp: a slot is reused only
-    /// once it is no longer busy, so while this lies in the future it is exactly when the
-    /// last outstanding load becomes usable. Together with `mem_wait` it answers "wait for
-    /// every outstanding load" (`REG_ALL`) without scanning the slots.
-    pub ready_max: Ps,
     /// The scoreboard's settled verdict on `next`: stalled until this time, free from it
     /// on (`Ps::MAX`: not settled, check). Set by `System::precheck` at issue when nothing
     /// of the warp waits for memory; reset by every issue. Code that changes a warp's
     /// scoreboard outside its own issue must reset it to `Ps::MAX`.
     pub free_from: Ps,
+    /// Latest `Pend::ready_at` ever given to a slot of this warp: a slot is reused only
+    /// once it is no longer busy, so while this lies in the future it is exactly when the
+    /// last outstanding load becomes usable. Together with `mem_wait` it answers "wait for
+    /// every outstanding load" (`REG_ALL`) without scanning the slots.
+    pub ready_max: Ps,
+    pub pc: u32,
+    /// Scoreboard slots of this warp still waiting for memory (`Pend::remaining > 0`).
+    pub mem_wait: u16,
+    pub block_slot: u16,
+    pub wib: u16,
+    pub live: bool,
+    pub wait_mem: bool,
+    pub at_barrier: bool,
     /// Blocked at `OFLD.END` until its offloaded block's ack (NDP, `system/ndp.rs`).
     pub ofld_wait: bool,
+    pub alu_i: u8,
+    /// The destination registers of the last four ALU results (0: none) ...
+    pub alu_reg: [Reg; 4],
+    /// The warp's program (set at dispatch; see [`ProgView`]); second host cache line.
+    pub prog: ProgView,
+    /// ... and when each becomes usable (a ring written at `alu_i`).
+    pub alu_at: [Ps; 4],
 }
+
+const _: () = assert!(
+    std::mem::size_of::<Warp>() == 128,
+    "Warp stays two host cache lines"
+);
 
 /// A scoreboard entry: one outstanding load instruction of a warp.
 #[derive(Clone, Copy, Debug, Default)]

@@ -71,7 +71,9 @@ impl System {
                 ..Warp::default()
             };
             self.set_wready(sm, base + w, now);
-            self.warps[base + w].next = self.inst(sm, base + w);
+            self.warps[base + w].prog =
+                super::ProgView::of(&self.sms[sm].blocks[slot].prog.warps[wib]);
+            self.warps[base + w].next = self.inst(base + w);
             if let Some(n) = &mut self.ndp {
                 n.warp_start(base + w);
             }
@@ -142,7 +144,8 @@ impl System {
                 note(p, &mut until, &mut mem);
             }
             if s != REG_ALL {
-                for &(r, t) in &self.warps[wg].alu {
+                let w = &self.warps[wg];
+                for (&r, &t) in w.alu_reg.iter().zip(&w.alu_at) {
                     if r == s && t > now {
                         until = until.max(t);
                     }
@@ -407,14 +410,15 @@ impl System {
         mask
     }
 
-    #[inline]
-    fn inst(&self, sm: usize, wg: usize) -> WarpInst {
+    /// The instruction at warp `wg`'s program counter (a one-lane `EXIT` past its end;
+    /// that sets `ran_dry` when the generator truncated the program).
+    #[inline(always)]
+    fn inst(&self, wg: usize) -> WarpInst {
         let w = &self.warps[wg];
-        let prog = &self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize];
-        match prog.insts.get(w.pc as usize) {
-            Some(i) => *i,
+        match w.prog.get(w.pc) {
+            Some(i) => i,
             None => {
-                if prog.truncated {
+                if w.prog.truncated {
                     self.ran_dry.set(true);
                 }
                 WarpInst::alu(InstClass::Exit, 1)
@@ -427,53 +431,26 @@ impl System {
     const PREFETCH_AHEAD: usize = 4;
 
     /// The instruction at warp `wg`'s program counter ([`System::inst`]), with two host
-    /// cache hints on the way (one walk of the block program's pointers for all three):
-    /// the instruction `PREFETCH_AHEAD` past it, and, when it is a memory instruction,
-    /// its line requests (the first and the last of `WarpProgram::lines`, which
+    /// cache hints on the way ([`ProgView::prefetch`](super::ProgView::prefetch)): the
+    /// instruction `PREFETCH_AHEAD` past it, and, when it is a memory instruction, its
+    /// line requests (the first and the last of `WarpProgram::lines`, which
     /// [`System::issue_mem`] copies out when it issues). Block programs are large and a
     /// warp issues again only after many other warps did, so without the hints those
     /// reads miss the host caches almost every time (a fifth of bfs's host cycles for the
     /// instructions, a twentieth for the line requests). Hints only: nothing is read or
     /// written through them, so the simulation is unchanged.
     #[inline(always)]
-    fn fetch_next(&self, sm: usize, wg: usize) -> WarpInst {
+    fn fetch_next(&self, wg: usize) -> WarpInst {
+        let inst = self.inst(wg);
         let w = &self.warps[wg];
-        let prog = &self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize];
-        let pc = w.pc as usize;
-        let inst = match prog.insts.get(pc) {
-            Some(i) => *i,
-            None => {
-                if prog.truncated {
-                    self.ran_dry.set(true);
-                }
-                WarpInst::alu(InstClass::Exit, 1)
-            }
-        };
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // `wrapping_add`: the address may lie past the list's end; a prefetch never faults
-            let p = prog.insts.as_ptr().wrapping_add(pc + Self::PREFETCH_AHEAD);
-            // SAFETY: `_mm_prefetch` is a hint that reads nothing and cannot fault
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) };
-            if inst.nlines > 0 && inst.class.is_mem() {
-                let l = prog.lines.as_ptr().wrapping_add(inst.first_line as usize);
-                let last = l.wrapping_add(inst.nlines as usize - 1);
-                // SAFETY: as above
-                unsafe {
-                    _mm_prefetch::<_MM_HINT_T0>(l as *const i8);
-                    _mm_prefetch::<_MM_HINT_T0>(last as *const i8);
-                }
-            }
-        }
+        w.prog.prefetch(w.pc, Self::PREFETCH_AHEAD, &inst);
         inst
     }
 
     /// Has warp `wg` consumed its whole instruction list?
-    fn at_end(&self, sm: usize, wg: usize) -> bool {
+    fn at_end(&self, wg: usize) -> bool {
         let w = &self.warps[wg];
-        let prog = &self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize];
-        w.pc as usize >= prog.insts.len()
+        w.pc >= w.prog.len()
     }
 
     /// Result latency of compute class `c` on SM `sm` (its clock domain).
@@ -508,7 +485,7 @@ impl System {
         let pc = self.warps[wg].pc;
         self.warps[wg].pc += 1;
         self.warps[wg].free_from = Ps::MAX;
-        self.warps[wg].next = self.fetch_next(sm, wg);
+        self.warps[wg].next = self.fetch_next(wg);
         // the warp was a candidate of this tick, so the wheel has it as ready
         self.defer_ready_warp(sm, wg, now + cyc);
         // partitioned execution: an offloaded block's loads and stores become packets
@@ -517,7 +494,7 @@ impl System {
             _ if offloaded => {}
             // an EXIT that some lanes take while others go on (traces: predicated or
             // partial exits) ends only those lanes; the warp ends at its last instruction
-            InstClass::Exit if !self.at_end(sm, wg) => {}
+            InstClass::Exit if !self.at_end(wg) => {}
             InstClass::Exit => return self.warp_exit(sm, wg, ws),
             InstClass::Barrier => {
                 let bs = self.warps[wg].block_slot as usize;
@@ -531,7 +508,8 @@ impl System {
                 if inst.dst != 0 {
                     let lat = self.latency(sm, c);
                     let w = &mut self.warps[wg];
-                    w.alu[w.alu_i as usize] = (inst.dst, now + lat);
+                    w.alu_reg[w.alu_i as usize] = inst.dst;
+                    w.alu_at[w.alu_i as usize] = now + lat;
                     w.alu_i = (w.alu_i + 1) % 4;
                 }
             }
@@ -588,7 +566,7 @@ impl System {
             let mut x = t;
             for &s in &next.srcs {
                 if s != 0 && s != REG_ALL {
-                    for &(r, at) in &w.alu {
+                    for (&r, &at) in w.alu_reg.iter().zip(&w.alu_at) {
                         if r == s {
                             x = x.max(at);
                         }
@@ -954,11 +932,7 @@ impl System {
         // copy the line requests out of the block program
         let mut lines = std::mem::take(&mut self.scratch_lines);
         lines.clear();
-        {
-            let w = &self.warps[wg];
-            let prog = &self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize];
-            lines.extend_from_slice(prog.lines_of(&inst));
-        }
+        lines.extend_from_slice(self.warps[wg].prog.lines_of(&inst));
         let lpc = self.cfg.sm.lsu_lines_per_cycle as u64;
         let t0 = now.max(self.sms[sm].lsu_free);
         self.sms[sm].lsu_free = t0 + (lines.len() as u64).div_ceil(lpc) * cyc;

@@ -479,3 +479,40 @@ fn a_stalled_request_is_not_stranded_when_the_one_retried_before_it_hits() {
     }
     assert!(s.slices[slice].cache.contains(c), "c was fetched after all");
 }
+
+/// A warp's program view reads the same instructions and line requests as the program it
+/// was taken from (an offset or length off by one, or a view of the wrong vector, differs).
+#[test]
+fn a_program_view_reads_what_its_program_holds() {
+    use super::ProgView;
+    use locus_workload::{InstClass, LineReq, Space, WarpInst, WarpProgram};
+    let mut p = WarpProgram::default();
+    for k in 0..5u32 {
+        let mut i = WarpInst::alu(InstClass::Fp, 32);
+        i.pc = k;
+        if k % 2 == 1 {
+            i.class = InstClass::Load;
+            i.space = Space::Global;
+            i.first_line = p.lines.len() as u32;
+            i.nlines = k as u16;
+            for l in 0..k {
+                p.lines.push(LineReq {
+                    addr: 128 * (10 * k + l) as u64,
+                    bytes: 4,
+                    obj: 0,
+                });
+            }
+        }
+        p.insts.push(i);
+    }
+    p.truncated = true;
+    let v = ProgView::of(&p);
+    assert_eq!(v.len(), 5);
+    assert!(v.truncated);
+    for (k, i) in p.insts.iter().enumerate() {
+        assert_eq!(v.get(k as u32), Some(*i));
+        assert_eq!(v.lines_of(i), p.lines_of(i));
+    }
+    assert_eq!(v.get(5), None);
+    assert!(v.lines_of(&p.insts[0]).is_empty());
+}
