@@ -282,6 +282,17 @@ impl ProgView {
         self.len
     }
 
+    /// Whether this is still the view of `p` (its vectors neither moved nor changed
+    /// length since the view was taken): debug builds check it on every fetch, so a
+    /// change that rewrites a live warp's program fails the tests instead of reading freed
+    /// memory.
+    pub fn is_of(&self, p: &locus_workload::WarpProgram) -> bool {
+        std::ptr::eq(self.insts, p.insts.as_ptr())
+            && std::ptr::eq(self.lines, p.lines.as_ptr())
+            && self.len as usize == p.insts.len()
+            && self.nlines as usize == p.lines.len()
+    }
+
     /// The line requests of `inst`, an instruction of this program.
     #[inline]
     pub fn lines_of(&self, inst: &locus_workload::WarpInst) -> &[locus_workload::LineReq] {

@@ -415,6 +415,14 @@ impl System {
     #[inline(always)]
     fn inst(&self, wg: usize) -> WarpInst {
         let w = &self.warps[wg];
+        debug_assert!(
+            w.prog.is_of(
+                &self.sms[wg / self.max_warps].blocks[w.block_slot as usize]
+                    .prog
+                    .warps[w.wib as usize]
+            ),
+            "warp {wg}'s program view is stale: its block program was rewritten while it was live"
+        );
         match w.prog.get(w.pc) {
             Some(i) => i,
             None => {

@@ -515,4 +515,9 @@ fn a_program_view_reads_what_its_program_holds() {
     }
     assert_eq!(v.get(5), None);
     assert!(v.lines_of(&p.insts[0]).is_empty());
+    assert!(v.is_of(&p));
+    // a program that grew (its vector may have moved) is no longer the view's
+    p.insts.reserve(1 << 12);
+    p.insts.push(WarpInst::alu(InstClass::Exit, 1));
+    assert!(!v.is_of(&p));
 }
