@@ -249,7 +249,8 @@ pub fn defaults_table(only: Option<&[&str]>) -> Result<String> {
          loops and block shape kept, dimensions rounded down to the kernel's tile). Rule 2: \
          if a default run on `coda-4gpu` would still take more than a minute of host time, \
          the same dimensions halve until it does not (the footprint then falls below the \
-         cap). No size is chosen from a result; the paper input stays reachable with \
+         cap; not uniformly applied: shoc-stencil2d and shoc-md5hash halved a work-only \
+         dimension instead, see `scale.rs`). No size is chosen from a result; the paper input stays reachable with \
          `--param`. Which rule a model applied is in its module documentation; the last \
          column quotes the parameter help texts that name one.\n",
         mib(cap)
@@ -314,6 +315,11 @@ pub fn defaults_table(only: Option<&[&str]>) -> Result<String> {
             "rule 2 halved the input so one run stays under a minute, as issue 8 \
                      also asks; the two conditions conflict for these at today's engine speed"
         }
+        O::Rule2Small => {
+            "the paper's or suite's own input is already smaller than the floor \
+                     (`scale::PAPER_BELOW_FLOOR`, checked by a test); rule 2 then halved its \
+                     work for a one-minute run"
+        }
         O::CodaA28 => {
             "CODA's inputs (issue 3), sized by coda.md A28 for the CODA \
                        reproduction, not by this rule (bfs-grid: the mesh of coda.md's \
@@ -325,7 +331,15 @@ pub fn defaults_table(only: Option<&[&str]>) -> Result<String> {
         }
         O::Micro => "micro-benchmarks: no paper input",
     };
-    for o in [O::Rule1, O::Rule2, O::Kept, O::CodaA28, O::Early, O::Micro] {
+    for o in [
+        O::Rule1,
+        O::Rule2,
+        O::Rule2Small,
+        O::Kept,
+        O::CodaA28,
+        O::Early,
+        O::Micro,
+    ] {
         let names: Vec<&str> = below
             .iter()
             .filter(|(_, x)| *x == Some(o))
@@ -482,6 +496,40 @@ mod tests {
         assert!(missing.is_empty(), "no input origin for {missing:?}");
     }
 
+    /// Every `Rule2Small` model's paper input (`scale::PAPER_BELOW_FLOOR`) is below the
+    /// 4x-LLC floor and within the cap, so its floor gap is the paper's and not rule 2's;
+    /// and the origin table and that list name the same models. Fails if a paper input
+    /// listed there is in fact above the floor (the model then belongs under `Rule2`).
+    #[test]
+    fn paper_inputs_below_the_floor_are_below_it() {
+        use locus_workload::scale::{input_origin, InputOrigin, PAPER_BELOW_FLOOR};
+        let (_, floor) = llc_threshold().unwrap();
+        let small: Vec<&str> = locus_workload::registry::all()
+            .iter()
+            .map(|b| b.name)
+            .filter(|n| input_origin(n) == Some(InputOrigin::Rule2Small))
+            .collect();
+        let listed: Vec<&str> = PAPER_BELOW_FLOOR.iter().map(|(n, _)| *n).collect();
+        assert_eq!(small, listed);
+        for (name, params) in PAPER_BELOW_FLOOR {
+            let ov = params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            let w = locus_workload::registry::build(name, &ov, 1).unwrap();
+            let paper = w.memory().footprint();
+            let default = locus_workload::registry::build(name, &Default::default(), 1)
+                .unwrap()
+                .memory()
+                .footprint();
+            assert!(
+                paper < floor,
+                "{name}: paper input {paper} bytes, floor {floor}"
+            );
+            assert!(default <= paper, "{name}: rule 2 grew the footprint");
+        }
+    }
+
     /// The declared origins agree with the measured footprints of docs/defaults.md (kept
     /// current by `docs_defaults_is_current`): an input rule 1 kept or shrank fits the cap,
     /// and one that rule 1 shrank lands between the floor and the cap (the cap is at least
@@ -504,7 +552,7 @@ mod tests {
                     (floor..=FOOTPRINT_CAP_BYTES).contains(&bytes),
                     "{w}: shrunk by rule 1 to {bytes} bytes, outside [{floor}, cap]"
                 ),
-                InputOrigin::Rule2 => assert!(
+                InputOrigin::Rule2 | InputOrigin::Rule2Small => assert!(
                     bytes <= FOOTPRINT_CAP_BYTES,
                     "{w}: halved by rule 2 but {bytes} bytes"
                 ),
