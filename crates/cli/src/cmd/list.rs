@@ -249,8 +249,8 @@ pub fn defaults_table(only: Option<&[&str]>) -> Result<String> {
          loops and block shape kept, dimensions rounded down to the kernel's tile). Rule 2: \
          if a default run on `coda-4gpu` would still take more than a minute of host time, \
          the same dimensions halve until it does not (the footprint then falls below the \
-         cap; not uniformly applied: shoc-stencil2d and shoc-md5hash halved a work-only \
-         dimension instead, see `scale.rs`). No size is chosen from a result; the paper input stays reachable with \
+         cap; not uniformly applied: shoc-stencil2d halved a work-only dimension instead, \
+         see `scale.rs`). No size is chosen from a result; the paper input stays reachable with \
          `--param`. Which rule a model applied is in its module documentation; the last \
          column quotes the parameter help texts that name one.\n",
         mib(cap)
