@@ -20,10 +20,12 @@
 //! `linear_factor(134.8 MB, 2)` = 0.499, rounded down to the tile multiples (8 rows,
 //! 256 columns): 2040 x 1792 (29.5 MB). Iterations: REC gives none; SHOC's default is
 //! `--num-iters 1000`, MGPUSim's sample (which REC ran) 1; rule 2 (work cap) halves 1000
-//! down to 15 so a `coda-4gpu` run stays under a minute (4.4 M warp instructions and 0.55 M
-//! L1 requests per iteration; a run of 31 iterations had used more than 55 s of CPU time
-//! without finishing). Only the single-precision pass is modelled (SHOC also runs a
-//! double-precision one).
+//! down to 31 so a `coda-4gpu` run stays under a minute (4.4 M warp instructions and 0.55 M
+//! L1 requests per iteration): 31 iterations take 50.4 s of host CPU, 62 would take about
+//! twice that (idle machine, 2026-11-29, engine of commit dc2af3d; until then the default
+//! was 15, from a run of 31 timed on a loaded machine). REC's capped runs stop inside the
+//! first launch, so they do not depend on it. Only the single-precision pass is modelled
+//! (SHOC also runs a double-precision one).
 //!
 //! Placement (HMS Table IV: `StencilKernel data(G→T)`): `--param data_space=texture` reads
 //! the source buffer through the texture path (`tex1Dfetch`, no address arithmetic).
@@ -55,8 +57,8 @@ pub const SPEC: BenchSpec = BenchSpec {
         },
         ParamSpec {
             name: "iterations",
-            default: "15",
-            help: "stencil iterations, one launch each (SHOC --num-iters 1000; rule 2)",
+            default: "31",
+            help: "stencil iterations, one launch each (SHOC --num-iters 1000; halved 5 times by rule 2)",
         },
         ParamSpec {
             name: "lrows",
@@ -247,7 +249,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
     let lcols = p.u64("lcols", 256)?;
     let rows = p.u64("rows", dr)?;
     let cols = p.u64("cols", dc)?;
-    let iterations = p.u64("iterations", 15)?;
+    let iterations = p.u64("iterations", 31)?;
     let space = MemSpace::param(
         p,
         "data_space",
