@@ -248,9 +248,10 @@ pub fn defaults_table(only: Option<&[&str]>) -> Result<String> {
          that grows the footprint shrinks by one common factor until it fits (aspect ratio, \
          loops and block shape kept, dimensions rounded down to the kernel's tile). Rule 2: \
          if a default run on `coda-4gpu` would still take more than a minute of host time, \
-         the same dimensions halve until it does not (the footprint then falls below the \
-         cap; not uniformly applied: shoc-stencil2d halved a work-only dimension instead, \
-         see `scale.rs`). No size is chosen from a result; the paper input stays reachable with \
+         first the dimensions that add work without growing the footprint (time steps, \
+         iterations) halve until it does not, keeping the footprint; a kernel without such \
+         a dimension halves the dimensions of rule 1 instead (its footprint then falls below \
+         the cap). No size is chosen from a result; the paper input stays reachable with \
          `--param`. Which rule a model applied is in its module documentation; the last \
          column quotes the parameter help texts that name one.\n",
         mib(cap)
@@ -311,9 +312,14 @@ pub fn defaults_table(only: Option<&[&str]>) -> Result<String> {
                     never grow an input"
         }
         O::Rule1 => "rule 1 shrank the input below the floor (a defect of the rule's rounding)",
+        O::Rule2Steps => {
+            "rule 2 halved only the work-only dimensions (time steps, iterations), keeping \
+                     rule 1's footprint (a defect: it should stay above the floor)"
+        }
         O::Rule2 => {
             "rule 2 halved the input so one run stays under a minute, as issue 8 \
-                     also asks; the two conditions conflict for these at today's engine speed"
+                     also asks; these kernels have no work-only dimension to halve first, so \
+                     the two conditions conflict for them at today's engine speed"
         }
         O::Rule2Small => {
             "the paper's or suite's own input is already smaller than the floor \
@@ -333,6 +339,7 @@ pub fn defaults_table(only: Option<&[&str]>) -> Result<String> {
     };
     for o in [
         O::Rule1,
+        O::Rule2Steps,
         O::Rule2,
         O::Rule2Small,
         O::Kept,
@@ -548,7 +555,7 @@ mod tests {
                 InputOrigin::Kept => {
                     assert!(bytes <= FOOTPRINT_CAP_BYTES, "{w}: kept but {bytes} bytes")
                 }
-                InputOrigin::Rule1 => assert!(
+                InputOrigin::Rule1 | InputOrigin::Rule2Steps => assert!(
                     (floor..=FOOTPRINT_CAP_BYTES).contains(&bytes),
                     "{w}: shrunk by rule 1 to {bytes} bytes, outside [{floor}, cap]"
                 ),

@@ -10,11 +10,11 @@
 //!
 //! Input. Paper: NUBA Table 2 (nuba.md §6.3), BH with a 48 MB footprint (five float arrays:
 //! 2,516,582 options). Rule 1 of `scale.rs`: factor 2/3, options a multiple of 256 (one
-//! block's two options per thread): 1,677,568. Rule 2 (the 512 launches): the option count
-//! halves until a `coda-4gpu` run takes under a minute, [`RULE2_HALVINGS`] = 4 times: at
-//! four halvings (104,704 options, 2 MiB) a run is 105.5 M warp instructions and 8.4 M L1
-//! requests, about 30 s at the host rates of BENCHMARKS.md; at three it would be twice
-//! that, about a minute.
+//! block's two options per thread): 1,677,568 (32 MiB). Rule 2 halves the work-only
+//! dimension first, the sample's `NUM_ITERATIONS` = 512 launches over the same data:
+//! [`ITER_HALVINGS`] = 4 times, to 32, keeping rule 1's options. On `coda-4gpu` 64
+//! iterations ran past 80 s of host CPU time (stopped) and 32 took 39.9 s (BENCHMARKS.md,
+//! 2026-11-29).
 
 use crate::bench::dense::common::{bad, kinfo, prologue, seq};
 use crate::gen::rng::Rng;
@@ -29,17 +29,17 @@ pub const SPEC: BenchSpec = BenchSpec {
     name: "blackscholes",
     suite: "CUDA samples",
     category: "-",
-    about: "Black-Scholes call/put, 2 options per thread with float2 accesses, 512 launches, SFU-heavy (BlackScholesGPU); 2 MiB",
+    about: "Black-Scholes call/put, 2 options per thread with float2 accesses, 512 launches in the sample (32 by default), SFU-heavy (BlackScholesGPU); 32 MiB",
     params: &[
         ParamSpec {
             name: "options",
-            default: "104704",
+            default: "1677568",
             help: "options (even)",
         },
         ParamSpec {
             name: "iterations",
-            default: "512",
-            help: "kernel launches over the same data (NUM_ITERATIONS)",
+            default: "32",
+            help: "kernel launches over the same data (NUM_ITERATIONS: 512, halved four times by rule 2)",
         },
     ],
     build,
@@ -48,14 +48,15 @@ pub const SPEC: BenchSpec = BenchSpec {
 const BLOCK: u64 = 128;
 const RISKFREE: f32 = 0.02;
 const VOLATILITY: f32 = 0.30;
-/// Halvings of rule 2 applied to the rule-1 option count.
-pub const RULE2_HALVINGS: u32 = 4;
+/// The sample's `NUM_ITERATIONS`.
+pub const PAPER_ITERATIONS: u64 = 512;
+/// Halvings of rule 2 applied to the iterations (the option count stays rule 1's).
+pub const ITER_HALVINGS: u32 = 4;
 
-/// The default option count (rule 1 on NUBA's 48 MiB, then rule 2).
+/// The default option count (rule 1 on NUBA's 48 MiB).
 pub fn default_options() -> u64 {
     let paper = (48u64 << 20) / 20;
-    let rule1 = dim(paper, linear_factor(paper * 20, 1), 2 * BLOCK);
-    ((rule1 >> RULE2_HALVINGS) / (2 * BLOCK) * (2 * BLOCK)).max(2 * BLOCK)
+    dim(paper, linear_factor(paper * 20, 1), 2 * BLOCK)
 }
 
 /// `cndGPU`: polynomial approximation of the cumulative normal distribution.
@@ -160,7 +161,7 @@ impl Kernel for Bs {
 
 fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
     let n = p.u64("options", default_options())?;
-    let iters = p.u64("iterations", 512)?;
+    let iters = p.u64("iterations", PAPER_ITERATIONS >> ITER_HALVINGS)?;
     if n < 2 || n % 2 != 0 || iters == 0 {
         return Err(bad(format!(
             "blackscholes: need an even options >= 2 and iterations >= 1 (got options={n}, \

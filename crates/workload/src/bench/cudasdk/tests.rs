@@ -264,6 +264,10 @@ fn defaults_follow_the_scale_rule() {
         blackscholes::default_options().to_string()
     );
     assert_eq!(
+        listed_default("blackscholes", "iterations"),
+        (blackscholes::PAPER_ITERATIONS >> blackscholes::ITER_HALVINGS).to_string()
+    );
+    assert_eq!(
         listed_default("convsep", "width"),
         convsep::default_side().to_string()
     );

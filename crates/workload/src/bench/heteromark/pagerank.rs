@@ -15,11 +15,10 @@
 //! §4.3), PR with a 256 MB footprint = 182,681 nodes at sparsity 0.001 (33.4 M
 //! connections). Rule 1 of `scale.rs`: the node count and the row length (both grow the
 //! footprint; the sparsity stays) shrink by one factor until the footprint fits 32 MiB,
-//! nodes a multiple of 64: 64,000 nodes. Rule 2 (work cap: one thread per row makes every
-//! warp load of `column_numbers`/`values` touch up to 32 lines): at 64,000 nodes a
-//! `coda-4gpu` run is 196 M L1 requests, well over a minute at 2-3 M requests per second;
-//! one halving (32,000 nodes, 1.02 M connections, 8.2 MiB) gives 47 M, see
-//! [`default_nodes`].
+//! nodes a multiple of 64: 64,000 nodes (4.1 M connections, 32 MiB). Rule 2 (work cap)
+//! halves the work-only dimension first, the iterations: [`ITER_HALVINGS`] = 1 time, to 8,
+//! the graph kept. On `coda-4gpu` 16 iterations took 76.2 s of host CPU time
+//! and 8 took 35.0 s (BENCHMARKS.md, 2026-11-29). See [`default_nodes`].
 
 use crate::bench::dense::common::{bad, entry, kinfo, loop_step};
 use crate::gen::rng::Rng;
@@ -34,11 +33,11 @@ pub const SPEC: BenchSpec = BenchSpec {
     name: "hm-pagerank",
     suite: "Hetero-Mark",
     category: "-",
-    about: "PageRank y = M x, CSR, one thread per row, 16 iterations with swapped rank vectors (pr_cuda); random column-normalised matrix; 8.2 MiB",
+    about: "PageRank y = M x, CSR, one thread per row, 16 iterations in the port (8 by default) with swapped rank vectors (pr_cuda); random column-normalised matrix; 32 MiB",
     params: &[
         ParamSpec {
             name: "nodes",
-            default: "32000",
+            default: "64000",
             help: "matrix rows = nodes (multiple of 64)",
         },
         ParamSpec {
@@ -48,8 +47,8 @@ pub const SPEC: BenchSpec = BenchSpec {
         },
         ParamSpec {
             name: "iters",
-            default: "16",
-            help: "PageRank iterations (kernel launches)",
+            default: "8",
+            help: "PageRank iterations (kernel launches; the port's 16 halved once by rule 2)",
         },
     ],
     build,
@@ -70,20 +69,20 @@ fn connections(n: u64, sparsity: f64) -> u64 {
     ((n as f64 * n as f64 * sparsity) as u64).max(n)
 }
 
-/// Halvings of rule 2 (work cap) applied to the rule-1 node count (measured: see the
-/// module documentation).
-pub const RULE2_HALVINGS: u32 = 1;
+/// The port's iterations.
+pub const PAPER_ITERS: u64 = 16;
+/// Halvings of rule 2 (work cap) applied to the iterations (measured: see the module
+/// documentation); the node count stays rule 1's.
+pub const ITER_HALVINGS: u32 = 1;
 
 /// The default node count: the paper's 256 MiB graph (182,681 nodes at sparsity 0.001),
-/// rule 1 (the largest multiple of 64 whose footprint fits [`FOOTPRINT_CAP_BYTES`]), then
-/// [`RULE2_HALVINGS`] halvings of rule 2 (the sparsity kept, so the row length halves with
-/// the node count).
+/// rule 1 (the largest multiple of 64 whose footprint fits [`FOOTPRINT_CAP_BYTES`]).
 pub fn default_nodes() -> u64 {
     let mut n = 182_681 / BLOCK * BLOCK;
     while footprint(n, SPARSITY) > FOOTPRINT_CAP_BYTES {
         n -= BLOCK;
     }
-    ((n >> RULE2_HALVINGS) / BLOCK * BLOCK).max(BLOCK)
+    n
 }
 
 /// `pr_cuda`: one thread per row.
@@ -205,7 +204,7 @@ pub(crate) fn reference(m: &Csr, iters: u64) -> Vec<f32> {
 fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
     let n = p.u64("nodes", default_nodes())?;
     let sparsity = p.f64("sparsity", SPARSITY)?;
-    let iters = p.u64("iters", 16)?;
+    let iters = p.u64("iters", PAPER_ITERS >> ITER_HALVINGS)?;
     if n == 0 || n % BLOCK != 0 || !(sparsity > 0.0 && sparsity <= 1.0) || iters == 0 {
         return Err(bad(format!(
             "hm-pagerank: need nodes a positive multiple of {BLOCK}, 0 < sparsity <= 1 and \

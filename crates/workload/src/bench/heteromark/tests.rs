@@ -218,9 +218,13 @@ fn hm_pagerank_default_input_follows_the_scale_rule() {
     let n = pagerank::default_nodes();
     assert_eq!(listed_default("hm-pagerank", "nodes"), n.to_string());
     assert_eq!(n % 64, 0);
-    let rule1 = n << pagerank::RULE2_HALVINGS;
-    assert!(pagerank::footprint(rule1, 0.001) <= crate::scale::FOOTPRINT_CAP_BYTES);
-    assert!(pagerank::footprint(rule1 + 64, 0.001) > crate::scale::FOOTPRINT_CAP_BYTES);
+    assert_eq!(n, 64_000);
+    assert!(pagerank::footprint(n, 0.001) <= crate::scale::FOOTPRINT_CAP_BYTES);
+    assert!(pagerank::footprint(n + 64, 0.001) > crate::scale::FOOTPRINT_CAP_BYTES);
+    assert_eq!(
+        listed_default("hm-pagerank", "iters"),
+        (pagerank::PAPER_ITERS >> pagerank::ITER_HALVINGS).to_string()
+    );
 }
 
 /// A default parameter of `name` as a number (suffixes as the CLI reads them).

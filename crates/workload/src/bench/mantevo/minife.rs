@@ -45,12 +45,10 @@
 //! **Input.** NDP Table 1 (ndp.md §5.4): MiniFE 128 x 64 x 64 elements (545,025 rows,
 //! 198 MB with the ELL `cols` and `coefs` and the five CG vectors). Rule 1 of `scale.rs`
 //! on the three element dimensions: factor 0.553, 70 x 35 x 35 elements (92,016 rows,
-//! 31.96 MiB). miniFE's `max_iter` default 200. Rule 2 applied once: 5 CG iterations of
-//! that input took 3.36 M L1 requests on `coda-4gpu` (5.4 s of host CPU on a loaded
-//! machine), so 200 would take about 135 M, minutes; every dimension halves to 35 x 17 x 17
-//! elements (11,664 rows, 4.1 MiB). There the solve reaches `normr <= epsilon` after 115
-//! iterations (1153 launches): 8.9 M L1 requests, 25.6 M warp instructions, 14 s of host
-//! CPU on `coda-4gpu` (50 s wall on the loaded machine).
+//! 31.96 MiB). miniFE's `max_iter` default 200. Rule 2 halves the work-only dimension
+//! first, the CG iterations: [`ITER_HALVINGS`] = 2 times, to 50, the grid kept. On
+//! `coda-4gpu` 100 iterations ran past 80 s of host CPU time (stopped) and 50 took 46.9 s
+//! (BENCHMARKS.md, 2026-11-29).
 
 use crate::bench::shoc::common::{bad, entry, kinfo, loop_step};
 use crate::memory::Memory;
@@ -69,23 +67,23 @@ pub const SPEC: BenchSpec = BenchSpec {
     params: &[
         ParamSpec {
             name: "nx",
-            default: "35",
-            help: "elements along x (NDP: 128; rules 1 and 2)",
+            default: "70",
+            help: "elements along x (NDP: 128; rule 1)",
         },
         ParamSpec {
             name: "ny",
-            default: "17",
-            help: "elements along y (NDP: 64; rules 1 and 2)",
+            default: "35",
+            help: "elements along y (NDP: 64; rule 1)",
         },
         ParamSpec {
             name: "nz",
-            default: "17",
-            help: "elements along z (NDP: 64; rules 1 and 2)",
+            default: "35",
+            help: "elements along z (NDP: 64; rule 1)",
         },
         ParamSpec {
             name: "max_iter",
-            default: "200",
-            help: "CG iterations at most (miniFE max_iter)",
+            default: "50",
+            help: "CG iterations at most (miniFE max_iter 200, halved twice by rule 2)",
         },
     ],
     build,
@@ -116,14 +114,14 @@ pub fn rule1_dims() -> (u64, u64, u64) {
     (dim(128, f, 1), dim(64, f, 1), dim(64, f, 1))
 }
 
-/// Times rule 2 of `scale.rs` halved every dimension (module doc).
-pub const RULE2_HALVINGS: u32 = 1;
+/// miniFE's `max_iter` default.
+pub const PAPER_MAX_ITER: u64 = 200;
+/// Times rule 2 of `scale.rs` halved the CG iterations (module doc; the grid stays rule 1's).
+pub const ITER_HALVINGS: u32 = 2;
 
-/// The default input: [`rule1_dims`] halved [`RULE2_HALVINGS`] times.
+/// The default input: [`rule1_dims`].
 pub fn default_dims() -> (u64, u64, u64) {
-    let (x, y, z) = rule1_dims();
-    let h = RULE2_HALVINGS;
-    ((x >> h).max(1), (y >> h).max(1), (z >> h).max(1))
+    rule1_dims()
 }
 
 /// The assembled system in miniFE's ELL layout.
@@ -736,7 +734,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
     let nx = p.u64("nx", dx)?;
     let ny = p.u64("ny", dy)?;
     let nz = p.u64("nz", dz)?;
-    let max_iter = p.u64("max_iter", 200)?;
+    let max_iter = p.u64("max_iter", PAPER_MAX_ITER >> ITER_HALVINGS)?;
     if nx == 0 || ny == 0 || nz == 0 || max_iter == 0 {
         return Err(bad(
             "minife: parameters `nx`, `ny`, `nz` and `max_iter` must be at least 1".into(),

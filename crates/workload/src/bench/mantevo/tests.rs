@@ -239,9 +239,13 @@ fn minife_default_follows_the_scale_rule() {
     // the paper input does not fit, and one more element in every dimension would not
     assert!(footprint(128, 64, 64) > FOOTPRINT_CAP_BYTES);
     assert!(footprint(71, 36, 36) > FOOTPRINT_CAP_BYTES);
-    assert_eq!(default_dims(), (35, 17, 17));
+    assert_eq!(default_dims(), (70, 35, 35));
+    assert_eq!(
+        super::minife::PAPER_MAX_ITER >> super::minife::ITER_HALVINGS,
+        50
+    );
     let spec = registry::find("minife").unwrap();
-    for (k, v) in [("nx", "35"), ("ny", "17"), ("nz", "17")] {
+    for (k, v) in [("nx", "70"), ("ny", "35"), ("nz", "35"), ("max_iter", "50")] {
         assert_eq!(spec.params.iter().find(|p| p.name == k).unwrap().default, v);
     }
 }

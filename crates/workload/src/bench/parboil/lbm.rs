@@ -19,9 +19,9 @@
 //! grids of 20 x 128 x 120 x 154 floats plus margins: 379 MB) with the `short` dataset's
 //! 100 time steps. Rule 1 of [`crate::scale`] shrinks the three sides by one factor (d = 3)
 //! to the 32 MiB cap, `SIZE_X` rounded to 8 (the padding keeps rows 32-byte aligned):
-//! 48 x 53 x 66. That default ran past two minutes on `coda-4gpu` (timed on an idle
-//! machine, 2026-11-23), so rule 2 halved each side once: 24 x 26 x 33 (x kept a multiple
-//! of 8).
+//! 48 x 53 x 66 (31.9 MiB). Rule 2 halves the work-only dimension first, the time steps:
+//! [`STEP_HALVINGS`] = 1 time, to 50, the grid kept. On `coda-4gpu` 100 steps took 78.3 s
+//! of host CPU time and 50 took 35.8 s (BENCHMARKS.md, 2026-11-29).
 
 use crate::bench::dense::common::{bad, kinfo};
 use crate::memory::Memory;
@@ -40,23 +40,23 @@ pub const SPEC: BenchSpec = BenchSpec {
     params: &[
         ParamSpec {
             name: "sx",
-            default: "24",
+            default: "48",
             help: "SIZE_X, cells per row = threads per block (multiple of 8)",
         },
         ParamSpec {
             name: "sy",
-            default: "26",
+            default: "53",
             help: "SIZE_Y",
         },
         ParamSpec {
             name: "sz",
-            default: "33",
+            default: "66",
             help: "SIZE_Z",
         },
         ParamSpec {
             name: "steps",
-            default: "100",
-            help: "time steps (Parboil short dataset: 100)",
+            default: "50",
+            help: "time steps (Parboil short dataset: 100; halved once by rule 2)",
         },
     ],
     build,
@@ -142,7 +142,12 @@ pub fn footprint(l: Layout) -> u64 {
     2 * 4 * l.floats()
 }
 
-/// The default sides: rule 1 (d = 3; x rounded to 8), then rule 2 halving each side once.
+/// The Parboil `short` dataset's time steps.
+pub const PAPER_STEPS: u64 = 100;
+/// Rule 2's halvings of the time steps (the grid stays rule 1's).
+pub const STEP_HALVINGS: u32 = 1;
+
+/// The default sides: rule 1 (d = 3; x rounded to 8).
 pub fn default_sides() -> (u64, u64, u64) {
     let paper = Layout {
         sx: 120,
@@ -150,11 +155,10 @@ pub fn default_sides() -> (u64, u64, u64) {
         sz: 150,
     };
     let f = scale::linear_factor(footprint(paper), 3);
-    // rule 2, one halving
     (
-        scale::dim(120, f / 2.0, 8),
-        scale::dim(120, f, 1) / 2,
-        scale::dim(150, f, 1) / 2,
+        scale::dim(120, f, 8),
+        scale::dim(120, f, 1),
+        scale::dim(150, f, 1),
     )
 }
 
@@ -295,7 +299,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
         sy: p.u64("sy", dy)?,
         sz: p.u64("sz", dz)?,
     };
-    let steps = p.u64("steps", 100)?;
+    let steps = p.u64("steps", PAPER_STEPS >> STEP_HALVINGS)?;
     if l.sx == 0 || !l.sx.is_multiple_of(8) || l.sx > 1024 || l.sy < 3 || l.sz < 3 || steps == 0 {
         return Err(bad(format!(
             "lbm: need sx a multiple of 8 in 8..=1024 (one block per row), sy >= 3, sz >= 3, steps >= 1 (got {} x {} x {}, {steps} steps)",

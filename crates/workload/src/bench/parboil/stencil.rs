@@ -14,10 +14,10 @@
 //!
 //! Inputs: NDP §5.4 Table 1 runs STN on a 512 x 512 x 64 grid (Parboil's `default` dataset,
 //! 100 iterations): 128 MiB of two grids, so rule 1 of [`crate::scale`] shrinks the three
-//! sides by 4^(1/3) (d = 3), rounded to the tile (x to 64, y to 4): 320 x 320 x 40. That
-//! input issues about 290 M warp instructions (100 launches of 1600 warps walking 38
-//! planes), over a minute on `coda-4gpu`, so rule 2 halves the three sides once, x rounded
-//! down to the 64-column tile: 128 x 160 x 20.
+//! sides by 4^(1/3) (d = 3), rounded to the tile (x to 64, y to 4): 320 x 320 x 40,
+//! 31.25 MiB. Rule 2 halves the work-only dimension first, the 100 launches:
+//! [`ITER_HALVINGS`] = 2 times, to 25, the grid kept. On `coda-4gpu` 50 iterations ran
+//! past 80 s of host CPU time (stopped) and 25 took 43.5 s (BENCHMARKS.md, 2026-11-29).
 
 use crate::bench::dense::common::{bad, kinfo, Regs};
 use crate::gen::rng::Rng;
@@ -38,23 +38,23 @@ pub const SPEC: BenchSpec = BenchSpec {
     params: &[
         ParamSpec {
             name: "nx",
-            default: "128",
-            help: "grid x (NDP: 512; rule 1 then rule 2)",
+            default: "320",
+            help: "grid x (NDP: 512; rule 1)",
         },
         ParamSpec {
             name: "ny",
-            default: "160",
-            help: "grid y (NDP: 512; rule 1 then rule 2)",
+            default: "320",
+            help: "grid y (NDP: 512; rule 1)",
         },
         ParamSpec {
             name: "nz",
-            default: "20",
-            help: "grid z (NDP: 64; rule 1 then rule 2)",
+            default: "40",
+            help: "grid z (NDP: 64; rule 1)",
         },
         ParamSpec {
             name: "iterations",
-            default: "100",
-            help: "launches (Parboil default dataset: 100)",
+            default: "25",
+            help: "launches (Parboil default dataset: 100; halved twice by rule 2)",
         },
         ParamSpec {
             name: "kernel",
@@ -86,15 +86,10 @@ pub fn rule1_sides() -> (u64, u64, u64) {
     )
 }
 
-/// The default sides: rule 1's, halved once by rule 2 (tile rounding kept).
-pub fn default_sides() -> (u64, u64, u64) {
-    let (x, y, z) = rule1_sides();
-    (
-        scale::dim(x / 2, 1.0, 2 * TX),
-        scale::dim(y / 2, 1.0, TY),
-        scale::dim(z / 2, 1.0, 1),
-    )
-}
+/// The Parboil default dataset's launches.
+pub const PAPER_ITERATIONS: u64 = 100;
+/// Rule 2's halvings of the launches (the grid stays rule 1's).
+pub const ITER_HALVINGS: u32 = 2;
 
 /// `block2D_hybrid_coarsen_x`: phase 0 clears the shared tile, 1 loads the first planes,
 /// then per z step `k` phase `2k` computes and `2k + 1` rotates the planes.
@@ -347,11 +342,11 @@ pub fn host_sweep(a: &[f32], next: &mut [f32], nx: usize, ny: usize, nz: usize) 
 }
 
 fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
-    let (dx, dy, dz) = default_sides();
+    let (dx, dy, dz) = rule1_sides();
     let nx = p.u64("nx", dx)?;
     let ny = p.u64("ny", dy)?;
     let nz = p.u64("nz", dz)?;
-    let iters = p.u64("iterations", 100)?;
+    let iters = p.u64("iterations", PAPER_ITERATIONS >> ITER_HALVINGS)?;
     let naive = match p.str("kernel", "hybrid").as_str() {
         "hybrid" => false,
         "naive" => true,

@@ -154,6 +154,11 @@ fn lbm_soa_rows_coalesce() {
     assert_eq!(super::lbm::SPEC.params[0].default, x.to_string());
     assert_eq!(super::lbm::SPEC.params[1].default, y.to_string());
     assert_eq!(super::lbm::SPEC.params[2].default, z.to_string());
+    assert_eq!((x, y, z), (48, 53, 66));
+    assert_eq!(
+        super::lbm::SPEC.params[3].default,
+        (super::lbm::PAPER_STEPS >> super::lbm::STEP_HALVINGS).to_string()
+    );
 }
 
 #[test]
@@ -237,12 +242,14 @@ fn parboil_stencil_reads_each_plane_once_from_global() {
         "neighbours come from the shared plane"
     );
     assert_eq!(super::stencil::rule1_sides(), (320, 320, 40));
-    let (x, y, z) = super::stencil::default_sides();
-    assert_eq!((x, y, z), (128, 160, 20));
     let p = super::stencil::SPEC.params;
     assert_eq!(
-        (p[0].default, p[1].default, p[2].default),
-        ("128", "160", "20")
+        (p[0].default, p[1].default, p[2].default, p[3].default),
+        ("320", "320", "40", "25")
+    );
+    assert_eq!(
+        super::stencil::PAPER_ITERATIONS >> super::stencil::ITER_HALVINGS,
+        25
     );
     assert!(super::stencil::footprint(320, 320, 40) <= crate::scale::FOOTPRINT_CAP_BYTES);
 }

@@ -9,9 +9,9 @@
 //!
 //! Input: NUBA Table 2 (nuba.md §6.3) lists FDTD-2D at 51 MB, the suite default (NX = NY =
 //! 2048, tmax = 500: 50.4 MB). Rule 1 of `crate::scale` (two dimensions, multiple of 32):
-//! 1664. Rule 2 applied (500 steps x 3 launches; tmax kept): NX = NY halved three times,
-//! 832, 416, then 208 rounded down to 192, 0.4 MiB (at 416 the run would issue about 120 M
-//! warp instructions, over a minute of host time).
+//! 1664, 31.7 MiB. Rule 2 applied to the work-only dimension first: tmax halved five times
+//! (500, 250, 125, 62, 31, 15), NX = NY = 1664 kept. On `coda-4gpu` tmax = 31 ran past 80 s
+//! of host CPU time (stopped) and tmax = 15 took 56.2 s (BENCHMARKS.md, 2026-11-29).
 
 use super::common::{bad, blocks, host, kinfo, prologue, side};
 use crate::memory::Memory;
@@ -24,22 +24,22 @@ pub const SPEC: BenchSpec = BenchSpec {
     name: "fdtd2d",
     suite: "PolyBench/GPU",
     category: "-",
-    about: "2-D FDTD: per time step fdtd_step1_kernel, fdtd_step2_kernel, fdtd_step3_kernel, 32x8 blocks; footprint 0.4 MiB",
+    about: "2-D FDTD: per time step fdtd_step1_kernel, fdtd_step2_kernel, fdtd_step3_kernel, 32x8 blocks; footprint 31.7 MiB",
     params: &[
         ParamSpec {
             name: "nx",
-            default: "192",
+            default: "1664",
             help: "rows NX (multiple of 8)",
         },
         ParamSpec {
             name: "ny",
-            default: "192",
+            default: "1664",
             help: "columns NY (multiple of 32)",
         },
         ParamSpec {
             name: "tmax",
-            default: "500",
-            help: "time steps (three launches each)",
+            default: "15",
+            help: "time steps (three launches each; the suite's 500 halved five times by rule 2)",
         },
     ],
     build,
@@ -49,8 +49,8 @@ pub const SPEC: BenchSpec = BenchSpec {
 pub const PAPER_N: u64 = 2048;
 /// The paper input's time steps (the suite default).
 pub const PAPER_TMAX: u64 = 500;
-/// Rule 2's halvings of the rule-1 dimensions (`crate::scale`).
-pub const HALVINGS: u32 = 3;
+/// Rule 2's halvings of the time steps (`crate::scale`; the sides stay rule 1's).
+pub const TMAX_HALVINGS: u32 = 5;
 /// Bytes the suite's host allocates on the device for an input of these dimensions.
 pub fn footprint(nx: u64, ny: u64, tmax: u64) -> u64 {
     4 * (tmax + nx * (ny + 1) + (nx + 1) * ny + nx * ny)
@@ -193,9 +193,9 @@ pub(crate) fn reference(
 }
 
 fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
-    let nx = side(p, "fdtd2d", "nx", 192, 8)?;
-    let ny = side(p, "fdtd2d", "ny", 192, 32)?;
-    let tmax = p.u64("tmax", 500)?;
+    let nx = side(p, "fdtd2d", "nx", 1664, 8)?;
+    let ny = side(p, "fdtd2d", "ny", 1664, 32)?;
+    let tmax = p.u64("tmax", 15)?;
     if nx * ny > 1 << 26 {
         return Err(bad("fdtd2d: nx * ny must be at most 2^26".into()));
     }

@@ -571,10 +571,13 @@ fn default_sizes_follow_the_scale_rule_second_five() {
         fdtd2d::footprint(fdtd2d::PAPER_N, fdtd2d::PAPER_N, fdtd2d::PAPER_TMAX),
         2,
         32,
-        fdtd2d::HALVINGS,
+        0,
     );
     assert_eq!(spec_default("fdtd2d", "nx"), f);
-    assert_eq!(spec_default("fdtd2d", "tmax"), fdtd2d::PAPER_TMAX);
+    assert_eq!(
+        spec_default("fdtd2d", "tmax"),
+        fdtd2d::PAPER_TMAX >> fdtd2d::TMAX_HALVINGS
+    );
 }
 
 fn bicg_check(nx: usize, ny: usize) {
