@@ -472,7 +472,7 @@ static std::vector<Bench> benches() {
   }
   {
     const int optN = 104704;
-    v.push_back({"blackscholes", "iterations=1", "BlackScholesGPU",
+    v.push_back({"blackscholes", "iterations=1 options=104704", "BlackScholesGPU",
                  [=] {
                    std::vector<float> h(optN);
                    auto fill = [&](float lo, float hi, int s) {
@@ -537,7 +537,7 @@ static std::vector<Bench> benches() {
   }
   {
     const int n = 1024;
-    v.push_back({"jacobi2d", "tsteps=1", "runJacobiCUDA_kernel1,runJacobiCUDA_kernel2",
+    v.push_back({"jacobi2d", "tsteps=1 n=1024", "runJacobiCUDA_kernel1,runJacobiCUDA_kernel2",
                  [=] { p[0] = dalloc(n * n, 1); p[1] = dalloc(n * n, 2); },
                  [=] {
                    runJacobiCUDA_kernel1<<<dim3(n / 32, n / 8), dim3(32, 8)>>>(n, p[0], p[1]);
@@ -589,7 +589,7 @@ static std::vector<Bench> benches() {
   }
   {
     const int nx = 192, ny = 192;
-    v.push_back({"fdtd2d", "tmax=1", "fdtd_step1_kernel,fdtd_step2_kernel,fdtd_step3_kernel",
+    v.push_back({"fdtd2d", "tmax=1 nx=192 ny=192", "fdtd_step1_kernel,fdtd_step2_kernel,fdtd_step3_kernel",
                  [=] { p[0] = dalloc(1, 1); p[1] = dalloc(nx * (ny + 1), 2); p[2] = dalloc((nx + 1) * ny, 3); p[3] = dalloc(nx * ny, 4); },
                  [=] {
                    dim3 g(ny / 32, nx / 8), b(32, 8);
