@@ -179,7 +179,7 @@ pub fn input_origin(name: &str) -> Option<InputOrigin> {
         "simpleconv" => Rule1,
         "blackscholes" => Rule2Steps,
         "fwt" => Rule1,
-        "convsep" => Rule1,
+        "convsep" => Rule2Steps,
         "transpose" => Kept,
         "scalarprod" => Rule1,
         "backprop" => Rule1,

@@ -271,6 +271,10 @@ fn defaults_follow_the_scale_rule() {
         listed_default("convsep", "width"),
         convsep::default_side().to_string()
     );
+    assert_eq!(
+        listed_default("convsep", "iterations"),
+        (convsep::PAPER_ITERATIONS >> convsep::ITER_HALVINGS).to_string()
+    );
     let (v, e) = scalarprod::default_dims();
     assert_eq!(listed_default("scalarprod", "vectors"), v.to_string());
     assert_eq!(listed_default("scalarprod", "elements"), e.to_string());
