@@ -238,6 +238,39 @@ mod tests {
         assert_eq!(registered(&dense::matmul::SPEC, "m"), km);
         assert_eq!(registered(&dense::matmul::SPEC, "n"), 2 * km);
     }
+    /// Rule 2 halves work-only dimensions before footprint ones: a model whose footprint
+    /// rule 2 halved ([`InputOrigin::Rule2`]) must have no work-only parameter it could
+    /// have halved instead, and every [`InputOrigin::Rule2Steps`] model has one. Fails when
+    /// a model with time steps or iterations shrinks its grid.
+    #[test]
+    fn rule2_halves_work_only_dimensions_first() {
+        const WORK_ONLY: &[&str] = &["tsteps", "tmax", "steps", "iterations", "iters", "max_iter"];
+        let mut steps = 0;
+        for spec in crate::registry::all() {
+            let work: Vec<&str> = spec
+                .params
+                .iter()
+                .map(|p| p.name)
+                .filter(|n| WORK_ONLY.contains(n))
+                .collect();
+            match input_origin(spec.name) {
+                Some(InputOrigin::Rule2) => {
+                    assert!(
+                        work.is_empty(),
+                        "{}: halved its footprint, has {work:?}",
+                        spec.name
+                    )
+                }
+                Some(InputOrigin::Rule2Steps) => {
+                    assert!(!work.is_empty(), "{}: no work-only parameter", spec.name);
+                    steps += 1;
+                }
+                _ => {}
+            }
+        }
+        assert!(steps >= 8, "{steps}");
+    }
+
     #[test]
     fn fits_unchanged_and_shrinks_to_the_cap() {
         assert_eq!(linear_factor(FOOTPRINT_CAP_BYTES, 2), 1.0);
