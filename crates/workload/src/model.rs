@@ -55,6 +55,10 @@ struct Op {
     addr: u64,
     /// 0: an instruction; [`MARK_BEGIN`] / [`MARK_END`]: an offload-block marker.
     mark: u8,
+    /// How many operations from this one on (this one included, at most 255) are copies of
+    /// it: the rest of one `alu(n)`-like call's run, else 1. The merge issues such a run's
+    /// instructions in one step ([`Emit::run_len`]) instead of one step per operation.
+    run: u8,
 }
 
 /// `Op::mark` of `Thread::ofld_begin` (obj = block, bytes = live-ins | NSU insts << 8).
@@ -220,6 +224,8 @@ pub struct Thread<'a> {
     room: usize,
     /// An operation was not recorded for want of room.
     overflow: bool,
+    /// An offload marker was recorded (so the merge need not look for one).
+    marked: bool,
 }
 
 impl<'a> Thread<'a> {
@@ -279,6 +285,7 @@ impl<'a> Thread<'a> {
             bytes: bytes as u16,
             addr,
             mark: 0,
+            run: 1,
         });
     }
 
@@ -296,16 +303,19 @@ impl<'a> Thread<'a> {
             return;
         }
         let site = site_of(at);
-        let op = Op {
-            site,
-            class,
-            space: Space::Global,
-            obj: 0,
-            bytes: 0,
-            addr: 0,
-            mark: 0,
-        };
-        self.ops.extend(std::iter::repeat_n(op, n as usize));
+        self.ops.reserve(n as usize);
+        for left in (1..=n).rev() {
+            self.ops.push(Op {
+                site,
+                class,
+                space: Space::Global,
+                obj: 0,
+                bytes: 0,
+                addr: 0,
+                mark: 0,
+                run: left.min(255) as u8,
+            });
+        }
     }
 
     /// `OFLD.BEG` (NDP, spec ndp.md §3.4): the instructions until [`Thread::ofld_end`]
@@ -345,6 +355,7 @@ impl<'a> Thread<'a> {
         iters: u16,
     ) {
         if self.marks {
+            self.marked = true;
             self.ops.push(Op {
                 site: site_of(at),
                 class: InstClass::Branch,
@@ -353,6 +364,7 @@ impl<'a> Thread<'a> {
                 bytes: live_ins as u16 | (nsu_insts as u16) << 8,
                 addr: iters as u64,
                 mark: MARK_BEGIN,
+                run: 1,
             });
         }
     }
@@ -363,6 +375,7 @@ impl<'a> Thread<'a> {
     #[inline]
     pub fn ofld_end(&mut self, live_outs: u8) {
         if self.marks {
+            self.marked = true;
             self.ops.push(Op {
                 site: site_of(Location::caller()),
                 class: InstClass::Branch,
@@ -371,6 +384,7 @@ impl<'a> Thread<'a> {
                 bytes: live_outs as u16,
                 addr: 0,
                 mark: MARK_END,
+                run: 1,
             });
         }
     }
@@ -803,6 +817,7 @@ fn dry_run_writes(
                     overflow: false,
                     probe: false,
                     marks: false,
+                    marked: false,
                 };
                 kernel.thread(&mut t, phase);
                 for op in &ops {
@@ -869,6 +884,7 @@ fn run_block(
                 (limit + 1).saturating_sub(wp.insts.len())
             };
             let mut overflow = false;
+            let mut marked = false;
             for lane in 0..32u64 {
                 let l = &mut sc.lanes[lane as usize];
                 l.clear();
@@ -888,19 +904,21 @@ fn run_block(
                     marks: out_marks,
                     room,
                     overflow: false,
+                    marked: false,
                 };
                 kernel.thread(&mut t, phase);
                 overflow |= t.overflow;
+                marked |= t.marked;
             }
             if wp.truncated {
                 // past the limit: the threads ran for their effects only
                 continue;
             }
             let (mut phase_run, mut phase_at, mut phase_converged) = (0u64, 0u64, 0u64);
-            let marked = out_marks && sc.lanes.iter().any(|l| l.iter().any(|o| o.mark != 0));
-            if marked {
+            if marked && (merge == Merge::Positional || split.is_some()) {
                 // the markers leave the positional alignment: the warp's instructions are
-                // those of the unmarked run, the blocks' lanes' ones first (merge_warp)
+                // those of the unmarked run, the blocks' lanes' ones first (merge_warp;
+                // the reconverging merge reads the markers in place)
                 sc.plain.resize_with(32, Vec::new);
                 sc.marks.resize_with(32, Vec::new);
                 for ((l, p), m) in sc.lanes.iter().zip(&mut sc.plain).zip(&mut sc.marks) {
@@ -1574,6 +1592,8 @@ impl Emit<'_, '_> {
         }
         let mut obj = lead.obj;
         let mut n = 0u8;
+        // the copies left of every lane's operation (`run_len`'s answer when they are compute)
+        let mut k = usize::MAX;
         let mut rest = *active;
         while rest != 0 {
             let li = rest.trailing_zeros() as usize;
@@ -1583,18 +1603,22 @@ impl Emit<'_, '_> {
                 return false;
             }
             n += 1;
+            k = k.min((op.run as usize).min(lim[li] - cur[li]));
             if mem {
                 self.addrs.push((op.addr, op.bytes as u32));
                 obj = op.obj;
             }
         }
-        self.push_inst(lead, n, obj);
+        let k = if mem { 1 } else { k.max(1) };
+        for _ in 0..k {
+            self.push_inst(lead, n, obj);
+        }
         let mut rest = *active;
         let mut done = 0u32;
         while rest != 0 {
             let li = rest.trailing_zeros() as usize;
             rest &= rest - 1;
-            cur[li] += 1;
+            cur[li] += k;
             done |= ((cur[li] >= lim[li]) as u32) << li;
         }
         *active &= !done;
@@ -1620,10 +1644,13 @@ impl Emit<'_, '_> {
     ) -> bool {
         let ops = self.ops;
         let mut all = true;
+        // the copies left of every lane's operation (`run_len`'s answer when they are compute)
+        let mut k = usize::MAX;
         for li in 0..32 {
             let lane = ops[li];
             let op = &lane[cur[li]];
             all &= same(op, &lead);
+            k = k.min((op.run as usize).min(lim[li] - cur[li]));
             prefetch(lane, cur[li] + PREFETCH_OPS);
         }
         if !all {
@@ -1636,15 +1663,38 @@ impl Emit<'_, '_> {
                 (op.addr, op.bytes as u32)
             }));
             obj = ops[31][cur[31]].obj;
+            k = 1;
         }
-        self.push_inst(lead, 32, obj);
+        let k = k.max(1);
+        for _ in 0..k {
+            self.push_inst(lead, 32, obj);
+        }
         let mut done = 0u32;
         for li in 0..32 {
-            cur[li] += 1;
+            cur[li] += k;
             done |= ((cur[li] >= lim[li]) as u32) << li;
         }
         *active &= !done;
         true
+    }
+
+    /// How many copies of their current compute operation every lane of `mask` has left
+    /// ([`Op::run`], cut at `lim`): the merge issues them as that many warp instructions
+    /// at once. Exact: while the lanes of `mask` stay inside those runs, each step of the
+    /// one-operation merge would pick the same lead, the same lanes and push the same
+    /// instruction (their call site, so their program counter, does not change), and no
+    /// other lane moves.
+    #[inline]
+    fn run_len(&self, cur: &[usize; 32], lim: &[usize; 32], mask: u32) -> usize {
+        let ops = self.ops;
+        let mut k = usize::MAX;
+        let mut rest = mask;
+        while rest != 0 {
+            let li = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            k = k.min((ops[li][cur[li]].run as usize).min(lim[li] - cur[li]));
+        }
+        k.max(1)
     }
 
     /// Reconverging issue (min-PC) of the lanes of `active`, lane `li` from its operation
@@ -1717,13 +1767,20 @@ impl Emit<'_, '_> {
                     }
                 }
             }
+            // operations each lane of `mask` advances by: a run of compute copies at once
+            let mut step = 1;
             if marks && lead.mark == MARK_BEGIN {
                 self.block(keys, cur, lim, mask, lead);
             } else if lead.mark != 0 {
                 // a stray `OFLD.END`: no instruction
             } else {
+                if !lead.class.is_mem() {
+                    step = self.run_len(cur, lim, mask);
+                }
                 let c = &*cur;
-                self.emit(lead, mask, |li| c[li]);
+                for _ in 0..step {
+                    self.emit(lead, mask, |li| c[li]);
+                }
             }
             known &= !mask;
             let mut rest = mask;
@@ -1731,7 +1788,7 @@ impl Emit<'_, '_> {
                 let li = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
                 if !(marks && lead.mark == MARK_BEGIN) {
-                    cur[li] += 1;
+                    cur[li] += step;
                 }
                 if cur[li] >= lim[li] {
                     active &= !(1 << li);
@@ -1849,6 +1906,67 @@ mod tests {
     impl Host for Once {
         fn next_kernel(&mut self, _m: &mut Memory) -> Option<Box<dyn Kernel>> {
             self.0.take()
+        }
+    }
+
+    /// Lane `li`'s operations for [`runs_merge_as_single_operations`]: a loop of
+    /// per-lane trip count whose body is a compute run of per-lane length at one site, a
+    /// load, and a fixed run; then a tail run. `one`: every operation's run set to 1 (the
+    /// merge then takes one operation per step, the reference).
+    fn run_lane(li: u64, one: bool) -> Vec<Op> {
+        let mut v = Vec::new();
+        let mut push = |site: u64, class: InstClass, n: u32, addr: u64| {
+            for left in (1..=n).rev() {
+                v.push(Op {
+                    site,
+                    class,
+                    space: Space::Global,
+                    obj: 0,
+                    bytes: if class.is_mem() { 4 } else { 0 },
+                    addr,
+                    mark: 0,
+                    run: if one { 1 } else { left.min(255) as u8 },
+                });
+            }
+        };
+        push(10 << 16, InstClass::Int, 4, 0);
+        for it in 0..(li % 5) {
+            push(20 << 16, InstClass::Int, 1 + ((li + it) % 4) as u32, 0);
+            push(30 << 16, InstClass::Load, 1, 4096 * it + 4 * li);
+            push(40 << 16, InstClass::Fp, 300, 0);
+        }
+        push(50 << 16, InstClass::Fp, 2 + (li % 3) as u32, 0);
+        v
+    }
+
+    /// The merge issues a run of compute copies in one step (`Op::run`); the warp
+    /// program must equal the one-operation-per-step merge's, instruction for
+    /// instruction (converged and diverged code, runs longer than 255, lanes that leave
+    /// a run at different points), with and without lane addresses.
+    #[test]
+    fn runs_merge_as_single_operations() {
+        for active in [32u64, 29] {
+            for record in [false, true] {
+                let merged = |one: bool| {
+                    let lanes: Vec<Vec<Op>> = (0..active).map(|li| run_lane(li, one)).collect();
+                    let mut wp = WarpProgram::default();
+                    merge_reconverge(
+                        &lanes,
+                        false,
+                        &mut Vec::new(),
+                        128,
+                        &mut Regs::default(),
+                        &mut wp,
+                        record,
+                    );
+                    wp
+                };
+                let (a, b) = (merged(false), merged(true));
+                assert!(a.insts.len() > 1000, "{}", a.insts.len());
+                assert_eq!(a.insts, b.insts, "active {active} record {record}");
+                assert_eq!(a.lines, b.lines);
+                assert_eq!((a.lane_at, a.lane_addrs), (b.lane_at, b.lane_addrs));
+            }
         }
     }
 

@@ -139,12 +139,23 @@ struct Entry {
 pub struct Nsu {
     programs: Vec<Vec<NsuOp>>,
     slots: Vec<Option<Slot>>,
+    /// Bit `i`: `slots[i]` is occupied (kept for up to 64 slots, where [`Nsu::cycle`]
+    /// visits only the occupied ones; host speed only).
+    occupied: u64,
+    /// Tests: scan every slot as if there were more than 64 (the reference the occupied
+    /// mask must match).
+    #[cfg(test)]
+    scan_all: bool,
     cmd_cap: usize,
     cmds: VecDeque<(u32, u16)>,
     read: Vec<Entry>,
     read_cap: usize,
     write: Vec<Entry>,
     write_cap: usize,
+    /// Entries of the read and write buffers with nothing missing: while one is 0, no
+    /// `LD` (`ST`) can issue, and [`Nsu::cycle`] does not search that buffer (host speed
+    /// only: the search would find nothing).
+    complete: [usize; 2],
     rr: usize,
     /// Does NSU `OFLD.BEG` take an issue slot ([`Nsu::set_issue_begin`])?
     issue_begin: bool,
@@ -167,12 +178,16 @@ impl Nsu {
         Nsu {
             programs,
             slots: vec![None; warps as usize],
+            occupied: 0,
+            #[cfg(test)]
+            scan_all: false,
             cmd_cap: cmd as usize,
             cmds: VecDeque::with_capacity(cmd as usize),
             read: Vec::with_capacity(read as usize),
             read_cap: read as usize,
             write: Vec::with_capacity(write as usize),
             write_cap: write as usize,
+            complete: [0; 2],
             rr: 0,
             issue_begin: false,
             alu_latency: 1,
@@ -239,6 +254,9 @@ impl Nsu {
 
     /// Occupied warp slots.
     pub fn busy_slots(&self) -> usize {
+        if self.slots.len() <= 64 {
+            return self.occupied.count_ones() as usize;
+        }
         self.slots.iter().filter(|s| s.is_some()).count()
     }
 
@@ -256,6 +274,9 @@ impl Nsu {
     /// one entry, §3.6).
     pub fn arrive_rdf(&mut self, id: u32, seq: u8, of: u16) -> Result<(), NsuError> {
         if let Some(e) = self.read.iter_mut().find(|e| e.id == id && e.seq == seq) {
+            if e.missing == 1 {
+                self.complete[0] += 1;
+            }
             e.missing = e.missing.saturating_sub(1);
             return Ok(());
         }
@@ -267,6 +288,9 @@ impl Nsu {
             seq,
             missing: of.max(1) - 1,
         });
+        if of <= 1 {
+            self.complete[0] += 1;
+        }
         self.peak[1] = self.peak[1].max(self.read.len());
         Ok(())
     }
@@ -276,6 +300,9 @@ impl Nsu {
     /// arrived: the NSU writes at every GPU-given address, §3.6).
     pub fn arrive_wta(&mut self, id: u32, seq: u8, of: u16) -> Result<(), NsuError> {
         if let Some(e) = self.write.iter_mut().find(|e| e.id == id && e.seq == seq) {
+            if e.missing == 1 {
+                self.complete[1] += 1;
+            }
             e.missing = e.missing.saturating_sub(1);
             return Ok(());
         }
@@ -287,6 +314,9 @@ impl Nsu {
             seq,
             missing: of.max(1) - 1,
         });
+        if of <= 1 {
+            self.complete[1] += 1;
+        }
         self.peak[2] = self.peak[2].max(self.write.len());
         Ok(())
     }
@@ -302,7 +332,10 @@ impl Nsu {
     /// of the next warp that can; what it produced is appended to `out`.
     pub fn cycle(&mut self, out: &mut Vec<NsuOut>) {
         self.cycles += 1;
-        for slot in self.slots.iter_mut() {
+        for (i, slot) in self.slots.iter_mut().enumerate() {
+            if self.cmds.is_empty() {
+                break;
+            }
             if slot.is_none() {
                 let Some((id, prog)) = self.cmds.pop_front() else {
                     break;
@@ -316,19 +349,56 @@ impl Nsu {
                     beg: self.issue_begin,
                     ready: 0,
                 });
+                if i < 64 {
+                    self.occupied |= 1 << i;
+                }
                 out.push(NsuOut::Credit(Buf::Cmd));
                 out.push(NsuOut::Spawn(id));
             }
         }
         self.slot_cycles += self.busy_slots() as u64;
+        // round robin from `rr` (no division per slot: this loop is the NSU's host cost)
         let n = self.slots.len();
-        for k in 0..n {
-            let i = (self.rr + k) % n;
+        #[cfg(debug_assertions)]
+        for (b, buf) in [&self.read, &self.write].into_iter().enumerate() {
+            debug_assert_eq!(
+                self.complete[b],
+                buf.iter().filter(|e| e.missing == 0).count(),
+                "complete-entry count of buffer {b}"
+            );
+        }
+        #[cfg(not(test))]
+        let mask = n <= 64;
+        #[cfg(test)]
+        let mask = n <= 64 && !self.scan_all;
+        if mask {
+            // the occupied slots from `rr` up, then those below it: the order of the
+            // scan below, less the empty slots it would pass over
+            let from_rr = !0u64 << self.rr;
+            for mut m in [self.occupied & from_rr, self.occupied & !from_rr] {
+                while m != 0 {
+                    let i = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    if self.try_issue(i, out) {
+                        self.rr = if i + 1 == n { 0 } else { i + 1 };
+                        self.insts += 1;
+                        return;
+                    }
+                }
+            }
+            return;
+        }
+        let mut i = self.rr;
+        for _ in 0..n {
+            if i >= n {
+                i = 0;
+            }
             if self.try_issue(i, out) {
-                self.rr = (i + 1) % n;
+                self.rr = if i + 1 == n { 0 } else { i + 1 };
                 self.insts += 1;
                 return;
             }
+            i += 1;
         }
     }
 
@@ -353,10 +423,16 @@ impl Nsu {
                 }
                 out.push(NsuOut::Ack(s.id));
                 self.slots[i] = None;
+                if i < 64 {
+                    self.occupied &= !(1 << i);
+                }
                 return true;
             }
             Some(NsuOp::Alu) => s.ready = self.cycles + self.alu_latency as u64,
             Some(NsuOp::Ld) => {
+                if self.complete[0] == 0 {
+                    return false;
+                }
                 let Some(k) = self
                     .read
                     .iter()
@@ -365,10 +441,14 @@ impl Nsu {
                     return false;
                 };
                 self.read.swap_remove(k);
+                self.complete[0] -= 1;
                 out.push(NsuOut::Credit(Buf::Read));
                 s.seq += 1;
             }
             Some(NsuOp::St) => {
+                if self.complete[1] == 0 {
+                    return false;
+                }
                 let Some(k) = self
                     .write
                     .iter()
@@ -377,6 +457,7 @@ impl Nsu {
                     return false;
                 };
                 self.write.swap_remove(k);
+                self.complete[1] -= 1;
                 out.push(NsuOut::Credit(Buf::Write));
                 out.push(NsuOut::Write(s.id, s.seq));
                 s.writes_out += 1;
@@ -427,8 +508,20 @@ mod tests {
     /// the read buffer while an older warp waits). With `credits` the GPU reserves before
     /// sending. Returns the instances completed, or the buffer that overflowed.
     fn drive(total: u32, credits: bool) -> Result<(u32, Nsu), NsuError> {
+        drive_traced(total, credits, false, &mut Vec::new())
+    }
+
+    /// [`drive`], every cycle's output appended to `trace`; `scan_all`: the NSU scans
+    /// every slot (not only the occupied ones).
+    fn drive_traced(
+        total: u32,
+        credits: bool,
+        scan_all: bool,
+        trace: &mut Vec<NsuOut>,
+    ) -> Result<(u32, Nsu), NsuError> {
         let progs = programs();
         let mut nsu = Nsu::new(48, 10, 256, 256, progs.clone());
+        nsu.scan_all = scan_all;
         let mut cr = Credits::new(1, 10, 256, 256);
         let mut net: Vec<Pkt> = Vec::new();
         let mut acks_due: Vec<u32> = Vec::new();
@@ -485,6 +578,7 @@ mod tests {
             }
             out.clear();
             nsu.cycle(&mut out);
+            trace.extend_from_slice(&out);
             for o in &out {
                 match *o {
                     NsuOut::Credit(b) => cr.give_back(0, b),
@@ -509,6 +603,23 @@ mod tests {
             "every buffer was full at some point"
         );
         assert!(nsu.slot_cycles > 0 && nsu.insts > 0);
+    }
+
+    /// The issue scan over the occupied slots only (`Nsu::occupied`) picks every cycle
+    /// the warp the scan over all slots picks (the same outputs in the same order, the
+    /// same counters), on the full-buffer scenario above where slots fill and empty.
+    #[test]
+    fn occupied_slot_scan_issues_what_the_full_scan_issues() {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let (da, na) = drive_traced(3000, true, false, &mut a).expect("no overflow");
+        let (db, nb) = drive_traced(3000, true, true, &mut b).expect("no overflow");
+        assert_eq!(da, db);
+        assert!(a.len() > 10_000, "a long trace: {}", a.len());
+        assert!(a == b, "the two scans diverged");
+        assert_eq!(
+            (na.cycles, na.insts, na.slot_cycles, na.peak),
+            (nb.cycles, nb.insts, nb.slot_cycles, nb.peak)
+        );
     }
 
     /// Without credits the same sequence overflows a buffer (the NSU could not eject the
