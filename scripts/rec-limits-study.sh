@@ -189,13 +189,13 @@ if full and os.path.exists(f"{full}/runs.csv"):
     if rates:
         rs = sorted(r for r, _ in rates)
         print(f"Simulated L1 requests per host second on rec-4gpu (this study's {len(rates)} runs at 1.5 M, "
-              f"loaded machine): median {rs[len(rs) // 2]:.0f}, range {rs[0]:.0f}-{rs[-1]:.0f}.\n")
+              f"two runs at a time on 2 cores): median {rs[len(rs) // 2]:.0f}, range {rs[0]:.0f}-{rs[-1]:.0f}.\n")
 if quick and os.path.exists(f"{quick}/numbers.txt"):
     led = {}
     for line in open(f"{quick}/numbers.txt"):
         v, _, k = line.rstrip("\n").partition("\t")
         led.setdefault(k, v)
-    print(f"### `locus repro rec --quick` (`{quick}`, loaded machine)\n")
+    print(f"### `locus repro rec --quick` (`{quick}`, two runs at a time on 2 cores)\n")
     print(f"{led.get('runs planned')} runs planned, {led.get('runs reused')} reused, "
           f"{led.get('host seconds')} s wall for the runs with `--jobs` {led.get('--jobs')}.\n")
 PY
