@@ -141,8 +141,8 @@ if quick and os.path.exists(f"{quick}/numbers.txt"):
     for line in open(f"{quick}/numbers.txt"):
         v, _, k = line.rstrip("\n").partition("\t")
         led.setdefault(k, v)
-    print(f"From `{quick}/numbers.txt` (a `locus repro rec --quick` made with this tree, on the shared, "
-          f"loaded machine): {led.get('runs planned')} runs planned, {led.get('runs reused')} reused, "
+    print(f"From `{quick}/numbers.txt` (a `locus repro rec --quick` made with this tree, "
+          f"two runs at a time): {led.get('runs planned')} runs planned, {led.get('runs reused')} reused, "
           f"{led.get('host seconds')} s wall for the runs with `--jobs` {led.get('--jobs')}.\n")
 else:
     print("Not measured in this generation (no `--quick` out directory given).\n")
