@@ -12,14 +12,15 @@
 #     benchmark, literal (`{b}-base`, `{b}-ideal`) and mgpusim-unified (`{b}@mu-base`,
 #     `{b}@mu-ideal`) readings at that run's cap. Also its runs.csv: host seconds per
 #     configuration (issue 9's 30-minute question).
-#  2. with LOCUS and OUT_DIR: the three rows docs/rec-limits-study.md left unexplained
-#     (2dconv, fir, simpleconv under mgpusim-unified at 3 M warp instructions) rerun with
-#     LOCUS, baseline and ideal (6 runs, resumable: a stats JSON already in OUT_DIR is kept).
+#  2. with LOCUS and OUT_DIR: the rows docs/rec-limits-study.md's miss counts leave
+#     unexplained (2dconv, fir, simpleconv under mgpusim-unified at 3 M warp instructions;
+#     jacobi2d since session 19's inputs: gain with under 1% removed misses) rerun with
+#     LOCUS, baseline and ideal (8 runs, resumable: a stats JSON already in OUT_DIR is kept).
 # Prints Markdown; nothing in it is typed.
 set -e
 FULL=$1; L=$2; OUT=$3; JOBS=${4:-2}
 [ -d "$FULL/runs" ] || { echo "usage: $0 FULL_RUN_DIR [LOCUS OUT_DIR [JOBS]]" >&2; exit 2; }
-RERUN="2dconv fir simpleconv"
+RERUN="2dconv fir simpleconv jacobi2d"
 CAP=3000000
 if [ -n "$L" ]; then
   [ -x "$L" ] && [ -n "$OUT" ] || { echo "usage: $0 FULL_RUN_DIR [LOCUS OUT_DIR [JOBS]]" >&2; exit 2; }
