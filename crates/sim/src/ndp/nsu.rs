@@ -152,10 +152,6 @@ pub struct Nsu {
     read_cap: usize,
     write: Vec<Entry>,
     write_cap: usize,
-    /// Entries of the read and write buffers with nothing missing: while one is 0, no
-    /// `LD` (`ST`) can issue, and [`Nsu::cycle`] does not search that buffer (host speed
-    /// only: the search would find nothing).
-    complete: [usize; 2],
     rr: usize,
     /// Does NSU `OFLD.BEG` take an issue slot ([`Nsu::set_issue_begin`])?
     issue_begin: bool,
@@ -187,7 +183,6 @@ impl Nsu {
             read_cap: read as usize,
             write: Vec::with_capacity(write as usize),
             write_cap: write as usize,
-            complete: [0; 2],
             rr: 0,
             issue_begin: false,
             alu_latency: 1,
@@ -274,9 +269,6 @@ impl Nsu {
     /// one entry, §3.6).
     pub fn arrive_rdf(&mut self, id: u32, seq: u8, of: u16) -> Result<(), NsuError> {
         if let Some(e) = self.read.iter_mut().find(|e| e.id == id && e.seq == seq) {
-            if e.missing == 1 {
-                self.complete[0] += 1;
-            }
             e.missing = e.missing.saturating_sub(1);
             return Ok(());
         }
@@ -288,9 +280,6 @@ impl Nsu {
             seq,
             missing: of.max(1) - 1,
         });
-        if of <= 1 {
-            self.complete[0] += 1;
-        }
         self.peak[1] = self.peak[1].max(self.read.len());
         Ok(())
     }
@@ -300,9 +289,6 @@ impl Nsu {
     /// arrived: the NSU writes at every GPU-given address, §3.6).
     pub fn arrive_wta(&mut self, id: u32, seq: u8, of: u16) -> Result<(), NsuError> {
         if let Some(e) = self.write.iter_mut().find(|e| e.id == id && e.seq == seq) {
-            if e.missing == 1 {
-                self.complete[1] += 1;
-            }
             e.missing = e.missing.saturating_sub(1);
             return Ok(());
         }
@@ -314,9 +300,6 @@ impl Nsu {
             seq,
             missing: of.max(1) - 1,
         });
-        if of <= 1 {
-            self.complete[1] += 1;
-        }
         self.peak[2] = self.peak[2].max(self.write.len());
         Ok(())
     }
@@ -359,14 +342,6 @@ impl Nsu {
         self.slot_cycles += self.busy_slots() as u64;
         // round robin from `rr` (no division per slot: this loop is the NSU's host cost)
         let n = self.slots.len();
-        #[cfg(debug_assertions)]
-        for (b, buf) in [&self.read, &self.write].into_iter().enumerate() {
-            debug_assert_eq!(
-                self.complete[b],
-                buf.iter().filter(|e| e.missing == 0).count(),
-                "complete-entry count of buffer {b}"
-            );
-        }
         #[cfg(not(test))]
         let mask = n <= 64;
         #[cfg(test)]
@@ -430,9 +405,6 @@ impl Nsu {
             }
             Some(NsuOp::Alu) => s.ready = self.cycles + self.alu_latency as u64,
             Some(NsuOp::Ld) => {
-                if self.complete[0] == 0 {
-                    return false;
-                }
                 let Some(k) = self
                     .read
                     .iter()
@@ -441,14 +413,10 @@ impl Nsu {
                     return false;
                 };
                 self.read.swap_remove(k);
-                self.complete[0] -= 1;
                 out.push(NsuOut::Credit(Buf::Read));
                 s.seq += 1;
             }
             Some(NsuOp::St) => {
-                if self.complete[1] == 0 {
-                    return false;
-                }
                 let Some(k) = self
                     .write
                     .iter()
@@ -457,7 +425,6 @@ impl Nsu {
                     return false;
                 };
                 self.write.swap_remove(k);
-                self.complete[1] -= 1;
                 out.push(NsuOut::Credit(Buf::Write));
                 out.push(NsuOut::Write(s.id, s.seq));
                 s.writes_out += 1;
