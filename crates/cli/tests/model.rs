@@ -33,6 +33,7 @@ fn rank_and_predict_neuralnet_weights() {
     let (code, out, err) = locus(&a);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("5 legal placements"), "{out}");
+    assert!(out.contains("5 placements predicted in"), "{out}");
     for p in [
         "sample",
         "D__WEIGHTS(G→C)",

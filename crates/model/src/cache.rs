@@ -16,16 +16,26 @@ pub enum Outcome {
 }
 
 /// A set-associative cache of `sets x ways` lines of `line_bytes`, LRU replacement.
-/// Each way is one `(tag, stamp)` pair, a set's ways contiguous, so a lookup reads one
-/// run of memory and finds the hit and the LRU victim in the same pass (an empty way
-/// has stamp 0, below every used way's, so it is the victim first: the replacement is
-/// the plain LRU with empty ways filled in order).
+/// A set's tags are contiguous (one short run of memory scanned for the hit) and its
+/// stamps beside them in their own array, read only on a miss to find the LRU victim (an
+/// empty way has stamp 0, below every used way's, so it is the victim first: the
+/// replacement is the plain LRU with empty ways filled in order). Most lookups of the
+/// model's passes hit, so a hit reads the tags and writes one stamp. Tags are kept in 32
+/// bits while every key fits (a 16-way set's tags are one 64-byte host line, compared in
+/// one vector step), in 64 bits from the first key that does not.
 #[derive(Clone, Debug)]
 pub struct Cache {
     sets: u64,
     ways: usize,
     line_shift: u32,
-    lines: Vec<(u64, u64)>,
+    /// `u64::MAX / sets + 1`: the set of a key below 2^32 is found by two multiplications
+    /// (Lemire's "fastmod"), not a division (the K80's L2 has 768 sets, no power of two).
+    set_magic: u64,
+    /// The tags while every key is below [`NARROW_EMPTY`] (which marks an empty way).
+    narrow: Vec<u32>,
+    /// The tags once a key is not ([`EMPTY`] marks an empty way); empty before.
+    wide: Vec<u64>,
+    stamps: Vec<u64>,
     dirty: Vec<bool>,
     clock: u64,
     /// The last key looked up and its slot: the next lookup of the same key is a hit in
@@ -34,6 +44,7 @@ pub struct Cache {
 }
 
 const EMPTY: u64 = u64::MAX;
+const NARROW_EMPTY: u32 = u32::MAX;
 
 impl Cache {
     /// A cache of `bytes` capacity, `ways`-way, `line_bytes` lines (powers of two; the set
@@ -46,7 +57,10 @@ impl Cache {
             sets,
             ways,
             line_shift: line_bytes.trailing_zeros(),
-            lines: vec![(EMPTY, 0); sets as usize * ways],
+            set_magic: (u64::MAX / sets).wrapping_add(1),
+            narrow: vec![NARROW_EMPTY; sets as usize * ways],
+            wide: Vec::new(),
+            stamps: vec![0; sets as usize * ways],
             dirty: vec![false; sets as usize * ways],
             clock: 0,
             last: (EMPTY, 0),
@@ -56,7 +70,9 @@ impl Cache {
     /// Invalidates every line (dirty ones are dropped, not written back: used for the
     /// read-only texture and constant caches at a launch boundary).
     pub fn clear(&mut self) {
-        self.lines.fill((EMPTY, 0));
+        self.narrow.fill(NARROW_EMPTY);
+        self.wide.fill(EMPTY);
+        self.stamps.fill(0);
         self.dirty.fill(false);
         self.last = (EMPTY, 0);
     }
@@ -69,42 +85,113 @@ impl Cache {
     /// Looks up the line holding byte `addr` (or a line key already divided by the line
     /// size when `addr` is a key: see [`Cache::access_key`]); allocates on a miss; a write
     /// marks the line dirty.
+    #[inline(always)]
     pub fn access(&mut self, addr: u64, write: bool) -> Outcome {
         self.access_key(addr >> self.line_shift, write)
     }
 
-    /// As [`Cache::access`] with a line key (line address / line size).
+    /// The set of `key`: `key % sets`, by [`Cache::set_magic`] for keys below 2^32
+    /// (every line of a 512 GiB address space at 128-byte lines).
     #[inline]
+    fn set_of(&self, key: u64) -> usize {
+        if (key | self.sets) >> 32 == 0 {
+            let low = self.set_magic.wrapping_mul(key);
+            ((u128::from(low) * u128::from(self.sets)) >> 64) as usize
+        } else {
+            (key % self.sets) as usize
+        }
+    }
+
+    /// The way of set `s` (its first slot) holding `key`. With 32-bit tags a 16-way set
+    /// (the L2s of the presets) compares its 16 tags at once (a key is in a set at most
+    /// once, so one match is the hit); other sets scan their tags.
+    #[inline(always)]
+    fn find(&self, s: usize, key: u64) -> Option<usize> {
+        if !self.wide.is_empty() {
+            return self.wide[s..s + self.ways].iter().position(|&t| t == key);
+        }
+        let k = key as u32;
+        if self.ways == 16 {
+            let tags: &[u32; 16] = self.narrow[s..s + 16].try_into().expect("16 ways");
+            let mut m = 0u32;
+            for (i, &t) in tags.iter().enumerate() {
+                m |= u32::from(t == k) << i;
+            }
+            return (m != 0).then(|| m.trailing_zeros() as usize);
+        }
+        self.narrow[s..s + self.ways].iter().position(|&t| t == k)
+    }
+
+    /// Replaces the tag of slot `i` by `key`, returning the old one ([`EMPTY`] if none).
+    #[inline(always)]
+    fn swap_tag(&mut self, i: usize, key: u64) -> u64 {
+        if self.wide.is_empty() {
+            let old = std::mem::replace(&mut self.narrow[i], key as u32);
+            if old == NARROW_EMPTY {
+                EMPTY
+            } else {
+                u64::from(old)
+            }
+        } else {
+            std::mem::replace(&mut self.wide[i], key)
+        }
+    }
+
+    /// Moves the tags to 64 bits (a key that 32 bits cannot hold has arrived).
+    #[cold]
+    fn widen(&mut self) {
+        self.wide = self
+            .narrow
+            .iter()
+            .map(|&t| {
+                if t == NARROW_EMPTY {
+                    EMPTY
+                } else {
+                    u64::from(t)
+                }
+            })
+            .collect();
+        self.narrow = Vec::new();
+    }
+
+    /// As [`Cache::access`] with a line key (line address / line size).
+    #[inline(always)]
     pub fn access_key(&mut self, key: u64, write: bool) -> Outcome {
         self.clock += 1;
         if key == self.last.0 {
             let i = self.last.1;
-            self.lines[i].1 = self.clock;
+            self.stamps[i] = self.clock;
             self.dirty[i] |= write;
             return Outcome::Hit;
         }
-        let s = (key % self.sets) as usize * self.ways;
-        let set = &mut self.lines[s..s + self.ways];
+        if key >= u64::from(NARROW_EMPTY) && self.wide.is_empty() {
+            self.widen();
+        }
+        let s = self.set_of(key) * self.ways;
+        if let Some(i) = self.find(s, key) {
+            let i = s + i;
+            self.stamps[i] = self.clock;
+            self.dirty[i] |= write;
+            self.last = (key, i);
+            return Outcome::Hit;
+        }
+        // the victim: the first way of the smallest stamp
+        let stamps = &self.stamps[s..s + self.ways];
         let mut v = 0;
         let mut oldest = u64::MAX;
-        for (i, l) in set.iter_mut().enumerate() {
-            if l.0 == key {
-                l.1 = self.clock;
-                self.dirty[s + i] |= write;
-                self.last = (key, s + i);
-                return Outcome::Hit;
-            }
-            if l.1 < oldest {
-                oldest = l.1;
+        for (i, &st) in stamps.iter().enumerate() {
+            if st < oldest {
+                oldest = st;
                 v = i;
             }
         }
-        let old = set[v].0;
-        set[v] = (key, self.clock);
-        let d = &mut self.dirty[s + v];
+        let i = s + v;
+        let old = self.swap_tag(i, key);
+        self.stamps[i] = self.clock;
+        let d = &mut self.dirty[i];
         let evicted_dirty = (old != EMPTY && *d).then(|| old << self.line_shift);
         *d = write;
-        self.last = (key, s + v);
+        self.last = (key, i);
         Outcome::Miss { evicted_dirty }
     }
 }
@@ -158,38 +245,86 @@ mod tests {
         assert_eq!(misses, 128);
     }
 
-    /// The one-pass lookup is the plain LRU: against a reference that keeps each set's
-    /// keys in recency order (victim: an empty way first, else the least recent), the
-    /// same hits, misses and dirty victims on a pseudo-random stream of reads and writes
-    /// over 3 sets x 4 ways.
+    /// The lookup is the plain LRU: against a reference that keeps each set's keys in
+    /// recency order (victim: an empty way first, else the least recent), the same hits,
+    /// misses and dirty victims on a pseudo-random stream of reads and writes over 3
+    /// sets of 4 ways (the tag scan) and of 16 ways (the one-step compare of 32-bit
+    /// tags), with keys spread apart, and keys past 32 bits arriving mid-stream (the
+    /// tags widened with lines in the cache).
     #[test]
     fn one_pass_lookup_is_plain_lru() {
-        let mut c = Cache::new(12 * 64, 4, 64);
-        let mut sets: Vec<Vec<(u64, bool)>> = vec![Vec::new(); 3];
-        let mut x = 12345u64;
-        for _ in 0..20000 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let key = (x >> 33) % 40;
-            let write = (x >> 20) & 3 == 0;
-            let set = &mut sets[(key % 3) as usize];
-            let want = if let Some(i) = set.iter().position(|e| e.0 == key) {
-                let mut e = set.remove(i);
-                e.1 |= write;
-                set.push(e);
-                Outcome::Hit
-            } else {
-                let ev = if set.len() == 4 {
-                    let v = set.remove(0);
-                    v.1.then_some(v.0 * 64)
+        for (ways, spread) in [(4usize, 1u64), (16, 1), (16, (1 << 16) + 1), (16, 1 << 40)] {
+            let mut c = Cache::new(3 * ways as u64 * 64, ways, 64);
+            let mut sets: Vec<Vec<(u64, bool)>> = vec![Vec::new(); 3];
+            let mut x = 12345u64;
+            for _ in 0..40000 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let r = (x >> 33) % (10 * ways as u64);
+                // keys of one set (r % 3) spread apart by `spread`
+                let key = (r / 3 * spread) * 3 + r % 3;
+                let write = (x >> 20) & 3 == 0;
+                let set = &mut sets[(key % 3) as usize];
+                let want = if let Some(i) = set.iter().position(|e| e.0 == key) {
+                    let mut e = set.remove(i);
+                    e.1 |= write;
+                    set.push(e);
+                    Outcome::Hit
                 } else {
-                    None
+                    let ev = if set.len() == ways {
+                        let v = set.remove(0);
+                        v.1.then_some(v.0 * 64)
+                    } else {
+                        None
+                    };
+                    set.push((key, write));
+                    Outcome::Miss { evicted_dirty: ev }
                 };
-                set.push((key, write));
-                Outcome::Miss { evicted_dirty: ev }
+                assert_eq!(
+                    c.access_key(key, write),
+                    want,
+                    "{ways} ways, spread {spread}"
+                );
+            }
+        }
+    }
+
+    /// The multiply-based set index is `key % sets` for every set count the model builds
+    /// (1, odd, the K80 L2's 768, powers of two) and keys around 2^32, where it hands
+    /// over to the division.
+    #[test]
+    fn set_index_is_the_remainder() {
+        let mut x = 99u64;
+        for sets in [1u64, 3, 7, 96, 768, 1024, 12_345, (1 << 31) + 11] {
+            let c = Cache {
+                sets,
+                ..Cache::new(128, 1, 128)
             };
-            assert_eq!(c.access_key(key, write), want);
+            let c = Cache {
+                set_magic: (u64::MAX / sets).wrapping_add(1),
+                ..c
+            };
+            let edge = [
+                0,
+                1,
+                sets - 1,
+                sets,
+                sets + 1,
+                u32::MAX as u64 - 1,
+                u32::MAX as u64,
+            ];
+            let above = [1u64 << 32, (1 << 32) + 1, u64::MAX];
+            for &k in edge.iter().chain(&above) {
+                assert_eq!(c.set_of(k), (k % sets) as usize, "key {k} sets {sets}");
+            }
+            for _ in 0..20_000 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let k = x >> 32;
+                assert_eq!(c.set_of(k), (k % sets) as usize, "key {k} sets {sets}");
+            }
         }
     }
 }

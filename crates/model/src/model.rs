@@ -472,7 +472,9 @@ pub struct Model {
     pub hw: Hw,
     sample_ev: Events,
     /// The sample's per-access analysis, done once for every target (issue 12's speed).
-    digest: memsim::Digest,
+    /// Built on first use by a kernel launched several times: its launches' models carry
+    /// their own, and this one serves only the merged reading (`ours+merged-launches`).
+    digest: std::sync::OnceLock<memsim::Digest>,
     /// Sample time used for arrival times: measured, or the model's own (constant DRAM
     /// latency) estimate when there is no measurement.
     sample_cycles: f64,
@@ -487,8 +489,15 @@ impl Model {
     /// Prepares the model for `profile` (runs the sample's memory pass).
     pub fn new(profile: Profile, hw: Hw) -> Model {
         let sample = profile.sample_placement();
-        let digest = memsim::Digest::new(&profile, &hw.mem);
-        let sample_ev = memsim::run_digested(&profile, &sample, &hw.mem, &digest);
+        let digest = std::sync::OnceLock::new();
+        let sample_ev = if profile.launch_shapes.len() > 1 {
+            // several launches: the plain pass (the same events; the digest waits for a
+            // merged prediction)
+            memsim::run(&profile, &sample, &hw.mem)
+        } else {
+            let d = digest.get_or_init(|| memsim::Digest::new(&profile, &hw.mem));
+            memsim::run_digested(&profile, &sample, &hw.mem, d)
+        };
         let mut m = Model {
             profile,
             hw,
@@ -536,7 +545,7 @@ impl Model {
             .enumerate()
             .map(|(i, part)| match mode {
                 LaunchCaches::Cold => {
-                    memsim::run_digested(&part.profile, target, &part.hw.mem, &part.digest)
+                    memsim::run_digested(&part.profile, target, &part.hw.mem, part.digest())
                 }
                 LaunchCaches::Carry | LaunchCaches::CarryL2 => {
                     if i > 0 && mode == LaunchCaches::CarryL2 {
@@ -546,7 +555,7 @@ impl Model {
                         &part.profile,
                         target,
                         &part.hw.mem,
-                        &part.digest,
+                        part.digest(),
                         &mut state,
                     )
                 }
@@ -557,6 +566,12 @@ impl Model {
     /// The per-launch models ([`Flags::per_launch`]); empty with one launch.
     pub fn launch_models(&self) -> &[Model] {
         &self.parts
+    }
+
+    /// The sample's per-access digest, built on first use.
+    fn digest(&self) -> &memsim::Digest {
+        self.digest
+            .get_or_init(|| memsim::Digest::new(&self.profile, &self.hw.mem))
     }
 
     /// The sample's events.
@@ -575,7 +590,7 @@ impl Model {
         if flags.per_launch && !self.parts.is_empty() {
             return Ok(self.predict_launches(target, flags, coefs));
         }
-        let ev = memsim::run_digested(&self.profile, target, &self.hw.mem, &self.digest);
+        let ev = memsim::run_digested(&self.profile, target, &self.hw.mem, self.digest());
         Ok(self.terms(&ev, target, flags, coefs))
     }
 

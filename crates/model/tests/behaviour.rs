@@ -1,7 +1,7 @@
 //! Spec §6.6's checks on hand-built profiles and on the neuralnet workload, and
 //! determinism. Each names the bug that would make it fail.
 
-use locus_model::memsim::{self, MemCfg};
+use locus_model::memsim::{self, GlobalReplay, MemCfg};
 use locus_model::model::{Flags, Hw, LaunchCaches, Model};
 use locus_model::profile::{collect, Access, CollectOpts, Kind, Lane, ObjInfo, Profile};
 use locus_model::search;
@@ -568,28 +568,49 @@ fn digested_pass_equals_the_plain_pass() {
             assert!(plain.total_req() > 0);
         }
     }
-    // every sample component, kept and moved to global
-    let cfg = MemCfg::default();
-    for sample in [
-        Place::Shared,
-        Place::Const,
-        Place::Tex1D,
-        Place::Tex2D,
-        Place::Global,
+    // every sample component, kept and moved to every component; S→G's and G→T's digested
+    // lines (a line-aligned slice per block: 4096 B; unaligned: 4000 B, the plain pass;
+    // lanes crossing a line: offset 126, the plain pass), with both replay rules and
+    // with first-touch frames (256-byte pages: an access touches several, in lane order)
+    for (page, replay) in [
+        (0, GlobalReplay::Literal),
+        (4096, GlobalReplay::Literal),
+        (4096, GlobalReplay::Segments),
+        (256, GlobalReplay::Literal),
     ] {
-        let s = synthetic(26, 16, 4, sample, 4096, |w, it, l| {
-            u64::from((it + w) % 8) * 128 + u64::from(l * (w % 3)) * 8
-        });
-        let d = memsim::Digest::new(&s, &cfg);
-        assert!(d.covers(&s, &cfg));
-        for place in [sample, Place::Global] {
-            let plain = memsim::run(&s, &[place], &cfg);
-            assert_eq!(
-                memsim::run_digested(&s, &[place], &cfg, &d),
-                plain,
-                "{sample:?} -> {place:?}"
-            );
-            assert!(plain.total_req() > 0);
+        let cfg = MemCfg {
+            first_touch_page: page,
+            global_replay: replay,
+            ..MemCfg::default()
+        };
+        for (bytes, skew) in [(4096, 0), (4000, 0), (4096, 126)] {
+            for sample in [
+                Place::Shared,
+                Place::Const,
+                Place::Tex1D,
+                Place::Tex2D,
+                Place::Global,
+            ] {
+                let s = synthetic(26, 16, 4, sample, bytes, |w, it, l| {
+                    let a = u64::from((it + w) % 8) * 128 + u64::from(l * (w % 3)) * 8;
+                    if w % 5 == 1 {
+                        a + skew
+                    } else {
+                        a
+                    }
+                });
+                let d = memsim::Digest::new(&s, &cfg);
+                assert!(d.covers(&s, &cfg));
+                for place in Place::ALL {
+                    let plain = memsim::run(&s, &[place], &cfg);
+                    assert_eq!(
+                        memsim::run_digested(&s, &[place], &cfg, &d),
+                        plain,
+                        "{sample:?} -> {place:?}, {bytes} B, skew {skew}, page {page}"
+                    );
+                    assert!(plain.total_req() > 0);
+                }
+            }
         }
     }
 }
