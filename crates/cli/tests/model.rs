@@ -49,7 +49,9 @@ fn rank_and_predict_neuralnet_weights() {
     let (code, out, err) = locus(&a);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("(3) const divergence") && out.contains("AMAT"),
+        out.contains("(3) const divergence")
+            && out.contains("AMAT")
+            && out.contains("the target predicted in"),
         "{out}"
     );
 }

@@ -280,15 +280,19 @@ fn predict(a: PredictArgs) -> Result<()> {
     }
     let f = flags(&a.m)?;
     let co = coefs(&a.m)?;
+    let t_build = std::time::Instant::now();
     let (m, _, _) = model(&a.m, a.m.measure)?;
+    let build_s = t_build.elapsed().as_secs_f64();
     let p = &m.profile;
     let target = search::parse_target(p, &a.target).map_err(|e| anyhow!("--target: {e}"))?;
     let s = m
         .predict(&p.sample_placement(), f, co.as_ref())
         .map_err(|e| anyhow!(e))?;
+    let t_pred = std::time::Instant::now();
     let t = m
         .predict(&target, f, co.as_ref())
         .map_err(|e| anyhow!("--target: {e}"))?;
+    let pred_s = t_pred.elapsed().as_secs_f64();
     if a.m.json {
         let v = serde_json::json!({
             "workload": p.workload, "kernel": p.kernel,
@@ -330,6 +334,11 @@ fn predict(a: PredictArgs) -> Result<()> {
     println!(
         "  CWP {:.2} MWP {:.2} ITMLP {:.2}; overlap ratio {:.3}; requests G/T/2T/C/S {:?}; misses tex/const/L2 {:?}",
         t.cwp, t.mwp, t.itmlp, t.overlap_ratio, t.events.req, t.events.misses
+    );
+    println!(
+        "host: model built in {build_s:.3} s (inputs, the sample's profile{}, the one-time passes); the target predicted in {:.3} ms",
+        if a.m.measure { " and measurement" } else { "" },
+        1e3 * pred_s
     );
     Ok(())
 }
