@@ -46,6 +46,40 @@ pub struct Cache {
 const EMPTY: u64 = u64::MAX;
 const NARROW_EMPTY: u32 = u32::MAX;
 
+/// Bit `i` set where `tags[i] == k`: four SSE2 compares of four tags each on x86-64
+/// (SSE2 is part of its baseline; the compiler left the plain loop scalar), the plain
+/// loop elsewhere.
+#[inline(always)]
+fn eq_mask16(tags: &[u32; 16], k: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            _mm_castsi128_ps, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_movemask_ps, _mm_set1_epi32,
+        };
+        // SAFETY: SSE2 is always present on x86-64; the four unaligned 16-byte loads read
+        // `tags[0..4]`, `[4..8]`, `[8..12]`, `[12..16]`, all inside the array
+        unsafe {
+            let kv = _mm_set1_epi32(k as i32);
+            let p = tags.as_ptr().cast::<std::arch::x86_64::__m128i>();
+            let q = |j: usize| {
+                _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
+                    _mm_loadu_si128(p.add(j)),
+                    kv,
+                ))) as u32
+            };
+            q(0) | q(1) << 4 | q(2) << 8 | q(3) << 12
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut m = 0u32;
+        for (i, &t) in tags.iter().enumerate() {
+            m |= u32::from(t == k) << i;
+        }
+        m
+    }
+}
+
 impl Cache {
     /// A cache of `bytes` capacity, `ways`-way, `line_bytes` lines (powers of two; the set
     /// count is at least 1).
@@ -113,10 +147,7 @@ impl Cache {
         let k = key as u32;
         if self.ways == 16 {
             let tags: &[u32; 16] = self.narrow[s..s + 16].try_into().expect("16 ways");
-            let mut m = 0u32;
-            for (i, &t) in tags.iter().enumerate() {
-                m |= u32::from(t == k) << i;
-            }
+            let m = eq_mask16(tags, k);
             return (m != 0).then(|| m.trailing_zeros() as usize);
         }
         self.narrow[s..s + self.ways].iter().position(|&t| t == k)
@@ -324,6 +355,21 @@ mod tests {
                     .wrapping_add(1442695040888963407);
                 let k = x >> 32;
                 assert_eq!(c.set_of(k), (k % sets) as usize, "key {k} sets {sets}");
+            }
+        }
+    }
+
+    /// The vector compare sets bit `i` exactly where tag `i` equals the key (each
+    /// position alone, none, all, and every lane's neighbour differing by one bit).
+    #[test]
+    fn eq_mask16_marks_equal_tags() {
+        for k in [0u32, 7, 0x8000_0000, u32::MAX - 1] {
+            assert_eq!(eq_mask16(&[k ^ 1; 16], k), 0);
+            assert_eq!(eq_mask16(&[k; 16], k), 0xFFFF);
+            for i in 0..16 {
+                let mut t = [k.wrapping_add(1); 16];
+                t[i] = k;
+                assert_eq!(eq_mask16(&t, k), 1 << i, "key {k} way {i}");
             }
         }
     }
