@@ -661,21 +661,26 @@ fn l2_step(
 }
 
 /// First-touch frame allocation ([`MemCfg::first_touch_page`]): page -> frame in the order
-/// pages are first touched. The last page looked up is remembered (a warp's lanes mostly
-/// share one page), so the map is consulted about once per access.
+/// pages are first touched. The pages looked up last are remembered in a small
+/// direct-mapped table ([`RECENT`] entries by page number; a warp's lanes mostly share a
+/// page, or a few pages its next accesses share again), so the map is consulted about once
+/// per new page. A page's frame never changes once given, so the table is only a copy.
 #[derive(Clone, Debug)]
 struct Frames {
     shift: u32,
     map: std::collections::HashMap<u64, u64, PageHash>,
-    last: (u64, u64),
+    recent: [(u64, u64); RECENT],
 }
+
+/// Entries of [`Frames::recent`].
+const RECENT: usize = 16;
 
 impl Frames {
     fn new(page: u64) -> Frames {
         Frames {
             shift: if page > 1 { page.trailing_zeros() } else { 0 },
             map: std::collections::HashMap::default(),
-            last: (u64::MAX, 0),
+            recent: [(u64::MAX, 0); RECENT],
         }
     }
     fn touch(&mut self, addr: u64) -> u64 {
@@ -683,11 +688,12 @@ impl Frames {
             return 0;
         }
         let vpn = addr >> self.shift;
-        if self.last.0 != vpn {
+        let r = &mut self.recent[vpn as usize % RECENT];
+        if r.0 != vpn {
             let next = self.map.len() as u64;
-            self.last = (vpn, *self.map.entry(vpn).or_insert(next));
+            *r = (vpn, *self.map.entry(vpn).or_insert(next));
         }
-        self.last.1
+        r.1
     }
     fn phys(&mut self, addr: u64) -> u64 {
         if self.shift == 0 {
@@ -1063,6 +1069,32 @@ mod tests {
                 assert_eq!(k, distinct_ref(&lanes, gran), "case {case} gran {gran}");
             }
         }
+    }
+
+    /// Frames are given in first-touch order whatever the recent-page table holds: against
+    /// a plain map on a random stream of pages that collide in the table (page numbers 16
+    /// apart) and repeat, every `touch` and `phys` returns the reference frame. Fails if a
+    /// stale table entry answered for another page.
+    #[test]
+    fn frames_are_first_touch_order() {
+        let mut f = Frames::new(4096);
+        let mut want: std::collections::HashMap<u64, u64> = Default::default();
+        let mut x = 3u64;
+        for _ in 0..50_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let vpn = (x >> 40) % 40 * 16 + (x >> 20) % 3;
+            let addr = (vpn << 12) | (x & 0xFFF);
+            let n = want.len() as u64;
+            let frame = *want.entry(vpn).or_insert(n);
+            if x & 1 == 0 {
+                assert_eq!(f.touch(addr), frame);
+            } else {
+                assert_eq!(f.phys(addr), (frame << 12) | (addr & 0xFFF));
+            }
+        }
+        assert_eq!(Frames::new(0).phys(12345), 12345);
     }
 
     /// The block-linear address of `addr` by plain division and remainder on `t`'s
