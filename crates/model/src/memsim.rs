@@ -182,6 +182,17 @@ pub struct Digest {
     tex1: Vec<u64>,
     tex2_0: Vec<u32>,
     tex2: Vec<u64>,
+    /// Per access of a read-only global array of at most [`CONST_DIGEST_MAX`] bytes (the
+    /// arrays constant memory may hold): once moved to constant memory (G→C), its replays
+    /// of cause (3) (`const_rep[i]`, `u32::MAX` for the other accesses) and its constant
+    /// lines (`cunit0[i]..cunit0[i + 1]` in `cunits`, line indices, first-touch order).
+    const_rep: Vec<u32>,
+    cunit0: Vec<u32>,
+    cunits: Vec<u64>,
+    /// Per access of a global array of at most [`SHARED_DIGEST_MAX`] bytes: once moved to
+    /// shared memory (G→S), its bank-conflict replays (cause (4)); `u32::MAX` for the
+    /// other accesses.
+    shared_rep: Vec<u32>,
     /// SMs the accesses run on (the largest SM index + 1): the per-SM caches a pass needs.
     sms: usize,
     cfg: MemCfg,
@@ -221,6 +232,7 @@ impl Digest {
         d.sms = sms_of(p);
         d.tex1_0.push(0);
         d.tex2_0.push(0);
+        d.cunit0.push(0);
         for a in &p.accesses {
             let (place, oi) = if a.obj == NO_OBJ || a.obj as usize >= p.objects.len() {
                 (a.place, usize::MAX)
@@ -288,6 +300,35 @@ impl Digest {
             d.tex_ok.push(read_only_global);
             d.tex1_0.push(d.tex1.len() as u32);
             d.tex2_0.push(d.tex2.len() as u32);
+            // G→C of a read-only array that constant memory can hold
+            let to_const = read_only_global && p.objects[oi].bytes <= CONST_DIGEST_MAX;
+            if to_const {
+                let mut ascending = true;
+                keys.clear();
+                for &(ad, _) in &addrs {
+                    push_distinct(&mut keys, ad, &mut ascending);
+                }
+                d.const_rep.push((keys.len() as u32).saturating_sub(1));
+                distinct(&addrs, u64::from(cfg.const_line), &mut keys);
+                d.cunits.extend_from_slice(&keys);
+            } else {
+                d.const_rep.push(u32::MAX);
+            }
+            d.cunit0.push(d.cunits.len() as u32);
+            // G→S of an array that shared memory can hold: its bank conflicts at the
+            // block-relative offsets (the rewrite subtracts the array's base)
+            let to_shared = place == Place::Global
+                && oi != usize::MAX
+                && p.objects[oi].bytes <= SHARED_DIGEST_MAX;
+            d.shared_rep.push(if to_shared {
+                let base = p.objects[oi].base;
+                for x in addrs.iter_mut() {
+                    x.0 -= base;
+                }
+                bank_conflicts(&addrs, cfg.banks, cfg.bank_bytes)
+            } else {
+                u32::MAX
+            });
             if place == Place::Shared {
                 let e = &mut d.shared[oi.min(p.objects.len())];
                 e.0 += 1;
@@ -541,6 +582,33 @@ fn run_with(
                     l2_step(l2, frames, ad, false, t, line, &mut ev);
                 }
             }
+            continue;
+        }
+        if let Some(d) = dig.filter(|d| {
+            sample == Place::Global && target == Place::Const && d.const_rep[ai] != u32::MAX
+        }) {
+            // G→C from the digest: the same lanes' pages, replays and constant lines
+            for &ad in &d.pages[d.page0[ai] as usize..d.page0[ai + 1] as usize] {
+                frames.touch(ad);
+            }
+            ev.replays[2] += u64::from(d.const_rep[ai]);
+            let cl = u64::from(cfg.const_line);
+            for &k in &d.cunits[d.cunit0[ai] as usize..d.cunit0[ai + 1] as usize] {
+                let ad = k * cl;
+                ev.const_access += 1;
+                if cst[a.sm as usize].access(ad, false) != Outcome::Hit {
+                    ev.const_miss += 1;
+                    ev.replays[1] += 1;
+                    l2_step(l2, frames, ad, false, t, line, &mut ev);
+                }
+            }
+            continue;
+        }
+        if let Some(d) = dig.filter(|d| {
+            sample == Place::Global && target == Place::Shared && d.shared_rep[ai] != u32::MAX
+        }) {
+            // G→S from the digest: on chip, its bank conflicts only
+            ev.replays[3] += u64::from(d.shared_rep[ai]);
             continue;
         }
         // rewritten lane addresses
@@ -828,6 +896,15 @@ fn sms_of(p: &Profile) -> usize {
         .max()
         .unwrap_or(1)
 }
+
+/// The largest array whose G→C move the digest prepares: CUDA's 64 KiB of constant
+/// memory (a larger one cannot be placed there on any preset; were it placed, the plain
+/// pass would serve it, with the same events).
+const CONST_DIGEST_MAX: u64 = 64 << 10;
+
+/// The largest array whose G→S move the digest prepares: the most shared memory a block
+/// of the presets has (larger ones are refused; any would take the plain pass).
+const SHARED_DIGEST_MAX: u64 = 228 << 10;
 
 /// Every object's 2-D texture layout at `cfg`'s texture line.
 fn tilings(p: &Profile, cfg: &MemCfg) -> Vec<Tiling> {
