@@ -510,26 +510,13 @@ fn run_with(
                     }
                 }
                 Place::Tex1D | Place::Tex2D => {
-                    let tl = u64::from(cfg.tex_line);
-                    for &ad in units {
-                        ev.tex_access += 1;
-                        if tex[a.sm as usize].access_key(ad / tl, false) != Outcome::Hit {
-                            ev.tex_miss += 1;
-                            l2_step(l2, frames, ad, false, t, line, &mut ev);
-                        }
-                    }
+                    let sm = a.sm as usize;
+                    tex_lookups(&mut tex[sm], l2, frames, units, tl_shift, t, line, &mut ev);
                 }
                 Place::Const => {
                     ev.replays[2] += u64::from(d.rep[ai]);
-                    for &k in units {
-                        let ad = k * u64::from(cfg.const_line);
-                        ev.const_access += 1;
-                        if cst[a.sm as usize].access(ad, false) != Outcome::Hit {
-                            ev.const_miss += 1;
-                            ev.replays[1] += 1;
-                            l2_step(l2, frames, ad, false, t, line, &mut ev);
-                        }
-                    }
+                    let (sm, cl) = (a.sm as usize, u64::from(cfg.const_line));
+                    const_lookups(&mut cst[sm], l2, frames, units, cl, t, line, &mut ev);
                 }
                 Place::Shared => ev.replays[3] += u64::from(d.rep[ai]),
             }
@@ -575,13 +562,8 @@ fn run_with(
             } else {
                 &d.tex2[d.tex2_0[ai] as usize..d.tex2_0[ai + 1] as usize]
             };
-            for &ad in units {
-                ev.tex_access += 1;
-                if tex[a.sm as usize].access_key(ad >> tl_shift, false) != Outcome::Hit {
-                    ev.tex_miss += 1;
-                    l2_step(l2, frames, ad, false, t, line, &mut ev);
-                }
-            }
+            let sm = a.sm as usize;
+            tex_lookups(&mut tex[sm], l2, frames, units, tl_shift, t, line, &mut ev);
             continue;
         }
         if let Some(d) = dig.filter(|d| {
@@ -592,16 +574,9 @@ fn run_with(
                 frames.touch(ad);
             }
             ev.replays[2] += u64::from(d.const_rep[ai]);
-            let cl = u64::from(cfg.const_line);
-            for &k in &d.cunits[d.cunit0[ai] as usize..d.cunit0[ai + 1] as usize] {
-                let ad = k * cl;
-                ev.const_access += 1;
-                if cst[a.sm as usize].access(ad, false) != Outcome::Hit {
-                    ev.const_miss += 1;
-                    ev.replays[1] += 1;
-                    l2_step(l2, frames, ad, false, t, line, &mut ev);
-                }
-            }
+            let units = &d.cunits[d.cunit0[ai] as usize..d.cunit0[ai + 1] as usize];
+            let (sm, cl) = (a.sm as usize, u64::from(cfg.const_line));
+            const_lookups(&mut cst[sm], l2, frames, units, cl, t, line, &mut ev);
             continue;
         }
         if let Some(d) = dig.filter(|d| {
@@ -628,28 +603,20 @@ fn run_with(
                 frames.touch(ad);
             }
         }
-        let mut l2_go = |addr: u64, write: bool, ev: &mut Events| {
-            l2_step(l2, frames, addr, write, t, line, ev);
-        };
         match target {
             Place::Global => {
                 ev.replays[0] += global_replays(&addrs, cfg, &mut keys);
                 distinct(&addrs, line, &mut keys);
                 for &k in &keys {
-                    l2_go(k * line, write, &mut ev);
+                    l2_step(l2, frames, k * line, write, t, line, &mut ev);
                 }
             }
             Place::Tex1D | Place::Tex2D => {
                 let tiling = (target == Place::Tex2D && oi != usize::MAX).then(|| &tilings[oi]);
                 units.clear();
                 tex_units(&addrs, tiling, tl_shift, &mut keys, &mut units);
-                for &ad in &units {
-                    ev.tex_access += 1;
-                    if tex[a.sm as usize].access_key(ad >> tl_shift, false) != Outcome::Hit {
-                        ev.tex_miss += 1;
-                        l2_go(ad, false, &mut ev);
-                    }
-                }
+                let sm = a.sm as usize;
+                tex_lookups(&mut tex[sm], l2, frames, &units, tl_shift, t, line, &mut ev);
             }
             Place::Const => {
                 keys.clear();
@@ -658,16 +625,10 @@ fn run_with(
                     push_distinct(&mut keys, ad, &mut ascending);
                 }
                 ev.replays[2] += (keys.len() as u64).saturating_sub(1);
-                distinct(&addrs, u64::from(cfg.const_line), &mut keys);
-                for &k in &keys {
-                    let ad = k * u64::from(cfg.const_line);
-                    ev.const_access += 1;
-                    if cst[a.sm as usize].access(ad, false) != Outcome::Hit {
-                        ev.const_miss += 1;
-                        ev.replays[1] += 1;
-                        l2_go(ad, false, &mut ev);
-                    }
-                }
+                let cl = u64::from(cfg.const_line);
+                distinct(&addrs, cl, &mut keys);
+                let sm = a.sm as usize;
+                const_lookups(&mut cst[sm], l2, frames, &keys, cl, t, line, &mut ev);
             }
             Place::Shared => {
                 ev.replays[3] += u64::from(bank_conflicts(&addrs, cfg.banks, cfg.bank_bytes));
@@ -690,6 +651,54 @@ fn global_replays(addrs: &[(u64, u32)], cfg: &MemCfg, keys: &mut Vec<u64>) -> u6
         GlobalReplay::Segments => {
             distinct(addrs, tr, keys);
             (keys.len() as u64).saturating_sub(1)
+        }
+    }
+}
+
+/// The texture-cache lookups of one access (its units: first-lane addresses, see
+/// [`tex_units`]); a miss reads the unit's L2 line.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn tex_lookups(
+    tex: &mut Cache,
+    l2: &mut Cache,
+    frames: &mut Frames,
+    units: &[u64],
+    tl_shift: u32,
+    t: f64,
+    line: u64,
+    ev: &mut Events,
+) {
+    for &ad in units {
+        ev.tex_access += 1;
+        if tex.access_key(ad >> tl_shift, false) != Outcome::Hit {
+            ev.tex_miss += 1;
+            l2_step(l2, frames, ad, false, t, line, ev);
+        }
+    }
+}
+
+/// The constant-cache lookups of one access (its distinct lines, as indices of
+/// `const_line`-byte lines); a miss is a replay of cause (2) and reads the L2.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn const_lookups(
+    cst: &mut Cache,
+    l2: &mut Cache,
+    frames: &mut Frames,
+    lines: &[u64],
+    const_line: u64,
+    t: f64,
+    line: u64,
+    ev: &mut Events,
+) {
+    for &k in lines {
+        let ad = k * const_line;
+        ev.const_access += 1;
+        if cst.access(ad, false) != Outcome::Hit {
+            ev.const_miss += 1;
+            ev.replays[1] += 1;
+            l2_step(l2, frames, ad, false, t, line, ev);
         }
     }
 }
