@@ -176,8 +176,8 @@ pub struct Digest {
     /// 1]` in `tex1`) and to a 2-D one (G→2T, tiled: in `tex2`), each the address of
     /// the first lane of a distinct texture line ([`tex_units`]). Digested once for the
     /// kernel, not per placement: a search predicts each object's texture moves in many
-    /// placements (exhaustive enumeration, every variant of `repro hms`).
-    tex_ok: Vec<bool>,
+    /// placements (exhaustive enumeration, every variant of `repro hms`). Empty ranges
+    /// for the other accesses.
     tex1_0: Vec<u32>,
     tex1: Vec<u64>,
     tex2_0: Vec<u32>,
@@ -297,7 +297,6 @@ impl Digest {
                 tex_units(&addrs, None, tl_shift, &mut keys, &mut d.tex1);
                 tex_units(&addrs, Some(&tilings[oi]), tl_shift, &mut keys, &mut d.tex2);
             }
-            d.tex_ok.push(read_only_global);
             d.tex1_0.push(d.tex1.len() as u32);
             d.tex2_0.push(d.tex2.len() as u32);
             // G→C of a read-only array that constant memory can hold
@@ -550,8 +549,11 @@ fn run_with(
                 continue;
             }
         }
-        if let Some(d) = dig.filter(|d| {
-            sample == Place::Global && matches!(target, Place::Tex1D | Place::Tex2D) && d.tex_ok[ai]
+        // (an access reaching here moves, so it has an object)
+        if let Some(d) = dig.filter(|_| {
+            sample == Place::Global
+                && matches!(target, Place::Tex1D | Place::Tex2D)
+                && !p.objects[oi].written
         }) {
             // G→T / G→2T from the digest: the same lanes, pages and texture units
             for &ad in &d.pages[d.page0[ai] as usize..d.page0[ai + 1] as usize] {
