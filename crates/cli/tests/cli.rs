@@ -220,6 +220,9 @@ fn absurd_physical_values_are_refused_before_the_run_naming_the_key() {
         ("system.sm_clock_ghz=1e-6", "system.sm_clock_ghz"),
         ("system.sm_clock_ghz=1000", "system.sm_clock_ghz"),
         ("dram.tck_ps=1", "dram.tck_ps"),
+        // the NSU clock of the NDP stacks (accepted down to any positive value until
+        // session 21: 1e-9 GHz turned a 3,750-cycle run into 2.3e11 cycles)
+        ("ndp.nsu_clock_ghz=1e-9", "ndp.nsu_clock_ghz"),
         // latencies in cycles and DRAM timings in ns
         ("interconnect.latency=4000000000", "interconnect.latency"),
         ("tlb.walk_latency=2000000", "tlb.walk_latency"),

@@ -1512,7 +1512,7 @@ pub const BANDWIDTH_GBPS: (f64, f64) = (0.01, 1e6);
 pub const MAX_LATENCY_CYCLES: u32 = 1_000_000;
 
 /// `key = v` must be a finite number in `[lo, hi]` (`unit` and `example` go into the message).
-fn check_range(
+pub(crate) fn check_range(
     key: &str,
     v: f64,
     (lo, hi): (f64, f64),

@@ -306,6 +306,42 @@ mod tests {
         }
     }
 
+    /// A regular graph's size is bounded like R-MAT's before anything is allocated:
+    /// `-w dc --param graph=regular --param degree=1e12` aborted on a 32 GB allocation and
+    /// `-w tc --param degree=1e12` ran for hours (session 21's parameter fuzzing); NaN
+    /// degrees and CVs passed the old `degree <= 0` / `cv < 0` checks.
+    #[test]
+    fn regular_graphs_too_large_or_not_finite_are_refused() {
+        for (w, k, v) in [
+            ("dc", "degree", "1e12"),
+            ("tc", "degree", "1e12"),
+            ("tc", "degree", "NaN"),
+            ("tc", "degree", "inf"),
+            ("tc", "degree", "40000"), // more than n - 1 (n = 32k)
+            ("tc", "n", "1073741824"),
+            ("tc", "cv", "NaN"),
+            ("pr", "n", "67108864"), // 2^26 vertices x degree 16 > 2^28 edges
+        ] {
+            let kv: BTreeMap<String, String> = [("graph", "regular"), (k, v)]
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect();
+            match build(w, &kv, 1) {
+                Ok(_) => panic!("{w} {k}={v} accepted"),
+                Err(e) => {
+                    let e = e.to_string();
+                    // NaN, infinities and huge integers are the parameter parser's to
+                    // refuse (naming the parameter); the rest the graph's bounds
+                    let parsed = e.contains(&format!("`{k}`"));
+                    assert!(
+                        parsed || (e.contains("regular: need") && e.contains("2^28")),
+                        "{w} {k}={v}: {e}"
+                    );
+                }
+            }
+        }
+    }
+
     /// `-w pr --param cv=abc` used to exit 0: `cv` belongs to the regular graph, and pr's
     /// default input is R-MAT. Refused as not applying; with graph=regular the value itself
     /// is checked; a typo gets the nearest name.

@@ -196,9 +196,17 @@ pub fn graph_from_params(p: &Params, d: &GraphDefaults) -> Result<Csr, WorkloadE
             let cv = p.f64("cv", d.cv)?;
             let local = p.u64("local", d.local)?;
             let run = p.u64("run", 1)?;
-            if !(2..1 << 31).contains(&n) || deg <= 0.0 || cv < 0.0 {
+            // the same bounds as R-MAT's: at most 2^26 vertices and 2^28 generated edges
+            // (each edge is two adjacency entries; degree = 1e12 used to abort on a 32 GB
+            // allocation, or run for hours in tc)
+            let fits = (2..=1 << 26).contains(&n)
+                && deg.is_finite()
+                && deg > 0.0
+                && deg <= (n - 1) as f64
+                && n as f64 * deg <= (1u64 << 28) as f64;
+            if !fits || !cv.is_finite() || cv < 0.0 {
                 return bad(format!(
-                    "regular: need n >= 2, degree > 0, cv >= 0 (got {n}, {deg}, {cv})"
+                    "regular: need 2 <= n <= 2^26, 0 < degree <= n - 1, n x degree <= 2^28 and a finite cv >= 0 (got n = {n}, degree = {deg}, cv = {cv})"
                 ));
             }
             let nb = if local != 0 {
