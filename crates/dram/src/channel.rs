@@ -350,9 +350,24 @@ impl Channel {
         if self.refresh {
             next = next.min(self.next_refresh);
         }
+        if next <= t && self.next_col_cmd <= t {
+            // A zero timing (tRCD = 0): the row activated at `t` takes its column command
+            // at `t` too, on the column bus, which no command used yet at `t` (found by
+            // sweeping every configuration key over absurd values, session 21)
+            if let Some(i) = self.pick_column(t) {
+                self.issue_column(i, t, done);
+            }
+            if self.queue.is_empty() {
+                return None;
+            }
+            next = self.next_decision();
+            if self.refresh {
+                next = next.min(self.next_refresh);
+            }
+        }
         if next <= t {
-            // Cannot happen (every candidate is blocked at least by the command buses); a
-            // safe fallback keeps the simulation moving.
+            // Cannot happen (both command buses issued at `t`, so every candidate waits at
+            // least one clock); a safe fallback keeps the simulation moving.
             debug_assert!(false, "locus-dram: next decision {next} <= now {t}");
             next = t + self.t.tck;
         }

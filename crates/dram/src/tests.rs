@@ -239,6 +239,31 @@ fn exact_unloaded_latencies() {
     assert_eq!(c.time_ps - 200 * NS, 6 * NS);
 }
 
+/// tRCD = 0 (an ideal-DRAM setting a user may choose): a read to a closed bank takes its
+/// ACT and its RD in the same clock (separate row and column command buses), so it costs
+/// tCL + burst like a row hit. Before session 21 the RD waited one clock more and a debug
+/// build stopped on "next decision <= now".
+#[test]
+fn zero_trcd_reads_in_the_activating_clock() {
+    let cfg = DramConfig {
+        refresh: false,
+        trcd_ns: 0.0,
+        ..DramConfig::default()
+    };
+    let mut ch = Channel::new(&cfg);
+    ch.enable_command_log();
+    let c = single(&mut ch, 0, 0, 64, false);
+    assert_eq!(c.time_ps, 16 * NS, "tCL + burst");
+    let log = ch.command_log().to_vec();
+    assert_eq!(log.len(), 2, "{log:?}");
+    assert_eq!(
+        (log[0].kind, log[1].kind),
+        (CommandKind::Activate, CommandKind::Read)
+    );
+    assert_eq!(log[0].time_ps, log[1].time_ps);
+    check_timing(&cfg, &log);
+}
+
 #[test]
 fn unaligned_push_time_waits_for_clock_edge() {
     let cfg = DramConfig {
