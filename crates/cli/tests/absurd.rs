@@ -52,12 +52,9 @@ fn run_guarded(args: &[String]) -> Option<(i32, String)> {
     }
 }
 
-/// The dotted names of every numeric leaf of the configuration echo of `preset`.
-fn numeric_keys(preset: &str) -> Vec<String> {
-    let dir = std::env::temp_dir().join(format!("locus-absurd-{}-{preset}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let json = dir.join("s.json");
-    let args: Vec<String> = [
+/// `locus run` of a 1,024-element vectorAdd on `preset`, quiet.
+fn small_run(preset: &str) -> Vec<String> {
+    [
         "run",
         "-p",
         preset,
@@ -69,8 +66,16 @@ fn numeric_keys(preset: &str) -> Vec<String> {
     ]
     .iter()
     .map(|s| s.to_string())
-    .chain(["--stats-json".to_string(), json.display().to_string()])
-    .collect();
+    .collect()
+}
+
+/// The dotted names of every numeric leaf of the configuration echo of `preset`.
+fn numeric_keys(preset: &str) -> Vec<String> {
+    let dir = std::env::temp_dir().join(format!("locus-absurd-{}-{preset}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("s.json");
+    let mut args = small_run(preset);
+    args.extend(["--stats-json".to_string(), json.display().to_string()]);
     let (code, err) = run_guarded(&args).expect("the default run finishes");
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value =
@@ -106,21 +111,8 @@ fn sweep(preset: &str, sets: &[&str], sections: &[&str], failures: &mut Vec<Stri
         .collect();
     for key in &keys {
         for v in ABSURD {
-            let mut args: Vec<String> = [
-                "run",
-                "-p",
-                preset,
-                "-w",
-                "vectoradd",
-                "--param",
-                "n=1024",
-                "-q",
-                "--set",
-                "run.max_warp_insts=200000",
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+            let mut args = small_run(preset);
+            args.extend(["--set".to_string(), "run.max_warp_insts=200000".to_string()]);
             for s in sets {
                 args.extend(["--set".to_string(), s.to_string()]);
             }
