@@ -733,11 +733,20 @@ impl Model {
         } else {
             rep_meas_s
         };
+        // floored at the target's own memory instructions, which no placement removes:
+        // §3.2.3's addressing delta (G 2, T 0, C 1, S 1 per access) is literal, so in a
+        // kernel with fewer than two integer instructions per global access it removes
+        // more than the kernel has (Tango alexnet's executeFirstLayer, both inputs G→T:
+        // 1,069,120 executed, Δaddr -1,208,064, 605,696 memory instructions), and the
+        // negative count made T_comp negative (a panic in T_overlap's clamp). Found by
+        // running `locus model rank` on every workload (session 21); no Table IV case
+        // reaches the floor (`repro hms --quick` writes the same files).
         let inst_total = if f.instr_counting {
             executed + d_addr as f64 + replays
         } else {
             executed + rep_meas_s
-        };
+        }
+        .max(ev.total_req() as f64);
         let inst_per_warp = inst_total / w;
         let issue = f64::from(hw.warp_size) / f64::from(hw.simd_width);
         let itilp = (p.ilp * n).min(hw.avg_inst_lat / issue);

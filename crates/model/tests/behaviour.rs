@@ -893,3 +893,30 @@ fn dram_latency_readings() {
     assert!((nq.dram.lat - nq.dram.service).abs() < 1e-9);
     assert!((q.dram.lat - q.dram.service - q.dram.queuing).abs() < 1e-9);
 }
+
+/// §3.2.3's addressing delta is literal (G 2, T 0 per access), so in a kernel with one
+/// integer instruction per global load, moving the array to texture removes two per load,
+/// more than the kernel has: the count is floored at the memory instructions, which no
+/// placement removes. Closed form: the floored prediction's T_comp equals that of the
+/// same kernel with two integer instructions per load, where the delta leaves exactly the
+/// loads. Fails if the floor were dropped (a negative T_comp, and a panic in T_overlap's
+/// clamp under Sim et al.'s rule: `locus model rank -w alexnet` until session 21).
+#[test]
+fn addressing_delta_cannot_remove_the_memory_instructions() {
+    let (warps, iters) = (26, 64);
+    let n = u64::from(warps * iters);
+    let kernel = |ints_per_load: u64| {
+        let mut p = synthetic(warps, iters, 4, Place::Global, 1 << 16, |w, it, l| {
+            u64::from(((w * iters + it) * 32 + l) * 4 % (1 << 16))
+        });
+        p.by_class[0] = n * ints_per_load;
+        Model::new(p, Hw::default())
+    };
+    let (short, exact) = (kernel(1), kernel(2));
+    let t = short.predict(&[Place::Tex1D], Flags::ours(), None).unwrap();
+    assert_eq!(t.d_addr, -2 * n as i64, "the literal delta is kept");
+    assert!(t.t_comp > 0.0, "T_comp {}", t.t_comp);
+    assert!(t.total.is_finite() && t.total > 0.0);
+    let e = exact.predict(&[Place::Tex1D], Flags::ours(), None).unwrap();
+    assert_eq!(t.t_comp, e.t_comp, "floored at the {n} loads");
+}
