@@ -344,6 +344,36 @@ pub struct DramLat {
     pub c_a: f64,
 }
 
+/// A hasher for global bank ids (`BitMapping::bank`: the channel in the top byte, the
+/// bank bits in place), folding the high half into the low bits the table indexes by;
+/// SipHash cost more than the per-request work it served.
+#[derive(Clone, Copy, Debug, Default)]
+struct BankHash;
+
+impl std::hash::BuildHasher for BankHash {
+    type Hasher = BankHasher;
+    fn build_hasher(&self) -> BankHasher {
+        BankHasher(0)
+    }
+}
+
+struct BankHasher(u64);
+
+impl std::hash::Hasher for BankHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(self.0.rotate_left(8) ^ u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        let h = (x ^ x.rotate_right(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = h ^ (h >> 32);
+    }
+}
+
 /// Row outcomes of a request stream through `map` (open-page FSM, first touch a miss).
 pub fn row_events(
     reqs: &[DramReq],
@@ -352,7 +382,8 @@ pub fn row_events(
     out: &mut Vec<(u64, RowEvent)>,
 ) {
     out.clear();
-    let mut open: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
+    let mut open: std::collections::HashMap<u64, u64, BankHash> =
+        std::collections::HashMap::with_hasher(BankHash);
     for (i, r) in reqs.iter().enumerate() {
         let bank = match dist {
             BankDist::Mapped => map.bank(r.addr),
@@ -400,8 +431,6 @@ pub fn dram_latency_occ(
     queuing: bool,
 ) -> DramLat {
     let occ = occ_cycles.unwrap_or(lat_cycles);
-    let mut ev = Vec::with_capacity(reqs.len());
-    row_events(reqs, map, dist, &mut ev);
     // per bank: n, sum s, sum s^2, last t, n gaps, sum gap, sum gap^2
     #[derive(Default, Clone, Copy)]
     struct B {
@@ -415,16 +444,35 @@ pub fn dram_latency_occ(
         o: f64,
         o2: f64,
     }
-    let mut banks: std::collections::BTreeMap<u64, B> = std::collections::BTreeMap::new();
+    // one pass: each bank's slot (in first-touch order, found through `index`) holds its
+    // open row and its sums; the row outcome is `row_events`' (first touch a miss, then
+    // hit or conflict against the open row). The slots are then summed in bank order, as
+    // the ordered map of bank -> sums this replaced did (same floating-point order).
+    let mut index: std::collections::HashMap<u64, u32, BankHash> =
+        std::collections::HashMap::with_capacity_and_hasher(256, BankHash);
+    let mut slots: Vec<(u64, u64, B)> = Vec::new();
     let mut out = DramLat::default();
-    for (r, &(bank, e)) in reqs.iter().zip(&ev) {
-        let (k, s) = match e {
-            RowEvent::Hit => (0, lat_cycles[0]),
-            RowEvent::Miss => (1, lat_cycles[1]),
-            RowEvent::Conflict => (2, lat_cycles[2]),
+    for (i, r) in reqs.iter().enumerate() {
+        let bank = match dist {
+            BankDist::Mapped => map.bank(r.addr),
+            BankDist::Even { banks } => i as u64 % u64::from(banks.max(1)),
         };
+        let row = map.row(r.addr);
+        let j = *index.entry(bank).or_insert_with(|| {
+            slots.push((bank, row, B::default()));
+            (slots.len() - 1) as u32
+        }) as usize;
+        let (_, open, b) = &mut slots[j];
+        let k = if b.n == 0.0 {
+            1 // the bank had no open row: a miss
+        } else if *open == row {
+            0
+        } else {
+            2
+        };
+        *open = row;
+        let s = lat_cycles[k];
         out.rows[k] += 1;
-        let b = banks.entry(bank).or_default();
         if b.n > 0.0 {
             let gap = (r.t - b.last).max(0.0);
             b.g += 1.0;
@@ -443,8 +491,9 @@ pub fn dram_latency_occ(
     if total == 0.0 {
         return out;
     }
-    out.banks = banks.len();
-    for b in banks.values() {
+    out.banks = slots.len();
+    slots.sort_unstable_by_key(|x| x.0);
+    for (_, _, b) in &slots {
         let w = b.n / total;
         let tau_s = b.s / b.n;
         let tau_o = b.o / b.n;

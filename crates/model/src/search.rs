@@ -142,10 +142,27 @@ pub fn rank(
     flags: Flags,
     coefs: Option<&Coefs>,
 ) -> Vec<(Vec<Place>, Prediction)> {
+    rank_with_progress(m, cands, flags, coefs, |_| {})
+}
+
+/// [`rank`], calling `done(n)` after the `n`-th candidate is predicted (a progress bar:
+/// an exhaustive search of a kernel with many arrays predicts thousands, minutes on a
+/// large profile).
+pub fn rank_with_progress(
+    m: &Model,
+    cands: &[Vec<Place>],
+    flags: Flags,
+    coefs: Option<&Coefs>,
+    mut done: impl FnMut(usize),
+) -> Vec<(Vec<Place>, Prediction)> {
     let mut r: Vec<(usize, Vec<Place>, Prediction)> = cands
         .iter()
         .enumerate()
-        .filter_map(|(i, c)| m.predict(c, flags, coefs).ok().map(|p| (i, c.clone(), p)))
+        .filter_map(|(i, c)| {
+            let p = m.predict(c, flags, coefs).ok().map(|p| (i, c.clone(), p));
+            done(i + 1);
+            p
+        })
         .collect();
     r.sort_by(|a, b| a.2.total.total_cmp(&b.2.total).then(a.0.cmp(&b.0)));
     r.into_iter().map(|(_, c, p)| (c, p)).collect()

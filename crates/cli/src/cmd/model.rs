@@ -368,7 +368,28 @@ fn rank(a: RankArgs) -> Result<()> {
         search::enumerate_objects(p, &m.hw, a.limit, &idx)
     };
     let t_rank = std::time::Instant::now();
-    let r = search::rank(&m, &cands, f, co.as_ref());
+    // a bar on stderr once the search has run a second (indicatif draws nothing when
+    // stderr is not a terminal)
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let r = search::rank_with_progress(&m, &cands, f, co.as_ref(), |n| {
+        if bar.is_none() && t_rank.elapsed().as_secs_f64() < 1.0 {
+            return;
+        }
+        let b = bar.get_or_insert_with(|| {
+            let b = indicatif::ProgressBar::new(cands.len() as u64);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{spinner} [{elapsed_precise}] [{bar:30}] {pos}/{len} placements predicted, {eta} left",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            b
+        });
+        b.set_position(n as u64);
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     let rank_s = t_rank.elapsed().as_secs_f64();
     let top = if a.top == 0 {
         r.len()
