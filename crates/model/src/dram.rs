@@ -430,6 +430,26 @@ pub fn dram_latency_occ(
     rho_max: f64,
     queuing: bool,
 ) -> DramLat {
+    dram_latency_scaled(
+        reqs, 1.0, map, dist, lat_cycles, occ_cycles, variant, rho_max, queuing,
+    )
+}
+
+/// [`dram_latency_occ`] of the requests with every arrival time divided by `t_div` (the
+/// model's instructions-per-cycle conversion, Eq. 10's arrival times), without a scaled
+/// copy of the request list (`x / 1.0 == x`: `dram_latency_occ` is this with 1).
+#[allow(clippy::too_many_arguments)]
+pub fn dram_latency_scaled(
+    reqs: &[DramReq],
+    t_div: f64,
+    map: &BitMapping,
+    dist: BankDist,
+    lat_cycles: [f64; 3],
+    occ_cycles: Option<[f64; 3]>,
+    variant: Kingman,
+    rho_max: f64,
+    queuing: bool,
+) -> DramLat {
     let occ = occ_cycles.unwrap_or(lat_cycles);
     // per bank: n, sum s, sum s^2, last t, n gaps, sum gap, sum gap^2
     #[derive(Default, Clone, Copy)]
@@ -473,13 +493,14 @@ pub fn dram_latency_occ(
         *open = row;
         let s = lat_cycles[k];
         out.rows[k] += 1;
+        let t = r.t / t_div;
         if b.n > 0.0 {
-            let gap = (r.t - b.last).max(0.0);
+            let gap = (t - b.last).max(0.0);
             b.g += 1.0;
             b.g1 += gap;
             b.g2 += gap * gap;
         }
-        b.last = r.t;
+        b.last = t;
         b.n += 1.0;
         b.s += s;
         b.s2 += s * s;

@@ -4,7 +4,7 @@
 //! the regression of Eq. 11-12 or Sim et al.'s CWP/MWP rule. Every technique of the
 //! paper's ablations (§6.4) is a [`Flags`] switch.
 
-use crate::dram::{dram_latency_occ, BankDist, BitMapping, DramLat, DramReq, Kingman};
+use crate::dram::{dram_latency_scaled, BankDist, BitMapping, DramLat, Kingman};
 use crate::memsim::{self, Events, MemCfg};
 use crate::profile::Profile;
 use crate::space::Place;
@@ -776,14 +776,8 @@ impl Model {
         // ---- DRAM latency (Eqs. 6-10) ----
         let ipc = executed * p.scale() / self.sample_cycles.max(1.0);
         let lat = [row(0), row(1), row(2)];
-        let reqs: Vec<DramReq> = ev
-            .dram
-            .iter()
-            .map(|r| DramReq {
-                t: r.t / ipc.max(1e-9),
-                ..*r
-            })
-            .collect();
+        // arrival times in cycles: each divided by the IPC inside the pass (no copy)
+        let (reqs, t_div) = (&ev.dram, ipc.max(1e-9));
         let dist = if f.address_mapping {
             BankDist::Mapped
         } else {
@@ -796,8 +790,9 @@ impl Model {
                 ns(hw.row_occ_ns[2]),
             ]
         });
-        let mut dram = dram_latency_occ(
-            &reqs,
+        let mut dram = dram_latency_scaled(
+            reqs,
+            t_div,
             &hw.mapping,
             dist,
             lat,
