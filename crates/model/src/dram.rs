@@ -344,11 +344,12 @@ pub struct DramLat {
     pub c_a: f64,
 }
 
-/// A hasher for global bank ids (`BitMapping::bank`: the channel in the top byte, the
-/// bank bits in place), folding the high half into the low bits the table indexes by;
-/// SipHash cost more than the per-request work it served.
+/// A hasher for the model's own integer keys (global bank ids, `BitMapping::bank`: the
+/// channel in the top byte, the bank bits in place; page numbers, `memsim::Frames`),
+/// folding the high half into the low bits the table indexes by; no hash-flooding concern
+/// (the keys are the profile's own), and SipHash cost more than the lookups it served.
 #[derive(Clone, Copy, Debug, Default)]
-struct BankHash;
+pub(crate) struct BankHash;
 
 impl std::hash::BuildHasher for BankHash {
     type Hasher = BankHasher;
@@ -357,7 +358,7 @@ impl std::hash::BuildHasher for BankHash {
     }
 }
 
-struct BankHasher(u64);
+pub(crate) struct BankHasher(u64);
 
 impl std::hash::Hasher for BankHasher {
     fn finish(&self) -> u64 {
@@ -411,7 +412,9 @@ pub fn dram_latency(
     rho_max: f64,
     queuing: bool,
 ) -> DramLat {
-    dram_latency_occ(reqs, map, dist, lat_cycles, None, variant, rho_max, queuing)
+    dram_latency_occ(
+        reqs, 1.0, map, dist, lat_cycles, None, variant, rho_max, queuing,
+    )
 }
 
 /// [`dram_latency`] with the bank's *occupancy* per row outcome (`occ_cycles`: hit, miss,
@@ -419,27 +422,12 @@ pub fn dram_latency(
 /// request's latency stays `lat_cycles` (spec §3.3.4 note [I]: the paper's service times
 /// are end-to-end load latencies, which saturate every bank of a bandwidth-bound kernel;
 /// the `DramTiming` service source the spec suggests). `None`: the latencies, as printed.
+///
+/// Every arrival time is divided by `t_div` as the pass reads it (the model's
+/// instructions-per-cycle conversion of Eq. 10's arrival times) instead of in a scaled
+/// copy of the request list; 1 leaves the times as they are (`x / 1.0 == x`).
 #[allow(clippy::too_many_arguments)]
 pub fn dram_latency_occ(
-    reqs: &[DramReq],
-    map: &BitMapping,
-    dist: BankDist,
-    lat_cycles: [f64; 3],
-    occ_cycles: Option<[f64; 3]>,
-    variant: Kingman,
-    rho_max: f64,
-    queuing: bool,
-) -> DramLat {
-    dram_latency_scaled(
-        reqs, 1.0, map, dist, lat_cycles, occ_cycles, variant, rho_max, queuing,
-    )
-}
-
-/// [`dram_latency_occ`] of the requests with every arrival time divided by `t_div` (the
-/// model's instructions-per-cycle conversion, Eq. 10's arrival times), without a scaled
-/// copy of the request list (`x / 1.0 == x`: `dram_latency_occ` is this with 1).
-#[allow(clippy::too_many_arguments)]
-pub fn dram_latency_scaled(
     reqs: &[DramReq],
     t_div: f64,
     map: &BitMapping,
@@ -672,6 +660,7 @@ mod tests {
         let run = |occ| {
             dram_latency_occ(
                 &reqs,
+                1.0,
                 &map,
                 BankDist::Mapped,
                 lat,

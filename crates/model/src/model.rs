@@ -4,7 +4,7 @@
 //! the regression of Eq. 11-12 or Sim et al.'s CWP/MWP rule. Every technique of the
 //! paper's ablations (§6.4) is a [`Flags`] switch.
 
-use crate::dram::{dram_latency_scaled, BankDist, BitMapping, DramLat, Kingman};
+use crate::dram::{dram_latency_occ, BankDist, BitMapping, DramLat, Kingman};
 use crate::memsim::{self, Events, MemCfg};
 use crate::profile::Profile;
 use crate::space::Place;
@@ -790,7 +790,7 @@ impl Model {
                 ns(hw.row_occ_ns[2]),
             ]
         });
-        let mut dram = dram_latency_scaled(
+        let mut dram = dram_latency_occ(
             reqs,
             t_div,
             &hw.mapping,
