@@ -632,6 +632,74 @@ mod tests {
         );
     }
 
+    /// Eqs. 6-10's one pass finds each request's row outcome itself (a slot per bank):
+    /// its hit / miss / conflict counts equal [`row_events`]' on a random stream through
+    /// a mapping with several channels (bank ids differing only in the top byte) and with
+    /// the even spread, and dividing the arrival times by `t_div` in the pass equals
+    /// dividing them beforehand. Fails if the first touch of a bank were not a miss, if
+    /// two banks shared a slot, or if the division were applied differently.
+    #[test]
+    fn one_pass_row_outcomes_equal_row_events() {
+        let map = BitMapping {
+            col_mask: 0x7ff,
+            row_mask: 0xff_f000,
+            addr_bits: 24,
+            chan_mod: 3,
+            chan_unit: 256,
+        };
+        let mut x = 7u64;
+        let reqs: Vec<DramReq> = (0..5000)
+            .map(|i| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                DramReq {
+                    t: f64::from(i) * 3.0 + (x >> 60) as f64,
+                    addr: (x >> 20) % (1 << 22) / 64 * 64,
+                    write: false,
+                }
+            })
+            .collect();
+        for dist in [BankDist::Mapped, BankDist::Even { banks: 96 }] {
+            let mut ev = Vec::new();
+            row_events(&reqs, &map, dist, &mut ev);
+            let mut want = [0u64; 3];
+            for (_, e) in &ev {
+                want[match e {
+                    RowEvent::Hit => 0,
+                    RowEvent::Miss => 1,
+                    RowEvent::Conflict => 2,
+                }] += 1;
+            }
+            let lat = [100.0, 150.0, 200.0];
+            let run = |reqs: &[DramReq], t_div| {
+                dram_latency_occ(
+                    reqs,
+                    t_div,
+                    &map,
+                    dist,
+                    lat,
+                    None,
+                    Kingman::Standard,
+                    0.95,
+                    true,
+                )
+            };
+            let got = run(&reqs, 2.5);
+            assert_eq!(got.rows, want, "{dist:?}");
+            assert!(
+                want.iter().all(|&n| n > 0),
+                "every outcome occurs: {want:?}"
+            );
+            let scaled: Vec<DramReq> = reqs
+                .iter()
+                .map(|r| DramReq { t: r.t / 2.5, ..*r })
+                .collect();
+            let pre = run(&scaled, 1.0);
+            assert_eq!((got.lat, got.c_a, got.banks), (pre.lat, pre.c_a, pre.banks));
+        }
+    }
+
     /// The occupancy service source: one bank, requests 20 and 80 cycles apart in turn,
     /// each taking 100 cycles of latency but 20 of bank occupancy. With latencies as service
     /// times the bank is saturated (ρ ≈ 2, clamped); with occupancies ρ ≈ 0.4, and the
