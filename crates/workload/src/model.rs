@@ -226,6 +226,71 @@ pub struct Thread<'a> {
     overflow: bool,
     /// An offload marker was recorded (so the merge need not look for one).
     marked: bool,
+    /// Follow mode ([`Follow`]): while this lane records what the warp's lane 0 recorded,
+    /// only its addresses are kept.
+    follow: Option<Follow<'a>>,
+}
+
+/// A lane recording in *follow mode* (host speed only): while each operation it records is
+/// a copy of the operation lane 0 of its warp recorded at the same position (every field
+/// but the address, [`Op::copy_of`]), the lane writes no operation, only each memory
+/// operation's address, into its column of the warp's address table
+/// ([`Scratch::follow_addrs`]: a column per lane, a row per memory operation of lane 0, so
+/// a lane writes its addresses one after the other). At its first operation that is no
+/// copy, and at its end if it recorded fewer operations than lane 0, the lane's list is
+/// written out as it would have been recorded ([`materialize`]) and it records normally
+/// from there.
+///
+/// A warp whose lanes all followed to the end is emitted from lane 0's list and the table
+/// ([`merge_converged`]); otherwise the reconverging merge reads lane 0's list for the
+/// lanes that followed, with their addresses from the table ([`Clones`]), and their own
+/// lists for the others. Converged code (GEMM, SpMV-JDS, convolutions) then writes 8 bytes
+/// per memory operation and lane instead of a 24-byte operation per operation and lane;
+/// a large block's lists exceeded the host caches (gemm: about 120 KB per lane), and
+/// writing and reading them was a quarter of a compute-heavy kernel's generation time
+/// (BENCHMARKS.md, session 22). The warp's instructions are the same either way (test
+/// `follow_mode_programs_equal_recorded_ones`). A warp in which a lane left follow mode
+/// records its next [`FOLLOW_BACKOFF`] turns without it.
+struct Follow<'a> {
+    /// Lane 0's operations.
+    lead: &'a [Op],
+    /// This lane's column of the address table (a slot per memory operation of `lead`).
+    addrs: &'a mut [u64],
+    /// Operations matched so far (the next one's position in `lead`).
+    pos: usize,
+    /// Memory operations matched so far (the next one's row).
+    mem: usize,
+}
+
+/// A lane's operation list rebuilt from follow mode: the first `upto` operations of lane 0
+/// (`lead`) with the lane's own addresses (its column `addrs`, [`Follow`]) on the memory
+/// ones.
+fn materialize(lead: &[Op], upto: usize, addrs: &[u64], out: &mut Vec<Op>) {
+    out.clear();
+    out.reserve(upto);
+    let mut m = 0;
+    for op in &lead[..upto] {
+        let mut op = *op;
+        if op.class.is_mem() {
+            op.addr = addrs[m];
+            m += 1;
+        }
+        out.push(op);
+    }
+}
+
+impl Op {
+    /// `self` is `o` at another address: every other field equal (follow mode).
+    #[inline(always)]
+    fn copy_of(&self, o: &Op) -> bool {
+        self.site == o.site
+            && self.class == o.class
+            && self.space == o.space
+            && self.obj == o.obj
+            && self.bytes == o.bytes
+            && self.mark == o.mark
+            && self.run == o.run
+    }
 }
 
 impl<'a> Thread<'a> {
@@ -263,6 +328,23 @@ impl<'a> Thread<'a> {
         self.mem.get(o, idx)
     }
 
+    /// Operations recorded so far (in follow mode, matched).
+    #[inline(always)]
+    fn recorded(&self) -> usize {
+        match &self.follow {
+            Some(f) => f.pos,
+            None => self.ops.len(),
+        }
+    }
+
+    /// Leave follow mode: write out the operations matched so far ([`materialize`]).
+    #[cold]
+    fn unfollow(&mut self) {
+        if let Some(f) = self.follow.take() {
+            materialize(f.lead, f.pos, f.addrs, self.ops);
+        }
+    }
+
     #[inline]
     fn rec(
         &mut self,
@@ -273,11 +355,11 @@ impl<'a> Thread<'a> {
         addr: u64,
         bytes: usize,
     ) {
-        if self.ops.len() >= self.room {
+        if self.recorded() >= self.room {
             self.overflow = true;
             return;
         }
-        self.ops.push(Op {
+        let op = Op {
             site: site_of(at),
             class,
             space,
@@ -286,13 +368,24 @@ impl<'a> Thread<'a> {
             addr,
             mark: 0,
             run: 1,
-        });
+        };
+        if let Some(f) = &mut self.follow {
+            if f.lead.get(f.pos).is_some_and(|l| l.copy_of(&op)) {
+                // (`rec` records memory operations only)
+                f.addrs[f.mem] = addr;
+                f.mem += 1;
+                f.pos += 1;
+                return;
+            }
+            self.unfollow();
+        }
+        self.ops.push(op);
     }
 
     /// `n` compute operations of class `class` at `site` (one reservation for all of them).
     #[inline]
     fn rec_n(&mut self, at: &'static Location<'static>, class: InstClass, n: u32) {
-        let free = self.room.saturating_sub(self.ops.len());
+        let free = self.room.saturating_sub(self.recorded());
         let n = if (n as usize) > free {
             self.overflow = true;
             free as u32
@@ -303,18 +396,30 @@ impl<'a> Thread<'a> {
             return;
         }
         let site = site_of(at);
-        self.ops.reserve(n as usize);
-        for left in (1..=n).rev() {
-            self.ops.push(Op {
-                site,
-                class,
-                space: Space::Global,
-                obj: 0,
-                bytes: 0,
-                addr: 0,
-                mark: 0,
-                run: left.min(255) as u8,
-            });
+        let op = |left: u32| Op {
+            site,
+            class,
+            space: Space::Global,
+            obj: 0,
+            bytes: 0,
+            addr: 0,
+            mark: 0,
+            run: left.min(255) as u8,
+        };
+        let mut left = n;
+        if let Some(f) = &mut self.follow {
+            while left > 0 && f.lead.get(f.pos).is_some_and(|l| l.copy_of(&op(left))) {
+                f.pos += 1;
+                left -= 1;
+            }
+            if left == 0 {
+                return;
+            }
+            self.unfollow();
+        }
+        self.ops.reserve(left as usize);
+        for left in (1..=left).rev() {
+            self.ops.push(op(left));
         }
     }
 
@@ -355,6 +460,7 @@ impl<'a> Thread<'a> {
         iters: u16,
     ) {
         if self.marks {
+            self.unfollow();
             self.marked = true;
             self.ops.push(Op {
                 site: site_of(at),
@@ -375,6 +481,7 @@ impl<'a> Thread<'a> {
     #[inline]
     pub fn ofld_end(&mut self, live_outs: u8) {
         if self.marks {
+            self.unfollow();
             self.marked = true;
             self.ops.push(Op {
                 site: site_of(Location::caller()),
@@ -659,6 +766,16 @@ struct Scratch {
     /// with the position (in that list) of the operation they precede.
     plain: Vec<Vec<Op>>,
     marks: Vec<Vec<(u32, Op)>>,
+    /// Follow mode's address table ([`Follow`]), grown, never shrunk.
+    follow_addrs: Vec<u64>,
+    /// Per operation of lane 0, its row in `follow_addrs` ([`Clones::row`]).
+    follow_row: Vec<u32>,
+    /// Per warp of the block: how many more of its turns record without follow mode
+    /// (set after a turn in which a lane left it), so divergent kernels (bfs) do not pay
+    /// for writing an operation list twice.
+    follow_skip: Vec<u8>,
+    /// Never record in follow mode (tests: the programs must not change).
+    no_follow: bool,
 }
 
 impl ModelWorkload {
@@ -677,6 +794,11 @@ impl ModelWorkload {
         self.merge = m;
     }
     /// How warps are formed.
+    /// Record without follow mode ([`Follow`]; host speed only, tests compare both).
+    #[cfg(test)]
+    pub(crate) fn set_follow(&mut self, on: bool) {
+        self.scratch.no_follow = !on;
+    }
     pub fn merge(&self) -> Merge {
         self.merge
     }
@@ -818,6 +940,7 @@ fn dry_run_writes(
                     probe: false,
                     marks: false,
                     marked: false,
+                    follow: None,
                 };
                 kernel.thread(&mut t, phase);
                 for op in &ops {
@@ -870,6 +993,13 @@ fn run_block(
     } else {
         out.max_warp_insts as usize
     };
+    // follow mode ([`Follow`]): the reconverging merge without lane addresses, markers or
+    // a split measurement (those read every lane's own list)
+    let can_follow =
+        merge == Merge::Reconverge && !out_lanes && !out_marks && split.is_none() && !sc.no_follow;
+    if sc.follow_skip.len() < nwarps {
+        sc.follow_skip.resize(nwarps, 0);
+    }
     for phase in 0..phases {
         for (w, wp) in out.warps.iter_mut().enumerate() {
             // Each warp instruction takes at most one operation from a lane, so the first
@@ -885,30 +1015,99 @@ fn run_block(
             };
             let mut overflow = false;
             let mut marked = false;
-            for lane in 0..32u64 {
-                let l = &mut sc.lanes[lane as usize];
-                l.clear();
-                let local = w as u64 * 32 + lane;
-                if local >= threads {
-                    continue;
-                }
-                let mut t = Thread {
-                    block: bidx,
-                    tid: info.block.unlinear(local),
-                    block_dim: info.block,
-                    grid_dim: info.grid,
-                    mem,
-                    smem: &mut sc.smem,
-                    ops: l,
-                    probe,
-                    marks: out_marks,
-                    room,
-                    overflow: false,
-                    marked: false,
+            // follow mode ([`Follow`]) for lanes 1.. unless this warp's last turns diverged
+            let follow = can_follow && sc.follow_skip[w] == 0;
+            // every lane recorded lane 0's operations (lanes 1.. in follow mode throughout)
+            let mut converged = follow;
+            // the lanes still in follow mode after their thread ran
+            let mut following = 0u32;
+            // lane 0's memory operations (follow mode's address table has a row per one)
+            let mut rows = 0;
+            {
+                let (l0, rest) = sc.lanes.split_at_mut(1);
+                let mut run = |lane: u64, ops: &mut Vec<Op>, follow: Option<Follow>| {
+                    let mut t = Thread {
+                        block: bidx,
+                        tid: info.block.unlinear(w as u64 * 32 + lane),
+                        block_dim: info.block,
+                        grid_dim: info.grid,
+                        mem: &mut *mem,
+                        smem: &mut sc.smem,
+                        ops,
+                        probe,
+                        marks: out_marks,
+                        room,
+                        overflow: false,
+                        marked: false,
+                        follow,
+                    };
+                    kernel.thread(&mut t, phase);
+                    if t.follow.as_ref().is_some_and(|f| f.pos < f.lead.len()) {
+                        t.unfollow(); // fewer operations than lane 0
+                    }
+                    overflow |= t.overflow;
+                    marked |= t.marked;
+                    t.follow.is_some()
                 };
-                kernel.thread(&mut t, phase);
-                overflow |= t.overflow;
-                marked |= t.marked;
+                // lane 0 (every warp has it)
+                l0[0].clear();
+                run(0, &mut l0[0], None);
+                let lead: &[Op] = &l0[0];
+                if follow {
+                    rows = lead.iter().filter(|o| o.class.is_mem()).count();
+                }
+                if sc.follow_addrs.len() < rows * 32 {
+                    sc.follow_addrs.resize(rows * 32, 0);
+                }
+                let mut columns = sc.follow_addrs[..rows * 32].chunks_mut(rows.max(1));
+                columns.next(); // lane 0's (unused: its addresses are in `lead`)
+                for lane in 1..32u64 {
+                    let l = &mut rest[lane as usize - 1];
+                    l.clear();
+                    if w as u64 * 32 + lane >= threads {
+                        continue;
+                    }
+                    let column = columns.next().unwrap_or_default();
+                    let f = follow.then_some(Follow {
+                        lead,
+                        addrs: column,
+                        pos: 0,
+                        mem: 0,
+                    });
+                    if run(lane, l, f) {
+                        following |= 1 << lane;
+                    } else {
+                        converged = false;
+                    }
+                }
+                if following != 0 && !converged {
+                    // the general merge reads lane 0's list for the lanes still following
+                    // (`Clones`): each operation's row in the address table
+                    sc.follow_row.clear();
+                    let mut r = 0u32;
+                    sc.follow_row.extend(lead.iter().map(|o| {
+                        r += o.class.is_mem() as u32;
+                        r.wrapping_sub(1)
+                    }));
+                }
+            }
+            let clones = if converged {
+                Clones::default()
+            } else {
+                Clones {
+                    lanes: following,
+                    table: &sc.follow_addrs,
+                    rows,
+                    row: &sc.follow_row,
+                }
+            };
+            if can_follow {
+                let skip = &mut sc.follow_skip[w];
+                *skip = match (follow, converged) {
+                    (true, true) => 0,
+                    (true, false) => FOLLOW_BACKOFF,
+                    (false, _) => skip.saturating_sub(1),
+                };
             }
             if wp.truncated {
                 // past the limit: the threads ran for their effects only
@@ -947,8 +1146,19 @@ fn run_block(
             }
             let before = wp.insts.len();
             match merge {
+                Merge::Reconverge if converged => merge_converged(
+                    &sc.lanes[0],
+                    &sc.follow_addrs,
+                    rows,
+                    (threads - w as u64 * 32).min(32) as u8,
+                    &mut sc.lane_addrs,
+                    line_bytes,
+                    &mut regs[w],
+                    wp,
+                ),
                 Merge::Reconverge => merge_reconverge(
                     &sc.lanes,
+                    clones,
                     marked,
                     &mut sc.lane_addrs,
                     line_bytes,
@@ -1319,6 +1529,7 @@ fn merge_warp(
     let mut busy: u32 = 0;
     let mut e = Emit {
         ops: &ops,
+        clones: Clones::default(),
         addrs,
         line_bytes,
         regs,
@@ -1423,8 +1634,10 @@ fn merge_warp(
 /// [`Merge::Reconverge`]: issue the lanes' operation lists (offload markers included when
 /// `marks`) by min-PC scheduling ([`Emit::min_pc`]), with the dependences and register
 /// allocation of [`merge_warp`].
+#[allow(clippy::too_many_arguments)]
 fn merge_reconverge(
     lanes: &[Vec<Op>],
+    clones: Clones,
     marks: bool,
     addrs: &mut Vec<(u64, u32)>,
     line_bytes: u32,
@@ -1433,11 +1646,15 @@ fn merge_reconverge(
     record_lanes: bool,
 ) {
     debug_assert!(lanes.len() <= 32);
-    let ops: [&[Op]; 32] = std::array::from_fn(|li| lanes.get(li).map_or(&[][..], |l| &l[..]));
+    let ops: [&[Op]; 32] = std::array::from_fn(|li| {
+        let li = if clones.lanes & (1 << li) != 0 { 0 } else { li };
+        lanes.get(li).map_or(&[][..], |l| &l[..])
+    });
     let lim: [usize; 32] = std::array::from_fn(|li| ops[li].len());
     let mut cur = [0usize; 32];
     let mut e = Emit {
         ops: &ops,
+        clones,
         addrs,
         line_bytes,
         regs,
@@ -1447,9 +1664,89 @@ fn merge_reconverge(
     e.min_pc(&mut None, &mut cur, &lim, u32::MAX, marks);
 }
 
+/// Turns a warp records without follow mode after one in which a lane left it.
+const FOLLOW_BACKOFF: u8 = 4;
+
+/// [`merge_reconverge`] of a warp whose lanes all recorded lane 0's operations (follow
+/// mode, [`Follow`]): `lanes` lanes (0 ..), lane 0's list `lead` with its `rows` memory
+/// operations, the others' addresses in `table` (lane `l`'s from `l x rows` on). Every step of the reconverging merge is then converged (one instruction per
+/// operation for all the lanes, a run of compute copies at once); this emits the same
+/// instructions, with the same lane addresses in lane order, without 32 lists.
+#[allow(clippy::too_many_arguments)]
+fn merge_converged(
+    lead: &[Op],
+    table: &[u64],
+    rows: usize,
+    lanes: u8,
+    addrs: &mut Vec<(u64, u32)>,
+    line_bytes: u32,
+    regs: &mut Regs,
+    wp: &mut WarpProgram,
+) {
+    let none: [&[Op]; 32] = [&[]; 32];
+    let mut e = Emit {
+        ops: &none,
+        clones: Clones::default(),
+        addrs,
+        line_bytes,
+        regs,
+        wp,
+        record_lanes: false,
+    };
+    let (mut j, mut row) = (0, 0);
+    while j < lead.len() {
+        let op = lead[j];
+        if op.class.is_mem() {
+            let b = op.bytes as u32;
+            e.addrs.clear();
+            e.addrs.push((op.addr, b));
+            e.addrs
+                .extend((1..lanes as usize).map(|l| (table[l * rows + row], b)));
+            e.push_inst(op, lanes, op.obj);
+            row += 1;
+            j += 1;
+        } else {
+            let k = (op.run as usize).min(lead.len() - j).max(1);
+            for _ in 0..k {
+                e.push_inst(op, lanes, op.obj);
+            }
+            j += k;
+        }
+    }
+}
+
+/// The lanes of a warp that recorded lane 0's operations throughout (follow mode,
+/// [`Follow`]) while others did not: the merge reads lane 0's list for them (`Emit::ops`)
+/// and their addresses from the address table, so they are not written out.
+#[derive(Clone, Copy, Default)]
+struct Clones<'a> {
+    /// A bit per such lane.
+    lanes: u32,
+    /// The address table (lane `l`'s column from `l x rows` on).
+    table: &'a [u64],
+    /// Lane 0's memory operations.
+    rows: usize,
+    /// Per operation of lane 0, its row (memory operations only).
+    row: &'a [u32],
+}
+
+impl Clones<'_> {
+    /// Lane `li`'s address of its operation `op` at position `pos` of its list.
+    #[inline(always)]
+    fn addr(&self, li: usize, pos: usize, op: &Op) -> u64 {
+        if self.lanes & (1 << li) != 0 {
+            self.table[li * self.rows + self.row[pos] as usize]
+        } else {
+            op.addr
+        }
+    }
+}
+
 /// The instruction emitter of [`merge_warp`] and [`merge_reconverge`].
 struct Emit<'a, 'o> {
     ops: &'a [&'o [Op]; 32],
+    /// The lanes whose list is lane 0's (follow mode), with their own addresses.
+    clones: Clones<'a>,
     addrs: &'a mut Vec<(u64, u32)>,
     line_bytes: u32,
     regs: &'a mut Regs,
@@ -1549,12 +1846,13 @@ impl Emit<'_, '_> {
             let op = ops[li][at(li)];
             n += 1;
             if op.class.is_mem() {
-                self.addrs.push((op.addr, op.bytes as u32));
+                let addr = self.clones.addr(li, at(li), &op);
+                self.addrs.push((addr, op.bytes as u32));
                 if self.record_lanes {
                     wp.lane_addrs.push(LaneAddr {
                         lane: li as u8,
                         bytes: op.bytes,
-                        addr: op.addr,
+                        addr,
                     });
                 }
                 if op.obj != obj {
@@ -1605,7 +1903,8 @@ impl Emit<'_, '_> {
             n += 1;
             k = k.min((op.run as usize).min(lim[li] - cur[li]));
             if mem {
-                self.addrs.push((op.addr, op.bytes as u32));
+                let addr = self.clones.addr(li, cur[li], &op);
+                self.addrs.push((addr, op.bytes as u32));
                 obj = op.obj;
             }
         }
@@ -1658,9 +1957,10 @@ impl Emit<'_, '_> {
         }
         let mut obj = lead.obj;
         if mem {
+            let c = &self.clones;
             self.addrs.extend((0..32).map(|li| {
                 let op = &ops[li][cur[li]];
-                (op.addr, op.bytes as u32)
+                (c.addr(li, cur[li], op), op.bytes as u32)
             }));
             obj = ops[31][cur[31]].obj;
             k = 1;
@@ -1952,6 +2252,7 @@ mod tests {
                     let mut wp = WarpProgram::default();
                     merge_reconverge(
                         &lanes,
+                        Clones::default(),
                         false,
                         &mut Vec::new(),
                         128,

