@@ -518,6 +518,31 @@ pub fn coalesce(lanes: &[(u64, u32)], line_bytes: u32, obj: ObjId, out: &mut Vec
     debug_assert!(line_bytes.is_power_of_two());
     let start = out.len();
     let mask = !(line_bytes as u64 - 1);
+    if let Some(&(a0, _)) = lanes.first() {
+        // one line for every lane (a broadcast, 32 consecutive words): its bytes are the
+        // sum of the lanes' capped at the line, what the per-lane updates below add up to
+        // (a chain of read-modify-writes of one `LineReq`, a third of gemm's coalescing)
+        let line = a0 & mask;
+        let lim = line + line_bytes as u64;
+        let mut sum = 0u64;
+        let mut one = true;
+        for &(a, b) in lanes {
+            let end = a + b.max(1) as u64;
+            if a & mask != line || end > lim {
+                one = false;
+                break;
+            }
+            sum += end - a;
+        }
+        if one {
+            out.push(LineReq {
+                addr: line,
+                bytes: sum.min(line_bytes as u64) as u16,
+                obj,
+            });
+            return 1;
+        }
+    }
     let shift = line_bytes.trailing_zeros();
     // slot -> index in `out[start..]` + 1 (0: empty), open addressing over 128 slots; it
     // holds `out[start..start + indexed]` (made on first use)
@@ -643,7 +668,7 @@ mod tests {
         for case in 0..3000 {
             let line = [32u32, 64, 128][(rnd() % 3) as usize];
             let n = 1 + (rnd() % 32) as usize;
-            let kind = rnd() % 5;
+            let kind = rnd() % 6;
             let span = [4u64, 64, 4096, 1 << 20, 1 << 30][(rnd() % 5) as usize];
             let base = rnd() % (1 << 40);
             let lanes: Vec<(u64, u32)> = (0..n)
@@ -652,6 +677,7 @@ mod tests {
                         0 => base + 4 * i as u64,
                         1 => base + (rnd() % 8) * 8,
                         2 => base + span * i as u64,
+                        5 => base, // a broadcast
                         _ => base + rnd() % span,
                     };
                     let b = match rnd() % 8 {
