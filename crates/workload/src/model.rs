@@ -408,6 +408,12 @@ impl<'a> Thread<'a> {
         };
         let mut left = n;
         if let Some(f) = &mut self.follow {
+            if n < 255 && f.lead.get(f.pos).is_some_and(|l| l.copy_of(&op(n))) {
+                // lane 0's operation there opens a run of exactly `n` copies left (its
+                // `run`, below the cap, counts them): the `n` copies match at once
+                f.pos += n as usize;
+                return;
+            }
             while left > 0 && f.lead.get(f.pos).is_some_and(|l| l.copy_of(&op(left))) {
                 f.pos += 1;
                 left -= 1;
