@@ -229,6 +229,9 @@ pub struct Thread<'a> {
     /// Follow mode ([`Follow`]): while this lane records what the warp's lane 0 recorded,
     /// only its addresses are kept.
     follow: Option<Follow<'a>>,
+    /// Lane 0 of a warp recorded in follow mode: the call site (`Location` address) of each
+    /// operation it records, beside `ops` ([`Follow::locs`]).
+    locs: Option<&'a mut Vec<usize>>,
 }
 
 /// A lane recording in *follow mode* (host speed only): while each operation it records is
@@ -254,6 +257,11 @@ pub struct Thread<'a> {
 struct Follow<'a> {
     /// Lane 0's operations.
     lead: &'a [Op],
+    /// The address of each of lane 0's operations' call site (`&'static Location`), so a
+    /// follower's operation from the same site matches without [`site_of`] (host speed only:
+    /// equal addresses are equal sites; unequal ones, possible in a build holding several
+    /// copies of a location, fall back to comparing sites).
+    locs: &'a [usize],
     /// This lane's column of the address table (a slot per memory operation of `lead`).
     addrs: &'a mut [u64],
     /// Operations matched so far (the next one's position in `lead`).
@@ -345,8 +353,44 @@ impl<'a> Thread<'a> {
         }
     }
 
-    #[inline]
+    /// Record a memory operation. A lane in follow mode whose operation is lane 0's at the
+    /// same position from the same call site only writes its address (inlined: no site
+    /// number, no operation built); anything else takes [`Thread::rec_op`].
+    #[inline(always)]
     fn rec(
+        &mut self,
+        at: &'static Location<'static>,
+        class: InstClass,
+        space: Space,
+        obj: ObjId,
+        addr: u64,
+        bytes: usize,
+    ) {
+        if let Some(f) = &mut self.follow {
+            // (`pos < lead.len()` implies room: lane 0 recorded at most `room` operations)
+            if let (Some(l), Some(&loc)) = (f.lead.get(f.pos), f.locs.get(f.pos)) {
+                if loc == at as *const Location as usize
+                    && l.class == class
+                    && l.space == space
+                    && l.obj == obj
+                    && l.bytes == bytes as u16
+                    && l.mark == 0
+                    && l.run == 1
+                {
+                    f.addrs[f.mem] = addr;
+                    f.mem += 1;
+                    f.pos += 1;
+                    return;
+                }
+            }
+        }
+        self.rec_op(at, class, space, obj, addr, bytes);
+    }
+
+    /// [`Thread::rec`] in full: the operation built with its site number, matched against
+    /// lane 0's in follow mode, else appended.
+    #[inline(never)]
+    fn rec_op(
         &mut self,
         at: &'static Location<'static>,
         class: InstClass,
@@ -380,11 +424,41 @@ impl<'a> Thread<'a> {
             self.unfollow();
         }
         self.ops.push(op);
+        if let Some(l) = &mut self.locs {
+            l.push(at as *const Location as usize);
+        }
     }
 
     /// `n` compute operations of class `class` at `site` (one reservation for all of them).
-    #[inline]
+    /// A lane in follow mode whose lane 0 opened a run of exactly `n` such operations from
+    /// the same call site at the same position matches them at once (inlined, as in
+    /// [`Thread::rec`]); anything else takes [`Thread::rec_ops`].
+    #[inline(always)]
     fn rec_n(&mut self, at: &'static Location<'static>, class: InstClass, n: u32) {
+        if let Some(f) = &mut self.follow {
+            if let (Some(l), Some(&loc)) = (f.lead.get(f.pos), f.locs.get(f.pos)) {
+                // (a run of `n` below the cap: lane 0 recorded its `n` copies, so the room
+                // holds them too)
+                if n < 255
+                    && loc == at as *const Location as usize
+                    && l.run as u32 == n
+                    && l.class == class
+                    && l.space == Space::Global
+                    && l.obj == 0
+                    && l.bytes == 0
+                    && l.mark == 0
+                {
+                    f.pos += n as usize;
+                    return;
+                }
+            }
+        }
+        self.rec_ops(at, class, n);
+    }
+
+    /// [`Thread::rec_n`] in full.
+    #[inline(never)]
+    fn rec_ops(&mut self, at: &'static Location<'static>, class: InstClass, n: u32) {
         let free = self.room.saturating_sub(self.recorded());
         let n = if (n as usize) > free {
             self.overflow = true;
@@ -426,6 +500,12 @@ impl<'a> Thread<'a> {
         self.ops.reserve(left as usize);
         for left in (1..=left).rev() {
             self.ops.push(op(left));
+        }
+        if let Some(l) = &mut self.locs {
+            l.extend(std::iter::repeat_n(
+                at as *const Location as usize,
+                left as usize,
+            ));
         }
     }
 
@@ -478,6 +558,9 @@ impl<'a> Thread<'a> {
                 mark: MARK_BEGIN,
                 run: 1,
             });
+            if let Some(l) = &mut self.locs {
+                l.push(at as *const Location as usize);
+            }
         }
     }
 
@@ -489,8 +572,12 @@ impl<'a> Thread<'a> {
         if self.marks {
             self.unfollow();
             self.marked = true;
+            let at = Location::caller();
+            if let Some(l) = &mut self.locs {
+                l.push(at as *const Location as usize);
+            }
             self.ops.push(Op {
-                site: site_of(Location::caller()),
+                site: site_of(at),
                 class: InstClass::Branch,
                 space: Space::Global,
                 obj: 0,
@@ -774,6 +861,8 @@ struct Scratch {
     marks: Vec<Vec<(u32, Op)>>,
     /// Follow mode's address table ([`Follow`]), grown, never shrunk.
     follow_addrs: Vec<u64>,
+    /// Lane 0's call sites in follow mode ([`Follow::locs`]).
+    lead_locs: Vec<usize>,
     /// Per operation of lane 0, its row in `follow_addrs` ([`Clones::row`]).
     follow_row: Vec<u32>,
     /// Per warp of the block: how many more of its turns record without follow mode
@@ -947,6 +1036,7 @@ fn dry_run_writes(
                     marks: false,
                     marked: false,
                     follow: None,
+                    locs: None,
                 };
                 kernel.thread(&mut t, phase);
                 for op in &ops {
@@ -1031,7 +1121,10 @@ fn run_block(
             let mut rows = 0;
             {
                 let (l0, rest) = sc.lanes.split_at_mut(1);
-                let mut run = |lane: u64, ops: &mut Vec<Op>, follow: Option<Follow>| {
+                let mut run = |lane: u64,
+                               ops: &mut Vec<Op>,
+                               follow: Option<Follow>,
+                               locs: Option<&mut Vec<usize>>| {
                     let mut t = Thread {
                         block: bidx,
                         tid: info.block.unlinear(w as u64 * 32 + lane),
@@ -1046,6 +1139,7 @@ fn run_block(
                         overflow: false,
                         marked: false,
                         follow,
+                        locs,
                     };
                     kernel.thread(&mut t, phase);
                     if t.follow.as_ref().is_some_and(|f| f.pos < f.lead.len()) {
@@ -1057,8 +1151,11 @@ fn run_block(
                 };
                 // lane 0 (every warp has it)
                 l0[0].clear();
-                run(0, &mut l0[0], None);
+                sc.lead_locs.clear();
+                run(0, &mut l0[0], None, follow.then_some(&mut sc.lead_locs));
                 let lead: &[Op] = &l0[0];
+                let locs: &[usize] = &sc.lead_locs;
+                debug_assert!(!follow || locs.len() == lead.len());
                 if follow {
                     rows = lead.iter().filter(|o| o.class.is_mem()).count();
                 }
@@ -1076,11 +1173,12 @@ fn run_block(
                     let column = columns.next().unwrap_or_default();
                     let f = follow.then_some(Follow {
                         lead,
+                        locs,
                         addrs: column,
                         pos: 0,
                         mem: 0,
                     });
-                    if run(lane, l, f) {
+                    if run(lane, l, f, None) {
                         following |= 1 << lane;
                     } else {
                         converged = false;
@@ -2275,6 +2373,69 @@ mod tests {
                 assert_eq!((a.lane_at, a.lane_addrs), (b.lane_at, b.lane_addrs));
             }
         }
+    }
+
+    /// Lanes that diverge into two call sites recording the same kind of operation (same
+    /// class, space, object and size; compute runs of the same length), so only the site
+    /// tells them apart.
+    struct TwoSites {
+        a: ObjId,
+    }
+    impl Kernel for TwoSites {
+        fn info(&self) -> KernelInfo {
+            KernelInfo {
+                name: "two-sites".into(),
+                grid: Dim3::x(1),
+                block: Dim3::x(64),
+                regs_per_thread: 16,
+                smem_per_block: 0,
+            }
+        }
+        fn thread(&self, t: &mut Thread<'_>, _p: u32) {
+            let i = t.gid();
+            let _: f32 = t.ld(self.a, i);
+            // (the same call at two sites: the point of the test)
+            #[allow(clippy::if_same_then_else)]
+            if i % 3 == 1 {
+                t.alu(3);
+            } else {
+                t.alu(3);
+            }
+            if i % 3 == 2 {
+                let _: f32 = t.ld(self.a, i + 1);
+            } else {
+                let _: f32 = t.ld(self.a, i + 2);
+            }
+            t.alu(2);
+        }
+    }
+
+    /// Follow mode's inlined matches (`Thread::rec`, `Thread::rec_n`) compare lane 0's
+    /// call site with the follower's: a lane at another site with an otherwise equal
+    /// operation leaves follow mode, and the warp issues both sites as the recorded
+    /// programs do (fails with the site compare left out of either match).
+    #[test]
+    fn follow_mode_tells_call_sites_apart() {
+        let gen = |follow: bool| {
+            let mut m = Memory::new();
+            let a = m.alloc_from::<f32>("a", &[1.0; 80], true);
+            let mut w = ModelWorkload::new("t", m, Box::new(Once(Some(Box::new(TwoSites { a })))));
+            w.set_follow(follow);
+            let mut bp = BlockProgram::default();
+            let mut l = w.next_launch().unwrap().unwrap();
+            l.block(0, false, 128, &mut bp).unwrap();
+            format!("{bp:?}")
+        };
+        let (on, off) = (gen(true), gen(false));
+        assert_eq!(on, off);
+        // each diverged site is its own instructions: ld, alu x3 twice, ld twice, alu x2, exit
+        let mut m = Memory::new();
+        let a = m.alloc_from::<f32>("a", &[1.0; 80], true);
+        let mut w = ModelWorkload::new("t", m, Box::new(Once(Some(Box::new(TwoSites { a })))));
+        let mut bp = BlockProgram::default();
+        let mut l = w.next_launch().unwrap().unwrap();
+        l.block(0, false, 128, &mut bp).unwrap();
+        assert_eq!(bp.warps[0].insts.len(), 1 + 2 * 3 + 2 + 2 + 1);
     }
 
     #[test]
