@@ -494,8 +494,16 @@ impl System {
         self.warps[wg].pc += 1;
         self.warps[wg].free_from = Ps::MAX;
         self.warps[wg].next = self.fetch_next(wg);
-        // the warp was a candidate of this tick, so the wheel has it as ready
-        self.defer_ready_warp(sm, wg, now + cyc);
+        // The warp was a candidate of this tick, so the wheel has it as ready: it is filed
+        // one cycle on. A compute or memory instruction without NDP or memory spaces (which
+        // read or move the filing on the way: `ndp_issue`, `replay_cost`) files it once, at
+        // the end, straight at its settled ready time (below); the rest file it now.
+        let file_late = self.ndp.is_none()
+            && self.spaces.is_none()
+            && !matches!(inst.class, InstClass::Exit | InstClass::Barrier);
+        if !file_late {
+            self.defer_ready_warp(sm, wg, now + cyc);
+        }
         // partitioned execution: an offloaded block's loads and stores become packets
         let offloaded = self.ndp.is_some() && self.ndp_issue(sm, wg, pc, &inst);
         match inst.class {
@@ -530,14 +538,26 @@ impl System {
         // use of the earlier ready time, a tick at this same instant that issues nothing
         // (a block dispatched now wakes the SM again now), reads it from `Sm::held`.
         let f = self.warps[wg].free_from;
-        if f != Ps::MAX && f > self.wready[wg] {
-            self.set_wready(sm, wg, f);
+        // (filed late, the warp's ready time is still the tick's: `now + cyc` stands for it)
+        let filed = if file_late {
+            now + cyc
+        } else {
+            self.wready[wg]
+        };
+        let held = f != Ps::MAX && f > filed;
+        if held {
             let s = &mut self.sms[sm];
             if s.held_at != now {
                 s.held_at = now;
                 s.held = 0;
             }
             s.held |= 1u64 << (wg - sm * self.max_warps);
+        }
+        match (file_late, held) {
+            (true, true) => self.defer_ready_warp(sm, wg, f),
+            (true, false) => self.defer_ready_warp(sm, wg, now + cyc),
+            (false, true) => self.set_wready(sm, wg, f),
+            (false, false) => {}
         }
         Ok(())
     }
