@@ -522,7 +522,7 @@ pub struct Evaluation {
     pub variants: Vec<&'static str>,
     /// Every case of Table IV, training then test.
     pub cases: Vec<CaseResult>,
-    /// Eq. 11 coefficients per variant (None: no training row, or a [7] variant).
+    /// Eq. 11 coefficients per variant (None: no training row, or a \[7\] variant).
     pub coefs: Vec<Option<Coefs>>,
     /// The model per benchmark (the profiled samples).
     pub models: BTreeMap<&'static str, Model>,

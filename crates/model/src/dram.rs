@@ -419,7 +419,7 @@ pub fn dram_latency(
 
 /// [`dram_latency`] with the bank's *occupancy* per row outcome (`occ_cycles`: hit, miss,
 /// conflict) as the queue's service time (utilisation, c_s and Kingman's τ_s), while a
-/// request's latency stays `lat_cycles` (spec §3.3.4 note [I]: the paper's service times
+/// request's latency stays `lat_cycles` (spec §3.3.4 note \[I\]: the paper's service times
 /// are end-to-end load latencies, which saturate every bank of a bandwidth-bound kernel;
 /// the `DramTiming` service source the spec suggests). `None`: the latencies, as printed.
 ///

@@ -21,7 +21,7 @@ pub enum GlobalReplay {
     Segments,
 }
 
-/// Geometry of the modelled caches and banks (spec §2.4 K80 defaults [D]).
+/// Geometry of the modelled caches and banks (spec §2.4 K80 defaults \[D\]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MemCfg {
     /// L2 capacity (bytes), shared by every SM.
@@ -108,7 +108,7 @@ pub struct Events {
     /// The post-L2 DRAM stream; `t` holds the issuing access's dynamic instruction id.
     pub dram: Vec<DramReq>,
     /// Bytes staged into shared memory per kernel (objects moved X→S: copy-in, and copy-out
-    /// for written ones), for the initialisation cost (§3.5 [D]).
+    /// for written ones), for the initialisation cost (§3.5 \[D\]).
     pub staging_bytes: u64,
 }
 

@@ -30,7 +30,7 @@ pub enum LaunchCaches {
     Cold,
 }
 
-/// Machine parameters (spec §2.4 K80 defaults [D]; every one configurable).
+/// Machine parameters (spec §2.4 K80 defaults \[D\]; every one configurable).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Hw {
     /// SMs (`#active_SMs` upper bound).
@@ -39,7 +39,7 @@ pub struct Hw {
     pub warp_size: u32,
     /// `SIMD_width` of Eq. 15 (4 schedulers x 32 on Kepler).
     pub simd_width: u32,
-    /// `avg_inst_lat` (cycles; FP latency as in [7]).
+    /// `avg_inst_lat` (cycles; FP latency as in \[7\]).
     pub avg_inst_lat: f64,
     /// Resident warps per SM at most (`N_max`).
     pub max_warps_per_sm: u32,
@@ -63,13 +63,13 @@ pub struct Hw {
     pub banks: u32,
     /// Address mapping (row / column bits; the rest is the bank ID).
     pub mapping: BitMapping,
-    /// Departure delay Δ between two memory requests of one SM (cycles, [6]).
+    /// Departure delay Δ between two memory requests of one SM (cycles, \[6\]).
     pub departure_delay: f64,
-    /// Γ of [7]'s F_sync (`F_sync = Γ x DRAM_lat x #mem/#insts` per block barrier). The
+    /// Γ of \[7\]'s F_sync (`F_sync = Γ x DRAM_lat x #mem/#insts` per block barrier). The
     /// spec's Γ = 64 per warp barrier made barrier-heavy kernels (matmul) cost 1000x their
-    /// time on the simulator; 1 per block barrier is the default [D].
+    /// time on the simulator; 1 per block barrier is the default \[D\].
     pub gamma_sync: f64,
-    /// SFU lanes per SM ([7]'s O_SFU).
+    /// SFU lanes per SM (\[7\]'s O_SFU).
     pub sfu_width: u32,
     /// Utilisation clamp of the bank queues (§3.3.4).
     pub rho_max: f64,
@@ -121,7 +121,7 @@ impl Default for Hw {
 pub enum OverlapModel {
     /// Eq. 11-12 with trained coefficients (Sim et al.'s rule when none are given).
     Regression,
-    /// Sim et al. [7]: `min(T_comp (N - ζ)/N, T_mem)`.
+    /// Sim et al. \[7\]: `min(T_comp (N - ζ)/N, T_mem)`.
     SimCwpMwp,
 }
 
@@ -129,7 +129,7 @@ pub enum OverlapModel {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Flags {
     /// Issued-instruction counting: replays (1)-(4) and addressing deltas (§3.2.2-4). Off:
-    /// the sample's executed instructions, as [6][7].
+    /// the sample's executed instructions, as \[6\]\[7\].
     pub instr_counting: bool,
     /// Per-bank G/G/1 queues (§3.3.4). Off: a constant DRAM latency (the row-miss latency).
     pub queuing: bool,
@@ -150,21 +150,21 @@ pub struct Flags {
     #[serde(default)]
     pub replay_issue_cost: bool,
     /// Clamp the regression's T_overlap to `[0, T_mem]` (a reading in the spirit of spec
-    /// §3.4 [D], which clamps to `[0, min(T_comp, T_mem)]`). Off by default: the paper's
+    /// §3.4 \[D\], which clamps to `[0, min(T_comp, T_mem)]`). Off by default: the paper's
     /// literal Eq. 12, `T_overlap = T_overlap_ratio × T_mem` with nothing clamped (§III-D);
     /// the reproduction reports both (`ours` and `ours+overlap-clamp`). Sim et al.'s rule
     /// is bounded by its own form (`min(T_comp F_overlap, T_mem)`) either way.
     #[serde(default)]
     pub overlap_clamp: bool,
-    /// [6]'s uncoalesced departure delay in MWP: `MWP_without_BW = DRAM_lat / (Δ x
-    /// transactions per request)`. Off by default: spec §3.3.1's reconstruction of [6]/[7]
+    /// \[6\]'s uncoalesced departure delay in MWP: `MWP_without_BW = DRAM_lat / (Δ x
+    /// transactions per request)`. Off by default: spec §3.3.1's reconstruction of \[6\]/\[7\]
     /// for Eqs. 18-19, `MWP_without_BW = DRAM_lat / Δ` (the transactions already count in
     /// the requests of Eq. 17). Measured reason it is not the default (issue 12): with it,
     /// an uncoalesced kernel (transpose, 32 lines per request) gets ITMLP near 1, its T_mem
     /// several times the simulated time, and the regression must hide the excess.
     #[serde(default)]
     pub mwp_uncoalesced: bool,
-    /// Clamp the regression's T_overlap to `[0, min(T_comp, T_mem)]`, spec §3.4 [D] and
+    /// Clamp the regression's T_overlap to `[0, min(T_comp, T_mem)]`, spec §3.4 \[D\] and
     /// §3.8's pseudo-code (`clamp(ratio * T_mem, 0, min(T_comp, T_mem))`). Off by
     /// default: the paper's literal Eq. 12 (§III-D) clamps nothing; the reproduction shows
     /// it beside `ours` as `ours+spec-clamp` (issue 12). Takes precedence over
@@ -198,7 +198,7 @@ pub struct Flags {
     /// `MWP_peak_bw` with the bytes a warp request takes from DRAM: `BW_per_warp = freq x
     /// miss_ratio x bytes_per_request / DRAM_lat` (requests served by the caches or shared
     /// memory use no DRAM bandwidth). Off by default: spec §3.3.1's reconstruction of
-    /// [6]/[7], every request `bytes_per_request` of DRAM traffic. Shown as
+    /// \[6\]/\[7\], every request `bytes_per_request` of DRAM traffic. Shown as
     /// `ours+mwp-bw-dram`.
     #[serde(default)]
     pub mwp_bw_dram: bool,
@@ -231,7 +231,7 @@ impl Flags {
             no_queue_delay: false,
         }
     }
-    /// `ours` with [`Flags::overlap_clamp_spec`] (the spec's [D] clamp, not the paper's
+    /// `ours` with [`Flags::overlap_clamp_spec`] (the spec's \[D\] clamp, not the paper's
     /// Eq. 12).
     pub fn ours_spec_clamp() -> Flags {
         Flags {
@@ -269,7 +269,7 @@ impl Flags {
             ..Flags::ours()
         }
     }
-    /// Sim et al. [7]: executed instructions, constant DRAM latency, CWP/MWP overlap.
+    /// Sim et al. \[7\]: executed instructions, constant DRAM latency, CWP/MWP overlap.
     pub fn sim_et_al() -> Flags {
         Flags {
             instr_counting: false,
@@ -401,7 +401,7 @@ pub struct Prediction {
     /// to [0, T_mem] under [`Flags::overlap_clamp`]; Sim et al.'s rule otherwise, within
     /// [0, min(T_comp, T_mem)]).
     pub t_overlap: f64,
-    /// Shared-memory staging cost (§3.5 [D]).
+    /// Shared-memory staging cost (§3.5 \[D\]).
     pub t_init: f64,
     /// `#inst`: issued instructions per warp.
     pub inst_per_warp: f64,
@@ -432,9 +432,9 @@ pub struct Prediction {
     /// `MWP_cp = min(max(1, CWP - 1), MWP)` (Eq. 19).
     #[serde(default)]
     pub mwp_cp: f64,
-    /// Eq. 11 features (§3.4 [D]).
+    /// Eq. 11 features (§3.4 \[D\]).
     pub features: [f64; 11],
-    /// T_overlap ratio used (Eq. 11 or the [7] rule's equivalent).
+    /// T_overlap ratio used (Eq. 11 or the \[7\] rule's equivalent).
     pub overlap_ratio: f64,
     /// The target's memory events.
     pub events: EventSummary,
@@ -908,7 +908,7 @@ impl Model {
     }
 
     /// The regression's training target for this sample measured at `measured` cycles
-    /// (§3.4 [D]): `y = (T_comp + T_mem - T_measured) / T_mem`, with the features.
+    /// (§3.4 \[D\]): `y = (T_comp + T_mem - T_measured) / T_mem`, with the features.
     pub fn training_row(
         &self,
         target: &[Place],
@@ -929,7 +929,7 @@ impl Model {
 }
 
 /// `MWP_peak_bw = Mem_peak_BW / (BW_per_warp x #active_SMs)` with `BW_per_warp = freq x
-/// bytes_per_request / DRAM_lat` (spec §3.3.1, reconstructed from [6]/[7] for Eq. 18):
+/// bytes_per_request / DRAM_lat` (spec §3.3.1, reconstructed from \[6\]/\[7\] for Eq. 18):
 /// the warps per SM whose requests, each `line_fraction` of an L2 line (`hw.mem.l2_line`
 /// bytes) of DRAM traffic every `dram_lat` cycles, fill the peak bandwidth. `line_fraction`
 /// is 1 in the spec's reading (every request a line); [`Flags::mwp_bw_dram`] passes the
@@ -939,7 +939,7 @@ pub fn mwp_peak_bw(hw: &Hw, dram_lat: f64, active_sms: f64, line_fraction: f64) 
     hw.mem_peak_gbs / (bw_per_warp * active_sms.max(1.0))
 }
 
-/// Eq. 11 features (§3.4 [D]): L2 misses, global requests, constant misses and requests,
+/// Eq. 11 features (§3.4 \[D\]): L2 misses, global requests, constant misses and requests,
 /// texture misses and requests, shared bank conflicts and requests, row misses and
 /// conflicts, each over all warp-level requests; and `N / N_max`.
 pub fn overlap_features(ev: &Events, dram: &DramLat, occupancy: f64) -> [f64; 11] {

@@ -5,7 +5,7 @@
 //! instructions, the post-L2 DRAM trace with arrival times), filled from a simulator run.
 //!
 //! The access stream is produced functionally from the workload (every block is executed,
-//! as `locus analyze mix` does) and merged into one order by the spec's interleaving [D]
+//! as `locus analyze mix` does) and merged into one order by the spec's interleaving \[D\]
 //! (§3.7): blocks go to SMs round-robin in waves limited by occupancy; inside an SM warps
 //! issue loose round-robin, one instruction each per round; SMs advance in lockstep. The
 //! position in that stream is the access's `dyn_id`.
@@ -142,10 +142,10 @@ pub struct Profile {
     pub smem_per_block: u32,
     /// Executed warp instructions by class (`InstClass::ALL` order).
     pub by_class: [u64; 9],
-    /// `ILP` of [7]: independent instructions per warp (1: the workload models chain their
+    /// `ILP` of \[7\]: independent instructions per warp (1: the workload models chain their
     /// compute instructions).
     pub ilp: f64,
-    /// `MLP` of [7]: mean loads a warp issues before the first use of one (§3.3.1 [D]).
+    /// `MLP` of \[7\]: mean loads a warp issues before the first use of one (§3.3.1 \[D\]).
     pub mlp: f64,
     /// The arrays (and one pseudo-array for the block's shared memory, if used).
     pub objects: Vec<ObjInfo>,
@@ -234,7 +234,7 @@ impl Profile {
     /// grids is predicted launch by launch): its accesses (`dyn_id` and block ids
     /// rebased to the launch), instruction counts and configuration; the objects as in
     /// the whole profile. The sample's measurement is apportioned by executed
-    /// instructions (the simulator's time is per kernel; [D]): every launch keeps the
+    /// instructions (the simulator's time is per kernel; \[D\]): every launch keeps the
     /// kernel's issue rate and replay share. Empty with fewer than two launches.
     pub fn split_launches(&self) -> Vec<Profile> {
         if self.launch_shapes.len() < 2 {

@@ -1,5 +1,5 @@
 //! Placement search (spec §4): the legal placements of a kernel's arrays under the read /
-//! write and capacity rules (§4 constraints [D]), each predicted and ranked.
+//! write and capacity rules (§4 constraints \[D\]), each predicted and ranked.
 
 use crate::model::{Flags, Model, Prediction};
 use crate::profile::Profile;
@@ -76,7 +76,7 @@ pub fn legal(p: &Profile, target: &[Place], hw: &crate::model::Hw) -> Result<(),
 
 /// Every legal placement that moves only objects the kernel accesses (others stay put),
 /// the sample first; exhaustive up to `limit` candidates, otherwise the single-object
-/// moves (the greedy first step of §4 [D]).
+/// moves (the greedy first step of §4 \[D\]).
 pub fn enumerate(p: &Profile, hw: &crate::model::Hw, limit: usize) -> Vec<Vec<Place>> {
     let all: Vec<usize> = (0..p.objects.len())
         .filter(|&i| p.objects[i].accesses > 0)

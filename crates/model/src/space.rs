@@ -65,7 +65,7 @@ impl Place {
     }
 
     /// Address-calculation instructions per element access (spec §3.2.3 table: G 2, T 0,
-    /// C 1, S 1; 2T 0 by the spec's default [D]; a double on a texture pays one more for the
+    /// C 1, S 1; 2T 0 by the spec's default \[D\]; a double on a texture pays one more for the
     /// two-word recombination).
     pub fn addr_insts(self, elem_bytes: u32) -> u32 {
         match self {

@@ -23,7 +23,7 @@ impl Coefs {
     }
 }
 
-/// Which parameters Eq. 11 fits (spec §3.4, §7 #14 [D]). The four request shares
+/// Which parameters Eq. 11 fits (spec §3.4, §7 #14 \[D\]). The four request shares
 /// `G_req, C_req, T_req, S_req` are each over all warp-level requests, so on every
 /// placement with a request they sum to 1, the intercept's column: with the intercept the
 /// design matrix has rank 11 of 12 and ordinary least squares has a line of solutions
@@ -138,7 +138,7 @@ pub fn fit_with(rows: &[([f64; 11], f64)], ridge: f64, form: Eq11Form) -> Option
     })
 }
 
-/// The Eq. 11 fit the reproduction uses (spec §3.4 [D]: "fit by OLS (optionally
+/// The Eq. 11 fit the reproduction uses (spec §3.4 \[D\]: "fit by OLS (optionally
 /// ridge)"): ordinary least squares with an intercept, no ridge, the minimum-norm
 /// solution where the design is rank-deficient (it is: the request shares sum to 1, see
 /// [`Eq11Form`]). Until issue 12 the reproduction fitted with a ridge of 1e-3, which the

@@ -466,7 +466,7 @@ pub struct InterconnectCfg {
     /// Vertices a `custom` route may start or end at but never pass through (NDP: the GPU
     /// has no packet routing, only the stacks' logic layers route, ndp.md §3.1). Empty: any.
     pub no_transit: Vec<u32>,
-    /// Separate request and reply networks of identical structure (nuba.md §2.1 [S], as
+    /// Separate request and reply networks of identical structure (nuba.md §2.1 \[S\], as
     /// GPGPU-sim builds its NoC): responses and write acknowledgements travel over a second
     /// copy of every inter-node link, so they never queue behind requests and store data.
     /// Off: one network carries both (the default of every non-NUBA preset).
@@ -669,7 +669,7 @@ pub struct PlacementCfg {
     pub defer_whole_object: bool,
     /// Not the paper's rule (off by default; Algorithm 1 differentiates w.r.t. blockIdx.x,
     /// so a 2-D kernel whose index does not move with blockIdx.x has RCS 0 and stays FGP):
-    /// place such an object by grid rows, `B = stride_y / gridDim.x` (spec §3.6 [S]).
+    /// place such an object by grid rows, `B = stride_y / gridDim.x` (spec §3.6 \[S\]).
     pub rows_2d: bool,
     /// Target node of the `node` policy.
     pub node: u32,
@@ -819,7 +819,7 @@ pub struct EnergyCfg {
     /// is four such accesses = 200 pJ.
     pub l1_access_pj: f64,
     /// L2 slice, pJ per access (tag + data). *Placeholder*: twice the L1 figure for the
-    /// larger, banked arrays (GPUWattch style, NDP spec §5.3 [DEFAULT]).
+    /// larger, banked arrays (GPUWattch style, NDP spec §5.3 \[DEFAULT\]).
     pub l2_access_pj: f64,
     /// DRAM row activation plus its precharge, nJ per ACT. NDP spec §5.3: 11.8 nJ per 4 KB
     /// row [Son et al. SC'14]; scaled linearly to the 2 KB row of the default HBM2 channel
@@ -828,10 +828,10 @@ pub struct EnergyCfg {
     /// DRAM read, pJ per bit transferred. NDP spec §5.3: row-buffer read 4 pJ/bit (Rambus
     /// model, [Vogelsang MICRO'10]); close to HBM2's ≈ 3.9 pJ/bit [O'Connor et al. MICRO'17].
     pub dram_read_pj_per_bit: f64,
-    /// DRAM write, pJ per bit; NDP spec §5.3 [DEFAULT]: the read figure.
+    /// DRAM write, pJ per bit; NDP spec §5.3 \[DEFAULT\]: the read figure.
     pub dram_write_pj_per_bit: f64,
     /// pJ per warp instruction (32 lanes, including fetch, decode, register file) of each
-    /// class. *Placeholders* in GPUWattch style (NDP spec §5.3 [DEFAULT]): Keckler et al.
+    /// class. *Placeholders* in GPUWattch style (NDP spec §5.3 \[DEFAULT\]): Keckler et al.
     /// 2011 put an FMA near 20-50 pJ per lane at 40 nm, so ≈ 1 nJ per 32-lane warp
     /// instruction; integer ops half that, SFU ops twice.
     pub int_inst_pj: f64,
@@ -852,11 +852,11 @@ pub struct EnergyCfg {
     /// for an HBM2 channel's background power, from no paper of this project.
     pub dram_channel_static_w: f64,
     /// pJ per NSU warp instruction (NDP's memory-stack SIMD units). NDP spec §5.3
-    /// [DEFAULT]: "the NSU at the SM's per-instruction energy"; the NSU runs its blocks'
+    /// \[DEFAULT\]: "the NSU at the SM's per-instruction energy"; the NSU runs its blocks'
     /// floating-point arithmetic and buffer reads and writes, so the SM's FP figure.
     pub nsu_inst_pj: f64,
     /// Static power per NSU, W, drawn only by runs that offload (the NSUs are power-gated
-    /// when nothing is offloaded, ndp.md §5.4). NDP spec §5.3 [DEFAULT]: the SM's
+    /// when nothing is offloaded, ndp.md §5.4). NDP spec §5.3 \[DEFAULT\]: the SM's
     /// (`sm_static_w`), *placeholder* like it; the paper deletes the leakage of the units
     /// an NSU lacks but gives no figure.
     pub nsu_static_w: f64,

@@ -220,7 +220,7 @@ pub fn energy(cfg: &EnergyCfg, n: &EnergyCounts, seconds: f64) -> EnergyReport {
     }
 }
 
-/// The NoC part of the energy (NUBA Fig. 13, nuba.md §6.1 and §7.4 [S]): a network's
+/// The NoC part of the energy (NUBA Fig. 13, nuba.md §6.1 and §7.4 \[S\]): a network's
 /// power is `P = P_static(ports, width) + E_flit(width) · flits/s`. The structure comes
 /// from [`crate::noc::power`] (crosspoints and ports by radix and width, calibrated to the
 /// ratios nuba.md §7.4 derives): a network of organisation `o` and width `w` draws
@@ -241,13 +241,13 @@ pub struct NocEnergyModel {
     /// costs per bit what the core's SM-L2 ports cost.
     pub ref_pj_per_bit: f64,
     /// Share of a network's full-load power that does not depend on its traffic, in
-    /// `[0, 1)`. *Placeholder* [Locus]: the paper prices its NoCs with DSENT at 22 nm
+    /// `[0, 1)`. *Placeholder* \[Locus\]: the paper prices its NoCs with DSENT at 22 nm
     /// (nuba.md §6.1) and states no split; [`DEFAULT_NOC_STATIC_SHARE`].
     pub static_share: f64,
 }
 
 /// Default [`NocEnergyModel::static_share`]: half of a network's full-load power is
-/// static ([Locus] placeholder; the NUBA report shows the other readings beside it).
+/// static (\[Locus\] placeholder; the NUBA report shows the other readings beside it).
 pub const DEFAULT_NOC_STATIC_SHARE: f64 = 0.5;
 
 /// Injection ports of every priced NoC organisation (nuba.md §2): the 64 SM ports of the

@@ -5,7 +5,7 @@
 //!
 //! NUBA classifies an application as *low-sharing* when more than 80% of its pages are
 //! accessed by a single SM (spec §6.4), measured on its 64-SM baseline with 4 KB pages; the
-//! histogram buckets {1, 2-10, 11-25, 26-64} are the ranges the paper quotes ([S] in the
+//! histogram buckets {1, 2-10, 11-25, 26-64} are the ranges the paper quotes (\[S\] in the
 //! spec), with one more bucket for machines of more than 64 SMs.
 
 use rustc_hash::FxHashMap;

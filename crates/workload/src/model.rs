@@ -12,8 +12,8 @@
 //!
 //! Program counters cost nothing in converged code: only when a warp's waiting lanes are at
 //! different operations are their sites turned into `(file rank, line, column)` keys; the
-//! files are identified and ranked by name ([`note_file`], once per distinct file:
-//! [`site_of`] compares the file name's address with the previous call's), so the order
+//! files are identified and ranked by name (`note_file`, once per distinct file:
+//! `site_of` compares the file name's address with the previous call's), so the order
 //! never depends on where, or in how many copies, the file names lie in the binary.
 //!
 //! Kernels compute (issue 7 §1): every instruction a thread records is issued and timed.
@@ -1337,7 +1337,7 @@ pub const SHIFT_WINDOW: usize = 32;
 /// ([`LaneSplit::shifted_warps`]).
 pub const SHIFT_RUN: u64 = 16;
 
-/// How a kernel's warp instructions split (issue 8). [`merge_warp`] aligns the 32 lanes'
+/// How a kernel's warp instructions split (issue 8). `merge_warp` aligns the 32 lanes'
 /// operation lists position by position; a real GPU's SIMT stack reconverges the lanes at
 /// the immediate post-dominator of a branch (after an `if (tid == 0)` body, after a loop
 /// with per-lane trip counts). A lane whose list has extra or missing operations before
@@ -1368,7 +1368,7 @@ pub struct LaneSplit {
     /// Of them, shifted (the signature above).
     pub shifted: u64,
     /// The warp instructions of a reconverging execution of the same lanes' operations, by
-    /// min-PC scheduling in source order (an estimate: [`reconverged`]); `insts -
+    /// min-PC scheduling in source order (an estimate: `reconverged`); `insts -
     /// converged` is what the missing reconvergence adds.
     pub converged: u64,
     /// Warps with a run of at least [`SHIFT_RUN`] consecutive positions holding a shifted

@@ -509,7 +509,7 @@ pub fn object_of(objs: &[DataObject], addr: u64) -> ObjId {
 /// The lines already appended are found through a small hash index (a scattered warp access
 /// touches up to 32 lines, and a search of the list for each lane made this quadratic: a
 /// twelfth of spmv's host instructions), the previous lane's line first; past
-/// [`COALESCE_INDEXED`] lines it falls back to the plain search. The result is the plain
+/// `COALESCE_INDEXED` lines it falls back to the plain search. The result is the plain
 /// search's: the same lines, order and byte counts (`coalesce_matches_the_plain_search`).
 /// While the lines appended so far ascend (a warp reading consecutive elements), a line
 /// past the last one is new without a look-up; the index is built, from the lines appended

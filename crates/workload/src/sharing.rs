@@ -30,7 +30,7 @@ pub struct SharingReport {
     pub category: String,
 }
 
-/// Category name from the page fractions (spec §5 classification rules with the [S] fix for
+/// Category name from the page fractions (spec §5 classification rules with the \[S\] fix for
 /// block-majority: > 60% of pages by one thread block).
 pub fn classify(frac_one_block: f64, frac_one_gpu: f64) -> &'static str {
     if frac_one_block > 0.9 {

@@ -23,7 +23,7 @@ pub struct MachineArgs {
     #[arg(long = "set", short = 's', value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
     /// Place every access to a data object in a memory space (HMS placement model, preset
-    /// k80): `--place weights=const`; spaces global, tex1d, tex2d (tex2d:<row width>),
+    /// k80): `--place weights=const`; spaces global, tex1d, tex2d (tex2d:N, N the row width),
     /// const, shared. The object is named as the workload names it, or by a part of that
     /// name matching one object. Repeatable; same as `--set place.<obj>=<space>`.
     #[arg(long = "place", value_name = "OBJ=SPACE")]

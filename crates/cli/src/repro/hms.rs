@@ -132,7 +132,7 @@ const FIG4: &[(&str, &str, f64)] = &[
     ("fft", "shoc-fft", f64::NAN),
 ];
 
-/// The paper's implied mean error per ablation variant (spec §6.4 [I]), by variant name.
+/// The paper's implied mean error per ablation variant (spec §6.4 \[I\]), by variant name.
 fn paper_error(v: &str) -> f64 {
     match v {
         "baseline" => 49.0,

@@ -12,8 +12,6 @@ pub mod ndp;
 pub mod ndp_report;
 pub mod nuba;
 pub mod nuba_report;
-/// The reason rules of NUBA's failed claims (one per claim kind, unit-tested on synthetic
-/// inputs).
 pub mod nuba_why;
 pub mod rec;
 pub mod rec_report;

@@ -18,7 +18,7 @@ use anyhow::Result;
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// What [`write`] needs besides the runs.
+/// What [`write()`] needs besides the runs.
 pub struct Meta<'a> {
     pub benches: &'a [String],
     pub study: &'a [String],

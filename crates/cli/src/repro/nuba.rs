@@ -671,7 +671,7 @@ pub fn hm_speedup(bs: &[String], base: &str, c: &str) -> Quantity {
     )
 }
 
-/// Replies delivered to the SMs per cycle (Fig. 8 [S]: L1 fills per core cycle).
+/// Replies delivered to the SMs per cycle (Fig. 8 \[S\]: L1 fills per core cycle).
 pub fn replies_per_cycle(key: &str) -> Quantity {
     Quantity::Ratio(
         Box::new(Quantity::run(key, FILLS)),

@@ -21,7 +21,7 @@ use std::path::Path;
 use super::nuba_why as why;
 use why::Why;
 
-/// What [`write`] needs besides the runs.
+/// What [`write()`] needs besides the runs.
 pub struct Meta<'a> {
     pub benches: &'a [String],
     pub sweep: &'a [String],

@@ -33,7 +33,7 @@ const BUCKETS: &[(usize, usize, &str)] = &[
     (33, 64, "33-64"),
 ];
 
-/// What [`write`] needs besides the runs.
+/// What [`write()`] needs besides the runs.
 pub struct Meta<'a> {
     pub benches: &'a [String],
     pub sweep: &'a [String],

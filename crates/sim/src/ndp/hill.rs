@@ -2,7 +2,7 @@
 //! run at the end of every epoch (30 000 SM cycles) on the throughput of offload-block
 //! instructions (offloaded or not) per cycle.
 //!
-//! Reading of the out-of-order extracted text (the spec's reconstruction and its [DEFAULT]
+//! Reading of the out-of-order extracted text (the spec's reconstruction and its \[DEFAULT\]
 //! choices): the direction flips when the epoch's IPC fell; the last `window` flips are kept;
 //! more flips than half the window shrink the step by `step_unit` (down to `step_min`),
 //! otherwise it grows (up to `step_max`); the ratio moves by the current step, clamped to

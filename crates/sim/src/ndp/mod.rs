@@ -70,7 +70,7 @@ impl OffloadMode {
 
 /// Which of Fig. 8's no-issue classes (spec ndp.md §6.3) a cycle counts in when a warp
 /// could not issue only because its SM's pending (300) or ready (64) offload packet buffer
-/// was full (§3.8 [DEFAULT]: "A full buffer stalls issue of further offload-block memory
+/// was full (§3.8 \[DEFAULT\]: "A full buffer stalls issue of further offload-block memory
 /// instructions or `OFLD.BEG` on that SM").
 ///
 /// The paper's literal reading is [`PendingStallAs::ExecUnitBusy`] (the default): its
@@ -170,7 +170,7 @@ impl HillIpc {
     }
 }
 
-/// The `[ndp]` section. Values from the paper's Table 2 / §5.2 unless marked [DEFAULT]
+/// The `[ndp]` section. Values from the paper's Table 2 / §5.2 unless marked \[DEFAULT\]
 /// (spec ndp.md's suggestion where the paper is silent).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -179,7 +179,7 @@ pub struct NdpCfg {
     pub offload: OffloadMode,
     /// Offload probability of `static` (Fig. 9 sweeps 0.2..1.0; BICG's best is 0.15).
     pub static_ratio: f64,
-    /// The node whose SMs offload (the GPU). [DEFAULT] 0.
+    /// The node whose SMs offload (the GPU). \[DEFAULT\] 0.
     pub gpu_node: u32,
     /// The nodes that are memory stacks with one NSU each (empty: every node but
     /// `gpu_node`).
@@ -188,7 +188,7 @@ pub struct NdpCfg {
     pub nsu_clock_ghz: f64,
     /// NSU ALU latency, NSU cycles: after an `@NSU` ALU instruction the warp's next
     /// instruction waits this long (in-order pipeline, [`nsu::Nsu::set_alu_latency`]).
-    /// [DEFAULT] 0 = derived by spec §7.12's rule, the SM's SP latency (`sm.fp_latency`)
+    /// \[DEFAULT\] 0 = derived by spec §7.12's rule, the SM's SP latency (`sm.fp_latency`)
     /// scaled to the NSU clock, `ceil(sm.fp_latency x nsu_clock_ghz / system.sm_clock_ghz)`
     /// (the paper gives no value; [`NdpCfg::alu_latency`]). 1 is the reading without
     /// latency (back-to-back issue, Locus before issue 11's loose ends).
@@ -212,7 +212,7 @@ pub struct NdpCfg {
     /// physically contiguous region, ndp.md §3.4, and a workload's blocks are a few hundred
     /// bytes).
     pub nsu_icache_bytes: u32,
-    /// Bytes per NSU instruction. [DEFAULT] 8 (a 64-bit encoding, as Fermi/Kepler SASS:
+    /// Bytes per NSU instruction. \[DEFAULT\] 8 (a 64-bit encoding, as Fermi/Kepler SASS:
     /// the paper's NSU ISA is its own and its encoding is not given, ndp.md §3.4).
     pub nsu_inst_bytes: u32,
     /// Fig. 8's class of a cycle in which a warp was held only by a full pending or ready
@@ -222,7 +222,7 @@ pub struct NdpCfg {
     /// Which NSU offload markers issue as NSU instructions (§3.4 Fig. 3(b);
     /// [`NsuMarkerInsts`]; literal: both).
     pub nsu_marker_insts: NsuMarkerInsts,
-    /// FLIT size of the memory network's packets, bytes. [DEFAULT] 16 (HMC).
+    /// FLIT size of the memory network's packets, bytes. \[DEFAULT\] 16 (HMC).
     pub flit_bytes: u32,
     /// Algorithm 1 epoch, SM cycles (§4.3: 30 000).
     pub epoch_cycles: u64,
@@ -244,18 +244,18 @@ pub struct NdpCfg {
     /// offload-block instruction counted: a kernel without blocks ran). A reading of ours,
     /// not the paper's, whose Algorithm 1 moves the ratio every epoch and on two equal IPCs
     /// keeps its direction, so the ratio climbs to 0.95 before the first block of a kernel
-    /// that follows a block-free one. [DEFAULT] false (the paper's).
+    /// that follows a block-free one. \[DEFAULT\] false (the paper's).
     pub hill_hold_idle: bool,
     /// Algorithm 1 as printed (ratio moves by `step_unit` inside the printed guard; the
-    /// step grows at the minimum) instead of the prose's reading. [DEFAULT] false.
+    /// step grows at the minimum) instead of the prose's reading. \[DEFAULT\] false.
     pub literal_algorithm1: bool,
     /// Cache-aware check: the §4.4 benefit exactly as printed (lines x 128 B x SIMD width)
-    /// instead of per-warp bytes. [DEFAULT] false.
+    /// instead of per-warp bytes. \[DEFAULT\] false.
     pub paper_literal_benefit: bool,
     /// Cache-aware check: instances of a block observed before its statistics are used.
-    /// [DEFAULT] 1.
+    /// \[DEFAULT\] 1.
     pub min_samples: u32,
-    /// Seed of the per-SM offload draws. [DEFAULT] 1.
+    /// Seed of the per-SM offload draws. \[DEFAULT\] 1.
     pub seed: u64,
 }
 

@@ -1,6 +1,6 @@
 //! Packet kinds of partitioned execution and their sizes (spec ndp.md §3.7, Fig. 4).
 //!
-//! The paper gives the fields, not their widths; the sizes follow the spec's [DEFAULT]
+//! The paper gives the fields, not their widths; the sizes follow the spec's \[DEFAULT\]
 //! HMC-style model: 16 B FLITs, one header/tail FLIT per packet holding the offload packet
 //! id (6 b SM | 6 b warp | 5 b sequence number), a 35-bit physical address, the 32-bit
 //! active mask and the 3-bit target NSU id; payloads rounded up to whole FLITs.

@@ -4,11 +4,11 @@
 //! A packet of an instance whose target NSU is known and whose NSU entries are granted
 //! is queued in the ready buffer and leaves it when the GPU link takes it (the paper: "A
 //! packet in the ready buffer can be sent to the destination HMC"). One entry holds one
-//! packet descriptor (§3.8 [DEFAULT]). The buffer is a set of `cap` slots, each a chain
+//! packet descriptor (§3.8 \[DEFAULT\]). The buffer is a set of `cap` slots, each a chain
 //! of non-overlapping stays `[enter, depart)`: a packet that finds every slot taken
 //! enters when the earliest stay ends, so at no instant are more than `cap` packets in
 //! it. A full buffer stalls the issue of further offload-block memory instructions of
-//! the SM (§3.8 [DEFAULT]); [`ReadyBuffer::room`] is that check.
+//! the SM (§3.8 \[DEFAULT\]); [`ReadyBuffer::room`] is that check.
 
 use locus_engine::Ps;
 

@@ -2,7 +2,7 @@
 //! the hill climber's ratio ([`super::hill`]), and the cache-locality-aware check per
 //! static block.
 //!
-//! The check (§4.4, with the spec's per-warp unit fix as the [DEFAULT]):
+//! The check (§4.4, with the spec's per-warp unit fix as the \[DEFAULT\]):
 //! `Score = ceil(AvgLines x AvgMissRate) x 128 B + stores x 4 B x 32
 //!          - (live-ins + live-outs) x 4 B x 32`;
 //! a block with `Score <= 0` runs on the GPU. The statistics are global per static block,
@@ -74,7 +74,7 @@ pub fn score(
     load + d.stores as f64 * word - (d.live_ins + d.live_outs) as f64 * word
 }
 
-/// xorshift64* stream of one SM (§4.2 [DEFAULT]: a deterministic generator per SM).
+/// xorshift64* stream of one SM (§4.2 \[DEFAULT\]: a deterministic generator per SM).
 #[derive(Clone, Copy, Debug)]
 pub struct SmRng(u64);
 

@@ -1,4 +1,4 @@
-//! NoC power from structure and width (NUBA §7.4, nuba.md §7.4 [S]): the paper prices its
+//! NoC power from structure and width (NUBA §7.4, nuba.md §7.4 \[S\]): the paper prices its
 //! networks with DSENT at 22 nm, which a Rust project cannot run, so Locus uses a
 //! structural model calibrated to the ratios the paper's Fig. 10 implies.
 //!
@@ -11,7 +11,7 @@
 //! buffers and drivers), in arbitrary units: only ratios are meaningful. The three
 //! organisations of the paper (nuba.md §2.1-§2.3):
 //! - memory-side UBA: the 64 x 64 crossbar of two stages of eight 8 x 8 switches
-//!   (§2.1 [S]);
+//!   (§2.1 \[S\]);
 //! - SM-side UBA: two single-stage 32 x 32 crossbars, one per LLC partition (§2.3);
 //! - NUBA: its inter-partition NoC with one port per LLC slice (one-to-one port mapping,
 //!   §2.1), the same two-stage structure as the memory-side UBA's, at NUBA's width.

@@ -5,7 +5,7 @@
 //! `NPB = (1/n) Σ_i P_i / max_j P_j` (1 when every `P_i` is 0, spec A9). While
 //! `NPB > threshold` (strictly; 0.9 in the paper) the page goes to the requester's
 //! partition (first touch, local); otherwise to a partition with the fewest pages
-//! (least-first): the requester's if it is among them (free locality, spec §4.3 [S]), else
+//! (least-first): the requester's if it is among them (free locality, spec §4.3 \[S\]), else
 //! the first one at or after a rotating pointer (ties "broken arbitrarily", A9).
 //!
 //! Beyond the paper: a partition whose frames are all used is skipped (a full requester

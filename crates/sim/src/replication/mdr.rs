@@ -13,7 +13,7 @@
 //! after the boundary. The first epoch of each kernel runs NoRep and the ATD is reset at
 //! kernel boundaries (A7). One global decision (A5).
 //!
-//! Constants per partition (A5, §3.2 [D]), in GB/s (units cancel): `BW_LLC` = local slices
+//! Constants per partition (A5, §3.2 \[D\]), in GB/s (units cancel): `BW_LLC` = local slices
 //! x slice port, `BW_NoC` = the partition's NoC port, `BW_MEM` = its channels' peak
 //! bandwidth; 89.6 : 44.8 : 22.4 on the `nuba` preset, the paper's 64 : 32 : 16 B/cycle.
 

@@ -1,10 +1,10 @@
 //! The system: every component of the configured machine in arenas indexed by small ids,
 //! driven by one deterministic event queue. `build` wires it from a [`Config`]; `run` plays
-//! a [`Workload`] launch by launch.
+//! a [`Workload`](locus_workload::Workload) launch by launch.
 //!
 //! The path of a load (see docs/ARCHITECTURE.md):
-//! SM issue ([`sm`]) → TLB → L1 (hit, MSHR merge, or miss) → L2 slice of the requesting
-//! node ([`memory`]) → on a miss, the address map picks the home node and channel → the
+//! SM issue (`sm`) → TLB → L1 (hit, MSHR merge, or miss) → L2 slice of the requesting
+//! node (`memory`) → on a miss, the address map picks the home node and channel → the
 //! crossbar (local) or the inter-node network then the home crossbar (remote) → DRAM
 //! channel → back along the same kind of path → L2 fill → L1 fill → the warp's scoreboard.
 

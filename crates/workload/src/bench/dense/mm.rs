@@ -8,7 +8,7 @@
 //! by the 8 blocks with consecutive `blockIdx.x` of one `blockIdx.y`, i.e. consecutive
 //! flattened ids on one GPU; A and B pages are read by every block. The default shape keeps
 //! `k` small relative to `m`, `n` so C pages dominate and MM is core-exclusive as in CODA
-//! Table 2 (spec [S]: "keep C dominant in page count").
+//! Table 2 (spec \[S\]: "keep C dominant in page count").
 
 use super::common::{bad, kinfo, loop_step, prologue, seq, Regs};
 use crate::gen::rng::Rng;

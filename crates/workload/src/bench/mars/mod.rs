@@ -4,7 +4,7 @@
 //!
 //! The runtime is modelled as it runs on the GPU (`MarsLib.cu`, `MarsScan.cu`,
 //! `MarsSort.cu`), the same for every application; only `map_count`, `map`, `compare` and
-//! `reduce` are the application's ([`App`]):
+//! `reduce` are the application's (`App`):
 //!
 //! 1. **map count**: `MapperCount<<<ceil(records / 256), 256>>>`, one input record per thread
 //!    (`DEFAULT_NUMTASK` 1), whose `MAP_COUNT_FUNC` adds each pair's key and value sizes and

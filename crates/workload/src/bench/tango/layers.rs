@@ -647,7 +647,7 @@ pub fn hard_sigmoid(x: f32) -> f32 {
 /// depends on warp timing). The model resolves it the way the GRU's equations (and Tango's
 /// own comment) intend, every unit reading h(t-1): the store runs in a third phase after a
 /// model-only barrier (one `BAR` per warp and step, 3 of about 1,000 instructions per
-/// warp). `z` and `h~` live in per-thread registers between phases ([`GruCell::regs`]).
+/// warp). `z` and `h~` live in per-thread registers between phases (`GruCell::regs`).
 ///
 /// Instructions per thread (issue 7 §1 rules): the index and shared base (4 int); per
 /// iteration of loop 1 two addresses (2 int), `LDG` states, two `LDG` weights, two `FFMA`;
