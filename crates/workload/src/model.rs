@@ -591,7 +591,7 @@ impl<'a> Thread<'a> {
 
     /// Global load of element `idx` of `o`.
     #[track_caller]
-    #[inline]
+    #[inline(always)]
     pub fn ld<T: Elem>(&mut self, o: ObjId, idx: u64) -> T {
         let a = self.mem.addr(o, idx, T::SIZE);
         self.rec(
@@ -606,7 +606,7 @@ impl<'a> Thread<'a> {
     }
     /// Load through the texture / read-only path (e.g. `tex1Dfetch`, `__ldg`).
     #[track_caller]
-    #[inline]
+    #[inline(always)]
     pub fn ld_tex<T: Elem>(&mut self, o: ObjId, idx: u64) -> T {
         let a = self.mem.addr(o, idx, T::SIZE);
         self.rec(
@@ -621,7 +621,7 @@ impl<'a> Thread<'a> {
     }
     /// Load from constant memory (`__constant__`).
     #[track_caller]
-    #[inline]
+    #[inline(always)]
     pub fn ld_const<T: Elem>(&mut self, o: ObjId, idx: u64) -> T {
         let a = self.mem.addr(o, idx, T::SIZE);
         self.rec(
@@ -636,7 +636,7 @@ impl<'a> Thread<'a> {
     }
     /// Global store.
     #[track_caller]
-    #[inline]
+    #[inline(always)]
     pub fn st<T: Elem>(&mut self, o: ObjId, idx: u64, v: T) {
         let a = self.mem.addr(o, idx, T::SIZE);
         self.rec(
