@@ -56,13 +56,14 @@ impl SetAssoc {
     fn tick(&mut self) -> u32 {
         self.clock = self.clock.wrapping_add(1);
         if self.clock == 0 {
-            // renormalise on wrap: keep order, restart from small numbers
+            // renormalise on wrap: each line's rank among all stamps (so every set keeps
+            // its order: no two lines share a stamp), restarting from small numbers
             let mut idx: Vec<usize> = (0..self.stamp.len()).collect();
             idx.sort_by_key(|&i| self.stamp[i]);
             for (r, i) in idx.into_iter().enumerate() {
-                self.stamp[i] = r as u32 / self.ways as u32;
+                self.stamp[i] = r as u32;
             }
-            self.clock = (self.stamp.len() / self.ways) as u32 + 1;
+            self.clock = self.stamp.len() as u32 + 1;
         }
         self.clock
     }
@@ -225,6 +226,26 @@ mod tests {
         assert!(c.contains(0) && c.contains(10) && !c.contains(1));
         let e = c.insert(11, false, 0).unwrap();
         assert_eq!(e.line, 2);
+    }
+
+    /// The LRU clock wrapping renumbers the stamps without changing any set's order (it
+    /// gave lines of one set equal stamps, rank / ways, so the victim after a wrap could be
+    /// a recently used line).
+    #[test]
+    fn lru_order_survives_the_clock_wrapping() {
+        let mut c = SetAssoc::new(1, 16, 0);
+        c.clock = u32::MAX - 20;
+        for l in 0..16 {
+            c.insert(l, false, 0);
+        }
+        // recency, oldest first: 0, 2, 4, ..., 14, 1, 3, ..., 15; the wrap happens on the way
+        for l in (1..16).step_by(2) {
+            assert!(c.access(l));
+        }
+        assert!(c.clock < 100, "the clock wrapped");
+        for want in (0..16).step_by(2).chain((1..16).step_by(2)) {
+            assert_eq!(c.insert(100 + want, false, 0).unwrap().line, want);
+        }
     }
 
     #[test]
