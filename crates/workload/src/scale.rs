@@ -99,13 +99,11 @@ impl InputOrigin {
 }
 
 /// The [`InputOrigin::Rule2Small`] models with their paper inputs as `--param` pairs
-/// (the parameters rule 2 changed; the others keep their defaults): Rodinia LavaMD's
-/// `-boxes1d 10` (4.3 MB) and Leukocyte's 36 cells over 5 frames (3.2 MB; NUBA Table 2
-/// lists 2 MB).
-pub const PAPER_BELOW_FLOOR: &[(&str, &[(&str, &str)])] = &[
-    ("lavamd", &[("boxes1d", "10")]),
-    ("leukocyte", &[("cells", "36"), ("frames", "5")]),
-];
+/// (the parameters rule 2 changed; the others keep their defaults): Leukocyte's 36 cells
+/// over 5 frames (3.2 MB; NUBA Table 2 lists 2 MB). (Rodinia LavaMD's `-boxes1d 10`, 4.3
+/// MB, was one until session 23's engine ran it in under a minute: now kept.)
+pub const PAPER_BELOW_FLOOR: &[(&str, &[(&str, &str)])] =
+    &[("leukocyte", &[("cells", "36"), ("frames", "5")])];
 
 /// The origin of the default input of the built-in workload `name` (as each model's module
 /// documentation states it), or `None` for a name the table does not know: a new model
@@ -179,16 +177,16 @@ pub fn input_origin(name: &str) -> Option<InputOrigin> {
         "simpleconv" => Rule1,
         "blackscholes" => Rule2Steps,
         "fwt" => Rule1,
-        "convsep" => Rule2Steps,
+        "convsep" => Rule1,
         "transpose" => Kept,
         "scalarprod" => Rule1,
         "backprop" => Rule1,
         "streamcluster" => Rule2,
         "rodinia-bfs" => Rule1,
         "btree" => Kept,
-        "lavamd" => Rule2Small,
+        "lavamd" => Kept,
         "leukocyte" => Rule2Small,
-        "lbm" => Rule2Steps,
+        "lbm" => Rule1,
         "parboil-stencil" => Rule2Steps,
         "minife" => Rule2Steps,
         "single-load" => Micro,

@@ -14,12 +14,11 @@
 //! Input. Paper: NUBA Table 2 (nuba.md §6.3), CONVS with a 151 MB footprint (three float
 //! images; the sample's square shape: 3632 x 3632; the sample's own default is 3072 x 3072).
 //! Rule 1 of `scale.rs`: factor (32 MiB / 151 MiB)^(1/2), side a multiple of 128: 1664 x
-//! 1664 (31.7 MiB). Rule 2 halves the work-only dimension first, the sample's 16 timed
-//! rounds: [`ITER_HALVINGS`] = 1 time, to 8, the images kept. On `coda-4gpu` 16 rounds took
-//! 75.6 s of host CPU time (idle, 2026-11-29; an earlier estimate from the instruction
-//! counts had put it at 45 s) and 8 took 37.8 s (BENCHMARKS.md). NUBA's capped runs stop
-//! inside the first launch: identical statistics at 16 and 8 rounds (checked on
-//! `nuba-mem-uba` and `nuba` at its 976,562-instruction cap).
+//! 1664 (31.7 MiB). Rule 2 does not apply: on `coda-4gpu` the sample's 16 timed rounds
+//! take 48.0 s of host CPU time (session 23's engine, idle, 2026-11-29; BENCHMARKS.md), so
+//! [`ITER_HALVINGS`] = 0. (Sessions 18-22 halved them once, to 8, when 16 rounds took
+//! 75.6 s.) NUBA's capped runs stop inside the first launch: identical statistics at 16 and
+//! 8 rounds (checked on `nuba-mem-uba` and `nuba` at its 976,562-instruction cap).
 
 use crate::bench::dense::common::{bad, entry, kinfo, seq};
 use crate::gen::rng::Rng;
@@ -48,8 +47,8 @@ pub const SPEC: BenchSpec = BenchSpec {
         },
         ParamSpec {
             name: "iterations",
-            default: "8",
-            help: "timed rounds of rows + columns, after one warm-up round (the sample's 16, halved once by rule 2)",
+            default: "16",
+            help: "timed rounds of rows + columns, after one warm-up round (the sample's 16)",
         },
     ],
     build,
@@ -69,7 +68,7 @@ pub const RULE2_HALVINGS: u32 = 0;
 /// The sample's timed rounds.
 pub const PAPER_ITERATIONS: u64 = 16;
 /// Halvings of rule 2 applied to the timed rounds (module documentation).
-pub const ITER_HALVINGS: u32 = 1;
+pub const ITER_HALVINGS: u32 = 0;
 
 /// The default side: rule 1 on NUBA's 151 MiB (3 images), then rule 2.
 pub fn default_side() -> u64 {

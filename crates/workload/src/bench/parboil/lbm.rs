@@ -19,9 +19,9 @@
 //! grids of 20 x 128 x 120 x 154 floats plus margins: 379 MB) with the `short` dataset's
 //! 100 time steps. Rule 1 of [`crate::scale`] shrinks the three sides by one factor (d = 3)
 //! to the 32 MiB cap, `SIZE_X` rounded to 8 (the padding keeps rows 32-byte aligned):
-//! 48 x 53 x 66 (31.9 MiB). Rule 2 halves the work-only dimension first, the time steps:
-//! [`STEP_HALVINGS`] = 1 time, to 50, the grid kept. On `coda-4gpu` 100 steps took 78.3 s
-//! of host CPU time and 50 took 35.8 s (BENCHMARKS.md, 2026-11-29).
+//! 48 x 53 x 66 (31.9 MiB). Rule 2 does not apply: on `coda-4gpu` the 100 time steps take
+//! 55.2 s of host CPU time (session 23's engine, idle, 2026-11-29; BENCHMARKS.md), so
+//! [`STEP_HALVINGS`] = 0. (Sessions 18-22 halved them once, to 50, when 100 took 78.3 s.)
 
 use crate::bench::dense::common::{bad, kinfo};
 use crate::memory::Memory;
@@ -55,8 +55,8 @@ pub const SPEC: BenchSpec = BenchSpec {
         },
         ParamSpec {
             name: "steps",
-            default: "50",
-            help: "time steps (Parboil short dataset: 100; halved once by rule 2)",
+            default: "100",
+            help: "time steps (Parboil short dataset: 100)",
         },
     ],
     build,
@@ -145,7 +145,7 @@ pub fn footprint(l: Layout) -> u64 {
 /// The Parboil `short` dataset's time steps.
 pub const PAPER_STEPS: u64 = 100;
 /// Rule 2's halvings of the time steps (the grid stays rule 1's).
-pub const STEP_HALVINGS: u32 = 1;
+pub const STEP_HALVINGS: u32 = 0;
 
 /// The default sides: rule 1 (d = 3; x rounded to 8).
 pub fn default_sides() -> (u64, u64, u64) {

@@ -658,13 +658,13 @@ fn leukocyte_memory_spaces_and_coalescing() {
     assert_eq!((lines, lanes), (32, 32), "one line per lane");
 }
 
-/// Leukocyte's registry defaults are Rodinia's run with rule 2's two halvings of the
-/// tracking work (cells, frames); the frame and the IMGVF limit stay Rodinia's.
+/// Leukocyte's registry defaults are Rodinia's run with rule 2's halving of the tracking
+/// work (cells, frames); the frame and the IMGVF limit stay Rodinia's.
 #[test]
 fn leukocyte_defaults_follow_the_scale_rules() {
     use super::leukocyte as lk;
     let d = lk::scaled_default();
-    assert_eq!((d.cells, d.frames), (9, 1));
+    assert_eq!((d.cells, d.frames), (18, 2));
     assert_eq!(
         (d.width, d.height, d.rows, d.iterations),
         (640, 480, 219, 500)
