@@ -2375,6 +2375,17 @@ mod tests {
         }
     }
 
+    /// A launch of one 64-thread block (two warps) for the test kernels below.
+    fn one_block_of_64(name: &str) -> KernelInfo {
+        KernelInfo {
+            name: name.into(),
+            grid: Dim3::x(1),
+            block: Dim3::x(64),
+            regs_per_thread: 16,
+            smem_per_block: 0,
+        }
+    }
+
     /// Lanes that diverge into two call sites recording the same kind of operation (same
     /// class, space, object and size; compute runs of the same length), so only the site
     /// tells them apart.
@@ -2383,13 +2394,7 @@ mod tests {
     }
     impl Kernel for TwoSites {
         fn info(&self) -> KernelInfo {
-            KernelInfo {
-                name: "two-sites".into(),
-                grid: Dim3::x(1),
-                block: Dim3::x(64),
-                regs_per_thread: 16,
-                smem_per_block: 0,
-            }
+            one_block_of_64("two-sites")
         }
         fn thread(&self, t: &mut Thread<'_>, _p: u32) {
             let i = t.gid();
@@ -2507,13 +2512,7 @@ mod tests {
     }
     impl Kernel for Divergent {
         fn info(&self) -> KernelInfo {
-            KernelInfo {
-                name: "divergent".into(),
-                grid: Dim3::x(1),
-                block: Dim3::x(64),
-                regs_per_thread: 16,
-                smem_per_block: 0,
-            }
+            one_block_of_64("divergent")
         }
         fn thread(&self, t: &mut Thread<'_>, _p: u32) {
             let i = t.gid();
