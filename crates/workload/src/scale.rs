@@ -266,7 +266,10 @@ mod tests {
                 _ => {}
             }
         }
-        assert!(steps >= 8, "{steps}");
+        // (not vacuous: six such models since session 23 re-checked rule 2, when convsep and
+        // lbm became rule 1's inputs again: fdtd2d, shoc-stencil2d, hm-pagerank,
+        // blackscholes, parboil-stencil, minife)
+        assert!(steps >= 6, "{steps}");
     }
 
     #[test]
