@@ -191,8 +191,9 @@ mod tests {
     fn the_gallop_finds_what_partition_point_finds() {
         // disjoint sorted intervals with varied gaps; every probe time around them
         for n in 0..40u64 {
-            let gaps: VecDeque<(Ps, Ps)> =
-                (0..n).map(|i| (i * 10 + i % 3, i * 10 + 5 + i % 3)).collect();
+            let gaps: VecDeque<(Ps, Ps)> = (0..n)
+                .map(|i| (i * 10 + i % 3, i * 10 + 5 + i % 3))
+                .collect();
             for t in 0..n * 10 + 12 {
                 let want = gaps.partition_point(|g| g.1 <= t);
                 assert_eq!(first_ending_after(&gaps, t), want, "n {n} t {t}");
