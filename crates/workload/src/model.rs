@@ -536,6 +536,40 @@ impl<'a> Thread<'a> {
         );
     }
 
+    /// A lane in follow mode at an offload marker: if lane 0's operation at the same
+    /// position is the same marker from the same call site (every field: a marker has no
+    /// per-lane address), take it and answer `true`; otherwise `false` (the caller leaves
+    /// follow mode and records the marker itself).
+    #[inline]
+    fn follow_marker(
+        &mut self,
+        at: &'static Location<'static>,
+        mark: u8,
+        obj: ObjId,
+        bytes: u16,
+        addr: u64,
+    ) -> bool {
+        let Some(f) = &mut self.follow else {
+            return false;
+        };
+        let (Some(l), Some(&loc)) = (f.lead.get(f.pos), f.locs.get(f.pos)) else {
+            return false;
+        };
+        let same = loc == at as *const Location as usize
+            && l.mark == mark
+            && l.class == InstClass::Branch
+            && l.space == Space::Global
+            && l.obj == obj
+            && l.bytes == bytes
+            && l.addr == addr
+            && l.run == 1;
+        if same {
+            f.pos += 1;
+            self.marked = true;
+        }
+        same
+    }
+
     #[inline]
     fn mark_begin(
         &mut self,
@@ -546,6 +580,10 @@ impl<'a> Thread<'a> {
         iters: u16,
     ) {
         if self.marks {
+            let bytes = live_ins as u16 | (nsu_insts as u16) << 8;
+            if self.follow_marker(at, MARK_BEGIN, block as ObjId, bytes, iters as u64) {
+                return;
+            }
             self.unfollow();
             self.marked = true;
             self.ops.push(Op {
@@ -553,7 +591,7 @@ impl<'a> Thread<'a> {
                 class: InstClass::Branch,
                 space: Space::Global,
                 obj: block as ObjId,
-                bytes: live_ins as u16 | (nsu_insts as u16) << 8,
+                bytes,
                 addr: iters as u64,
                 mark: MARK_BEGIN,
                 run: 1,
@@ -570,9 +608,12 @@ impl<'a> Thread<'a> {
     #[inline]
     pub fn ofld_end(&mut self, live_outs: u8) {
         if self.marks {
+            let at = Location::caller();
+            if self.follow_marker(at, MARK_END, 0, live_outs as u16, 0) {
+                return;
+            }
             self.unfollow();
             self.marked = true;
-            let at = Location::caller();
             if let Some(l) = &mut self.locs {
                 l.push(at as *const Location as usize);
             }
@@ -1089,10 +1130,11 @@ fn run_block(
     } else {
         out.max_warp_insts as usize
     };
-    // follow mode ([`Follow`]): the reconverging merge without lane addresses, markers or
-    // a split measurement (those read every lane's own list)
-    let can_follow =
-        merge == Merge::Reconverge && !out_lanes && !out_marks && split.is_none() && !sc.no_follow;
+    // follow mode ([`Follow`]): the reconverging merge without lane addresses or a split
+    // measurement (those read every lane's own list); offload markers are followed too
+    // (`Thread::follow_marker`), and a marked warp is merged with its following lanes as
+    // clones of lane 0 (the general merge handles the markers' block instances)
+    let can_follow = merge == Merge::Reconverge && !out_lanes && split.is_none() && !sc.no_follow;
     if sc.follow_skip.len() < nwarps {
         sc.follow_skip.resize(nwarps, 0);
     }
@@ -1184,7 +1226,7 @@ fn run_block(
                         converged = false;
                     }
                 }
-                if following != 0 && !converged {
+                if following != 0 && (!converged || marked) {
                     // the general merge reads lane 0's list for the lanes still following
                     // (`Clones`): each operation's row in the address table
                     sc.follow_row.clear();
@@ -1195,7 +1237,7 @@ fn run_block(
                     }));
                 }
             }
-            let clones = if converged {
+            let clones = if converged && !marked {
                 Clones::default()
             } else {
                 Clones {
@@ -1250,7 +1292,7 @@ fn run_block(
             }
             let before = wp.insts.len();
             match merge {
-                Merge::Reconverge if converged => merge_converged(
+                Merge::Reconverge if converged && !marked => merge_converged(
                     &sc.lanes[0],
                     &sc.follow_addrs,
                     rows,

@@ -312,11 +312,12 @@ mod tests {
     /// lanes' room runs out inside follow mode) and without (first block). Fails if a lane
     /// that leaves follow mode, or one that records fewer operations than lane 0, is
     /// written out wrong, or if the converged merge emits other instructions than the
-    /// reconverging one.
+    /// reconverging one. Both without and with offload markers (NDP: a follower takes a
+    /// marker equal to lane 0's, and a marked warp is merged with its followers as clones).
     #[test]
     fn follow_mode_programs_equal_recorded_ones() {
         use crate::program::{BlockProgram, Workload};
-        for spec in all() {
+        for (spec, marks) in all().iter().flat_map(|s| [(s, false), (s, true)]) {
             let mk = |follow: bool| {
                 let mut w = build(spec.name, &BTreeMap::new(), 1).unwrap();
                 w.set_follow(follow);
@@ -337,12 +338,14 @@ mod tests {
                     let (mut pa, mut pb) = (BlockProgram::default(), BlockProgram::default());
                     pa.max_warp_insts = limit;
                     pb.max_warp_insts = limit;
+                    pa.offload_markers = marks;
+                    pb.offload_markers = marks;
                     a.gen_block(blk, false, 128, &mut pa).unwrap();
                     b.gen_block(blk, false, 128, &mut pb).unwrap();
                     assert_eq!(
                         format!("{pa:?}"),
                         format!("{pb:?}"),
-                        "{} launch {launch} block {blk}",
+                        "{} launch {launch} block {blk} markers {marks}",
                         spec.name
                     );
                 }
