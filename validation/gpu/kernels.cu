@@ -432,6 +432,66 @@ __global__ void hotspotOpt1(float *p, float *tIn, float *tOut, float sdc, int nx
 // simulator's kernels do not pay (docs/real-gpu.md: small kernels run 3-7x faster simulated).
 __global__ void single(const volatile unsigned *a, unsigned idx) { (void)a[idx]; }
 
+
+// ---------------- batch 3: Locus micro workloads (crates/workload/src/bench/micro.rs) ----------------
+// In a namespace so that `random` does not meet libc's; `locus validate gpu` compares bare
+// names (namespace dropped). Loads whose value the model discards are `volatile` here, as in
+// `single`, so that the compiler keeps them.
+namespace micro {
+// `stream`: read-only grid-stride stream, `total` = every thread of the grid.
+__global__ void stream(const volatile unsigned *a, unsigned long long n) {
+  unsigned long long total = (unsigned long long)gridDim.x * blockDim.x;
+  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += total) (void)a[i];
+}
+// `random`: per_thread independent loads at uniform random positions of a 2^k-element array.
+// The model reads precomputed positions without a memory access (kernel parameters); here they
+// are a hash of the thread's load index (ALU only), so the loads are the same in number and
+// kind, and uniform over the array (not the same positions: the pattern, not the addresses).
+__global__ void random(const volatile unsigned *a, unsigned mask, unsigned threads, unsigned per_thread) {
+  unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (g >= threads) return;
+  for (unsigned k = 0; k < per_thread; k++) {
+    unsigned h = (g * per_thread + k) * 2654435761u;
+    h ^= h >> 15;
+    h *= 0x2c1b3c6du;
+    h ^= h >> 12;
+    (void)a[h & mask];
+  }
+}
+// `chain`: one warp, `ops` dependent instructions of one class (0 int IMAD, 1 fp FFMA, 2 sfu
+// MUFU.EX2), 64 to a loop trip; lane results and the chain's SM cycles (clock64) are stored
+// so that the chain is live (the model stores nothing: 2 global stores per warp here).
+template <int CLS>
+__global__ void chain(unsigned *out, long long *cyc, int ops, unsigned p, unsigned q) {
+  unsigned x = threadIdx.x;
+  float f = (float)threadIdx.x;
+  long long t0 = clock64();
+  for (int i = 0; i < ops; i += 64) {
+#pragma unroll
+    for (int j = 0; j < 64; j++) {
+      if (CLS == 0) x = x * p + q;
+      else if (CLS == 1) f = fmaf(f, __uint_as_float(p), __uint_as_float(q));
+      else asm("ex2.approx.ftz.f32 %0, %0;" : "+f"(f));
+    }
+  }
+  long long t1 = clock64();
+  out[threadIdx.x] = x + __float_as_uint(f);
+  cyc[threadIdx.x] = t1 - t0;
+}
+// Pointer chase (latency mode only; no Locus workload): one thread, `hops` dependent loads,
+// after `warm` untimed ones; CG: cache-global loads (L2, not L1).
+template <bool CG>
+__global__ void chase(const unsigned *a, int warm, int hops, long long *cyc, unsigned *sink) {
+  unsigned j = 0;
+  for (int i = 0; i < warm; i++) j = CG ? __ldcg(a + j) : a[j];
+  long long t0 = clock64();
+  for (int i = 0; i < hops; i++) j = CG ? __ldcg(a + j) : a[j];
+  long long t1 = clock64();
+  cyc[0] = t1 - t0;
+  sink[0] = j;
+}
+}  // namespace micro
+
 // ---------------- the benchmark list ----------------
 // One entry per Locus workload: the `locus run` workload and params that build the same
 // launches, and a function that launches them once (in the model's launch order).
@@ -443,18 +503,33 @@ struct Bench {
   std::function<void()> launch;
 };
 
+// Further batches, each in its own file, built in when run.sh's nvcc accepts them (run.sh
+// falls back to a build without a batch that does not compile, and says so in build.log).
+#ifdef LOCUS_BATCH_DENSE
+#include "batch_dense.cuh"
+#endif
+#ifdef LOCUS_BATCH_SUITES
+#include "batch_suites.cuh"
+#endif
+#ifdef LOCUS_BATCH_PARBOIL
+#include "batch_parboil.cuh"
+#endif
+#ifdef LOCUS_BATCH_REC
+#include "batch_rec.cuh"
+#endif
+
 static std::vector<Bench> benches() {
   std::vector<Bench> v;
   static float *p[8];
   {
-    const int n = 4 << 20;
-    v.push_back({"vectoradd", "", "vectorAdd",
+    const int n = 2796032;
+    v.push_back({"vectoradd", "n=2796032", "vectorAdd",
                  [=] { p[0] = dalloc(n, 1); p[1] = dalloc(n, 2); p[2] = dalloc(n, 3); },
                  [=] { vectorAdd<<<(n + 255) / 256, 256>>>(p[0], p[1], p[2], n); }});
   }
   {
-    const int m = 1024, k = 512, n = 1024;
-    v.push_back({"matmul", "", "matrixMulCUDA",
+    const int m = 640, k = 640, n = 1280;
+    v.push_back({"matmul", "m=640 k=640 n=1280", "matrixMulCUDA",
                  [=] { p[0] = dalloc(m * k, 1); p[1] = dalloc(k * n, 2); p[2] = dalloc(m * n, 3); },
                  [=] { matrixMulCUDA<16><<<dim3(n / 16, m / 16), dim3(16, 16)>>>(p[2], p[0], p[1], k, n); }});
   }
@@ -608,8 +683,8 @@ static std::vector<Bench> benches() {
                  }});
   }
   {
-    const int np = 128 << 10, nf = 34;
-    v.push_back({"kmeans-transpose", "", "invert_mapping",
+    const int np = 123136, nf = 34;
+    v.push_back({"kmeans-transpose", "npoints=123136 nfeatures=34", "invert_mapping",
                  [=] { p[0] = dalloc((size_t)np * nf, 1); p[1] = dalloc((size_t)np * nf, 2); },
                  [=] { invert_mapping<<<np / 256, 256>>>(p[0], p[1], np, nf); }});
   }
@@ -638,12 +713,110 @@ static std::vector<Bench> benches() {
                                                                        0.1f, 0.1f, 0.05f, 0.05f, 0.5f);
                  }});
   }
+
+  {
+    const unsigned long long n = 8ull << 20;
+    v.push_back({"stream", "", "stream",
+                 [=] { p[0] = dalloc(n, 1); },
+                 [=] { micro::stream<<<(unsigned)(n / 4 / 256), 256>>>((const volatile unsigned *)p[0], n); }});
+  }
+  {
+    const unsigned n = 16u << 20, threads = 64u << 10, per = 4;
+    v.push_back({"random", "", "random",
+                 [=] { p[0] = dalloc(n, 1); },
+                 [=] { micro::random<<<threads / 256, 256>>>((const volatile unsigned *)p[0], n - 1, threads, per); }});
+  }
+  // two chain lengths per class: the slope is the dependent-issue latency
+  for (int cls = 0; cls < 3; cls++) {
+    static const char *names[3] = {"int", "fp", "sfu"};
+    for (int ops : {1024, 8192}) {
+      static char buf[6][48];
+      char *params = buf[cls * 2 + (ops == 8192)];
+      snprintf(params, 48, "ops=%d class=%s", ops, names[cls]);
+      v.push_back({"chain", params, "chain",
+                   [=] { CK(cudaMalloc(&p[0], 4096)); CK(cudaMalloc(&p[1], 4096)); },
+                   [=] {
+                     unsigned *o = (unsigned *)p[0];
+                     long long *c = (long long *)p[1];
+                     if (cls == 0) micro::chain<0><<<1, 32>>>(o, c, ops, 3u, 1u);
+                     else if (cls == 1) micro::chain<1><<<1, 32>>>(o, c, ops, 0x3f7ff972u, 0x3a83126fu);
+                     else micro::chain<2><<<1, 32>>>(o, c, ops, 0u, 0u);
+                   }});
+    }
+  }
   {
     v.push_back({"single-load", "", "single",
                  [=] { p[0] = dalloc(1 << 18, 1); },
                  [=] { single<<<1, 1>>>((const volatile unsigned *)p[0], 0); }});
   }
+#ifdef LOCUS_BATCH_DENSE
+  add_batch_dense(v, p);
+#endif
+#ifdef LOCUS_BATCH_SUITES
+  add_batch_suites(v, p);
+#endif
+#ifdef LOCUS_BATCH_PARBOIL
+  add_batch_parboil(v, p);
+#endif
+#ifdef LOCUS_BATCH_REC
+  add_batch_rec(v, p);
+#endif
   return v;
+}
+
+// `latency` mode: in-kernel clock64 measurements, one thread or one warp, outside the
+// profiler: dependent-issue latency per instruction class (chain) and load-to-use latency per
+// level of the memory hierarchy (pointer chase). Prints `what<TAB>footprint_B<TAB>stride_B<TAB>
+// count<TAB>cycles<TAB>cycles_per`.
+static void latency() {
+  printf("what\tfootprint_B\tstride_B\tcount\tcycles\tcycles_per\n");
+  unsigned *o;
+  long long *c, hc[32];
+  unsigned *sink;
+  CK(cudaMalloc(&o, 4096));
+  CK(cudaMalloc(&c, 4096));
+  CK(cudaMalloc(&sink, 64));
+  static const char *names[3] = {"chain-int", "chain-fp", "chain-sfu"};
+  for (int cls = 0; cls < 3; cls++)
+    for (int ops : {1024, 8192, 65536}) {
+      for (int rep = 0; rep < 2; rep++) {  // the first launch warms the instruction cache
+        if (cls == 0) micro::chain<0><<<1, 32>>>(o, c, ops, 3u, 1u);
+        else if (cls == 1) micro::chain<1><<<1, 32>>>(o, c, ops, 0x3f7ff972u, 0x3a83126fu);
+        else micro::chain<2><<<1, 32>>>(o, c, ops, 0u, 0u);
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+      }
+      CK(cudaMemcpy(hc, c, sizeof(hc), cudaMemcpyDeviceToHost));
+      printf("%s\t0\t0\t%d\t%lld\t%.3f\n", names[cls], ops, hc[0], (double)hc[0] / ops);
+    }
+  struct Case { const char *what; size_t bytes, stride; int warm_full; bool cg; };
+  const Case cases[] = {
+      {"chase-l1", 16 << 10, 128, 1, false},          // fits L1: warm traversal, then hits
+      {"chase-l2", 8 << 20, 128, 1, true},            // fits L2, L1 bypassed (ld.cg)
+      {"chase-dram-seq", 512ull << 20, 128, 0, true}, // cold lines, consecutive (open rows)
+      {"chase-dram-far", 512ull << 20, 65664, 0, true}, // cold lines 64 KB + 128 B apart
+  };
+  const size_t big = 512ull << 20;
+  unsigned *a, *flush;
+  CK(cudaMalloc(&a, big));
+  CK(cudaMalloc(&flush, 256ull << 20));
+  std::vector<unsigned> h(big / 4);
+  for (const Case &k : cases) {
+    size_t n = k.bytes / 4, s = k.stride / 4, lines = k.bytes / k.stride;
+    for (size_t i = 0; i < lines; i++) h[i * s] = (unsigned)(((i + 1) % lines) * s);
+    CK(cudaMemcpy(a, h.data(), k.bytes, cudaMemcpyHostToDevice));
+    CK(cudaMemset(flush, (int)(k.stride & 0xff), 256ull << 20));  // evict `a` from L2
+    CK(cudaDeviceSynchronize());
+    int hops = 4096, warm = k.warm_full ? (int)lines : 0;
+    if (!k.warm_full && (size_t)hops > lines) hops = (int)lines;
+    if (k.cg) micro::chase<true><<<1, 1>>>(a, warm, hops, c, sink);
+    else micro::chase<false><<<1, 1>>>(a, warm, hops, c, sink);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(hc, c, 8, cudaMemcpyDeviceToHost));
+    printf("%s\t%zu\t%zu\t%d\t%lld\t%.1f\n", k.what, k.bytes, k.stride, hops, hc[0], (double)hc[0] / hops);
+    (void)n;
+  }
 }
 
 int main(int argc, char **argv) {
@@ -657,6 +830,10 @@ int main(int argc, char **argv) {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   fprintf(stderr, "device: %s, %d SMs, L2 %d B\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize);
+  if (mode == "latency") {
+    latency();
+    return 0;
+  }
   if (mode == "time") printf("workload\tmedian_us\tmin_us\tmax_us\truns\n");
   for (auto &b : v) {
     b.setup();

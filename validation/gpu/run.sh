@@ -1,14 +1,32 @@
 #!/usr/bin/env bash
 # Run on a machine with an NVIDIA GPU, CUDA's nvcc and Nsight Compute (ncu). Writes into $1
 # (default ./out-gpu): manifest.tsv, ncu.csv (one row per launch and metric), time.tsv
-# (cudaEvent medians), sass.txt (the compiled SASS), device.txt. Compare with
+# (cudaEvent medians), latency.tsv (in-kernel clock64 latencies), sass.txt (the compiled
+# SASS), build.log, device.txt. Compare with
 # `locus validate gpu --measured DIR` on any machine.
 set -uo pipefail
 cd "$(dirname "$0")"
 out=${1:-out-gpu}
 mkdir -p "$out"
 arch=${ARCH:-sm_90}
-nvcc -O3 -arch="$arch" -o /tmp/locus-kernels kernels.cu 2>&1 | tee "$out/build.log" || exit 1
+# Build with every batch that compiles: each batch is tried on top of those kept so far
+# (build.log says which were left out and why).
+: >"$out/build.log"
+flags=""
+for batch in LOCUS_BATCH_DENSE LOCUS_BATCH_SUITES LOCUS_BATCH_PARBOIL LOCUS_BATCH_REC; do
+  echo "== try -D$batch" >>"$out/build.log"
+  if nvcc -O3 -arch="$arch" $flags -D$batch -c -o /tmp/locus-try.o kernels.cu >>"$out/build.log" 2>&1; then
+    flags="$flags -D$batch"
+  else
+    echo "left out: $batch" >>"$out/build.log"
+  fi
+done
+built=""
+if nvcc -O3 -arch="$arch" $flags -o /tmp/locus-kernels kernels.cu >>"$out/build.log" 2>&1; then
+  built=yes
+  echo "built with:${flags:- no extra batch}" >>"$out/build.log"
+fi
+[ -n "$built" ] || { cat "$out/build.log"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,memory.total --format=csv >"$out/device.txt" 2>&1
 nvcc --version | tail -2 >>"$out/device.txt"
 /tmp/locus-kernels manifest >"$out/manifest.tsv"
@@ -30,4 +48,6 @@ echo "metrics: $metrics" >>"$out/device.txt"
 ncu --clock-control none --cache-control all --csv --metrics "$metrics" /tmp/locus-kernels once >"$out/ncu.csv" 2>"$out/ncu.err"
 echo "ncu rc=$?" >>"$out/device.txt"
 /tmp/locus-kernels time >"$out/time.tsv" 2>>"$out/device.txt"
+/tmp/locus-kernels latency >"$out/latency.tsv" 2>>"$out/device.txt"
+nvidia-smi --query-gpu=clocks.sm,clocks.mem --format=csv >>"$out/device.txt" 2>&1
 echo done

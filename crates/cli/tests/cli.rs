@@ -1037,6 +1037,8 @@ fn validate_gpu_compares_the_transpose_model_with_the_h100_counts() {
         "gpu",
         "--measured",
         measured.to_str().unwrap(),
+        "-p",
+        "h100",
         "--only",
         "transpose",
         "-q",

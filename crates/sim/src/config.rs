@@ -106,6 +106,12 @@ pub struct SystemCfg {
     /// GPUs of different sizes and clocks). Empty (the default): every node has
     /// `sms_per_node` SMs at `sm_clock_ghz` with the `l1` and `l2` sizes.
     pub node_kinds: Vec<String>,
+    /// Fixed cost of a kernel launch, ns: the first blocks dispatch this long after the
+    /// launch begins (front end, grid setup, and the end-of-kernel drain a one-thread
+    /// kernel still pays on a real GPU: `validation/gpu/h200`'s `single-load` takes
+    /// 1,888 ns measured). Counted in the kernel's time. 0 (the default): none, as every
+    /// paper's simulator.
+    pub kernel_launch_ns: u32,
 }
 
 impl Default for SystemCfg {
@@ -118,6 +124,7 @@ impl Default for SystemCfg {
             page_bytes: 4096,
             line_bytes: 128,
             node_kinds: Vec::new(),
+            kernel_launch_ns: 0,
         }
     }
 }
@@ -291,6 +298,11 @@ pub enum KernelBoundary {
     /// of REC §2.4 / §4.1 ("release operations flush the L2 caches"; rec.md §6.14: write
     /// back, keep valid); the acquire leaves the L2 alone.
     CleanAll,
+    /// Drop every line of every L2, dirty ones without a DRAM write: the state a
+    /// profiler's cache control leaves before each measured kernel (Nsight Compute
+    /// `--cache-control all`, as `validation/gpu/run.sh` measures), whose flush happens
+    /// outside the measured time. For `locus validate gpu`, not a machine's policy.
+    ProfilerFlush,
     /// Nothing.
     None,
 }
@@ -1175,6 +1187,12 @@ impl Config {
             return Err(format!(
                 "system.nodes = {}: must be a power of two from 1 to 256",
                 s.nodes
+            ));
+        }
+        if s.kernel_launch_ns > 1_000_000 {
+            return Err(format!(
+                "system.kernel_launch_ns = {}: at most 1,000,000 (1 ms; real launches cost a few us)",
+                s.kernel_launch_ns
             ));
         }
         if s.sms_per_node == 0 || s.sms_per_node > 1024 {

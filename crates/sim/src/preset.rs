@@ -51,6 +51,12 @@ pub const PRESETS: &[Preset] = &[
         base: None,
     },
     Preset {
+        name: "h200",
+        about: "NVIDIA H200 SXM: the h100 die with a 60 MB L2 and 4.8 TB/s HBM3e (the GPU validation/gpu/h200 was measured on)",
+        toml: include_str!("../../../presets/h200.toml"),
+        base: Some("h100"),
+    },
+    Preset {
         name: "rec-4gpu",
         about: "REC Table 2: 4 GPUs x 64 CUs, 16 KB L1V, 2 MB 16-way L2, 64 B lines, 1 TB/s HBM, 300 GB/s all-to-all, 8K-entry 8-way line-fifo directory (--set directory.kind=rec)",
         toml: include_str!("../../../presets/rec-4gpu.toml"),

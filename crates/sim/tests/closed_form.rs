@@ -268,6 +268,129 @@ fn h100_preset_matches_its_public_figures() {
     assert!((430..=530).contains(&one), "unloaded HBM load {one} cycles");
 }
 
+/// A pointer chase (`chase`: each load's address computed from the previous load) costs per
+/// hop exactly the unloaded latency of the level its footprint lives in plus the one
+/// dependent address instruction: in L1 (16 KB, warmed by one traversal) `l1.hit_latency +
+/// int_latency`; in L2 (8 MB, past the 256 KB L1, warmed) the L1 lookup, the request port
+/// and both NoC traversals, the L2 tag and the reply port, plus `int_latency`.
+#[test]
+fn pointer_chase_hop_costs_its_level_latency_plus_the_address_instruction() {
+    let c = cfg("h100", &[]);
+    let clk = Clock::ghz(c.system.sm_clock_ghz);
+    let per_hop = |kb: &str, warm: &str| {
+        let cyc = |hops: &str| {
+            run(
+                &c,
+                "chase",
+                &[("footprint_kb", kb), ("warm", warm), ("hops", hops)],
+            )
+            .sim
+            .total
+            .cycles
+        };
+        (cyc("400") - cyc("200")) as f64 / 200.0
+    };
+    let l1 = per_hop("16", "128");
+    assert_eq!(l1, (c.l1.hit_latency + c.sm.int_latency) as f64, "L1 hop");
+    let h = c.interconnect.header_bytes;
+    let l2_ps = clk.cycles((c.l1.hit_latency + 2 * c.noc.sm_l2_latency + c.l2.hit_latency) as u64)
+        + Port::new(c.noc.sm_l2_request_gbps, 0).ser(h)
+        + Port::new(c.l2.slice_gbps, 0).ser(c.system.line_bytes);
+    let want = l2_ps as f64 / clk.period as f64 + c.sm.int_latency as f64;
+    let l2 = per_hop("8192", "65536");
+    assert!(
+        (l2 - want).abs() <= 1.0,
+        "L2 hop {l2} cycles, expected {want:.1}"
+    );
+}
+
+/// `system.kernel_launch_ns`: each launch's first blocks dispatch that long after the
+/// launch begins, and the kernel's time counts it: a one-load kernel takes exactly that
+/// much longer; each kernel of a two-kernel workload at least that much.
+#[test]
+fn kernel_launch_cost_delays_each_launch_by_its_value() {
+    let base = cfg("single-gpu", &[]);
+    let slow = cfg("single-gpu", &["system.kernel_launch_ns=1500"]);
+    let clk = Clock::ghz(base.system.sm_clock_ghz);
+    let (a, b) = (
+        run(&base, "single-load", &[]),
+        run(&slow, "single-load", &[]),
+    );
+    assert_eq!(
+        b.sim.total.cycles,
+        a.sim.total.cycles + 1_500_000 / clk.period,
+        "one launch"
+    );
+    let p = [("nx", "256"), ("ny", "256")];
+    let (a, b) = (run(&base, "atax", &p), run(&slow, "atax", &p));
+    assert_eq!(b.sim.kernels.len(), 2);
+    for (ka, kb) in a.sim.kernels.iter().zip(&b.sim.kernels) {
+        // at least the launch cost; the rest of the kernel moves in absolute time (DRAM
+        // refresh), so it may differ a little
+        let d = kb.summary.ns - ka.summary.ns;
+        assert!(
+            d >= 1495.0 && d <= 1500.0 + 0.1 * ka.summary.ns,
+            "{}: {d} ns more (of {} ns)",
+            ka.name,
+            ka.summary.ns
+        );
+    }
+    let e = locus_sim::preset::load(
+        Some("single-gpu"),
+        None,
+        &["system.kernel_launch_ns=5000000".into()],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("system.kernel_launch_ns"), "{e}");
+}
+
+/// `l2.kernel_boundary = "profiler-flush"` (the state Nsight Compute's cache control leaves
+/// before each profiled kernel): atax_kernel2 re-reads the matrix atax_kernel1 read; kept
+/// across the boundary it hits in L2, flushed it misses like the first kernel, and the
+/// flush itself writes nothing to DRAM.
+#[test]
+fn profiler_flush_empties_the_l2_between_kernels() {
+    let p = [("nx", "256"), ("ny", "256")];
+    let keep = run(&cfg("single-gpu", &[]), "atax", &p);
+    let flush = run(
+        &cfg("single-gpu", &["l2.kernel_boundary=profiler-flush"]),
+        "atax",
+        &p,
+    );
+    let (k1, k2) = (
+        &keep.sim.kernels[1].summary.counters,
+        &flush.sim.kernels[1].summary.counters,
+    );
+    let matrix_lines = 256 * 256 * 4 / 128;
+    assert!(k1.l2_misses < 64, "kept: {} misses", k1.l2_misses);
+    assert!(
+        k2.l2_misses >= matrix_lines,
+        "flushed: {} misses",
+        k2.l2_misses
+    );
+    assert_eq!(
+        flush.sim.kernels[0].summary.counters.l2_misses,
+        keep.sim.kernels[0].summary.counters.l2_misses
+    );
+    assert_eq!(
+        flush.sim.total.counters.dram_writes,
+        keep.sim.total.counters.dram_writes
+    );
+}
+
+/// The `h200` preset is the h100 die with the H200's memory: 4.8 TB/s HBM3e (datasheet) and
+/// the 60 MB L2 the measured device reports.
+#[test]
+fn h200_preset_is_the_h100_with_its_memory() {
+    let (a, b) = (cfg("h100", &[]), cfg("h200", &[]));
+    assert_eq!(b.system.sms_per_node, a.system.sms_per_node);
+    assert_eq!(b.sm.int_latency, a.sm.int_latency);
+    assert_eq!(b.l2.bytes_per_node, 62_914_560);
+    let peak = locus_dram::peak_bandwidth_gbs(&b.dram) * b.memory.channels_per_node as f64;
+    assert!((peak - 4800.0).abs() / 4800.0 < 0.01, "peak {peak} GB/s");
+}
+
 /// Run limits (issue 7 §6: papers that simulate a fixed instruction count): a limit of N
 /// warp instructions stops issue exactly at N, with every request drained and the kernel
 /// reported as partial; a cycle limit ends the run at that cycle; no limit, no stop.

@@ -192,7 +192,7 @@ pub fn input_origin(name: &str) -> Option<InputOrigin> {
         "single-load" => Micro,
         "stream" => Micro,
         "random" => Micro,
-        "chain" => Micro,
+        "chain" | "chase" => Micro,
         _ => return None,
     })
 }

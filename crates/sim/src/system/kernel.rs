@@ -117,6 +117,7 @@ impl System {
                 Ev::Wait => {}
                 Ev::Ndp(id) => self.ndp_arrive(id),
                 Ev::NsuTick(s) => self.nsu_tick(s),
+                Ev::Launch(a) => self.fill_app(a as usize, &mut *ws[a as usize])?,
             }
             n += 1;
             if n & 0xFFFF == 0 {
@@ -213,7 +214,14 @@ impl System {
         for f in &mut self.free_slots[first..first + count] {
             *f = bps;
         }
-        self.fill_app(a, w)?;
+        match self.cfg.system.kernel_launch_ns {
+            0 => self.fill_app(a, w)?,
+            ns => {
+                // the launch's fixed cost: the first blocks dispatch when it has passed
+                let at = self.q.now() + ns as u64 * 1000;
+                self.q.push(at, Ev::Launch(a as u32));
+            }
+        }
         Ok(())
     }
 

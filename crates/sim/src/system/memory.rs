@@ -749,6 +749,13 @@ impl System {
             sm.l1.clear();
         }
         let action = self.cfg.l2.kernel_boundary;
+        if action == KernelBoundary::ProfilerFlush {
+            // untimed, and no DRAM write: the profiler flushes before its measured time
+            for sl in &mut self.slices {
+                sl.cache.clear();
+            }
+            return;
+        }
         if action == KernelBoundary::None || self.cfg.system.nodes == 1 {
             return;
         }

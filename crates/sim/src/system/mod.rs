@@ -63,6 +63,9 @@ pub(crate) enum Ev {
     Ndp(u32),
     /// An NSU may issue (payload: stack index).
     NsuTick(u32),
+    /// A launch's fixed cost (`system.kernel_launch_ns`) has passed: its first blocks
+    /// dispatch (payload: application index).
+    Launch(u32),
 }
 
 impl Ev {
@@ -83,10 +86,11 @@ impl Ev {
             Ev::Wait => 11,
             Ev::Ndp(_) => 12,
             Ev::NsuTick(_) => 13,
+            Ev::Launch(_) => 14,
         }
     }
     /// Number of variants.
-    pub(crate) const COUNT: usize = 14;
+    pub(crate) const COUNT: usize = 15;
     /// Variants that existed before coherence: always listed in the statistics; later
     /// ones only when they occurred, so runs without them report exactly as before.
     pub(crate) const ALWAYS_LISTED: usize = 9;
@@ -106,6 +110,7 @@ impl Ev {
         "wait",
         "ndp_packet",
         "nsu_tick",
+        "launch",
     ];
 }
 

@@ -38,6 +38,7 @@ fn step(s: &mut System, ev: Ev) {
         Ev::Wait => {}
         Ev::Ndp(i) => s.ndp_arrive(i),
         Ev::NsuTick(i) => s.nsu_tick(i),
+        Ev::Launch(_) => {} // no workload here
     }
 }
 

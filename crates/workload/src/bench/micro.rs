@@ -1,5 +1,6 @@
 //! Micro-benchmarks with closed-form expectations, used by the simulator's tests and for
-//! calibration: a single load, a read stream, and uniform random reads.
+//! calibration: a single load, a read stream, uniform random reads, a dependent compute
+//! chain and a pointer chase.
 
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
@@ -101,6 +102,98 @@ pub const CHAIN: BenchSpec = BenchSpec {
     ],
     build: build_chain,
 };
+
+/// One thread follows a pointer chain: each load's address is computed (one integer
+/// instruction) from the previous load, so every hop is the unloaded load-to-use latency of
+/// the level the footprint lives in plus that instruction. `validation/gpu/kernels.cu`'s
+/// `chase` kernel is the same walk on a real GPU (its `latency` mode times it with `clock64`).
+pub const CHASE: BenchSpec = BenchSpec {
+    name: "chase",
+    suite: "Locus micro",
+    category: "-",
+    about: "one thread, dependent loads (pointer chase) cycling over a footprint: load-to-use latency per level",
+    params: &[
+        ParamSpec {
+            name: "footprint_kb",
+            default: "16",
+            help: "KiB the chain cycles over (footprint / stride hops, rounded down, to a traversal)",
+        },
+        ParamSpec {
+            name: "stride",
+            default: "128",
+            help: "bytes between consecutive hops (multiple of 4)",
+        },
+        ParamSpec {
+            name: "warm",
+            default: "0",
+            help: "hops before the counted ones (footprint / stride of them: one traversal warms the caches)",
+        },
+        ParamSpec {
+            name: "hops",
+            default: "4096",
+            help: "counted hops (the kernel's cycles minus those of hops=0, over hops, is the latency)",
+        },
+    ],
+    build: build_chase,
+};
+
+struct Chase {
+    a: ObjId,
+    /// Elements (4 B) between hops, and hops in one traversal.
+    step: u64,
+    lines: u64,
+    total: u64,
+}
+impl Kernel for Chase {
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: "chase".into(),
+            grid: Dim3::x(1),
+            block: Dim3::x(1),
+            regs_per_thread: 8,
+            smem_per_block: 0,
+        }
+    }
+    fn thread(&self, t: &mut Thread<'_>, _p: u32) {
+        let mut i = 0u64;
+        for _ in 0..self.total {
+            // the loaded word is the next hop's index (kernels.cu fills the array so); the
+            // address arithmetic (one IMAD) waits for the load, the next load for it
+            let _: u32 = t.ld(self.a, i * self.step);
+            t.alu(1);
+            i = (i + 1) % self.lines;
+        }
+    }
+}
+
+fn build_chase(p: &Params) -> Result<ModelWorkload, WorkloadError> {
+    let footprint = p.u64("footprint_kb", 16)? << 10;
+    let stride = p.u64("stride", 128)?;
+    let warm = p.u64("warm", 0)?;
+    let hops = p.u64("hops", 4096)?;
+    if stride == 0 || stride % 4 != 0 || footprint < stride {
+        return Err(WorkloadError::Msg(format!(
+            "chase: footprint = {footprint} B, stride = {stride} B: need stride a positive multiple of 4, at most the footprint"
+        )));
+    }
+    if footprint > 4 << 30 || warm + hops > 1 << 24 {
+        return Err(WorkloadError::Msg(
+            "chase: footprint at most 4 GiB and warm + hops at most 16M".into(),
+        ));
+    }
+    let mut m = Memory::new();
+    let a = m.alloc::<u32>("a", footprint / 4, true);
+    Ok(once(
+        "chase",
+        m,
+        Chase {
+            a,
+            step: stride / 4,
+            lines: footprint / stride,
+            total: warm + hops,
+        },
+    ))
+}
 
 struct Chain {
     a: ObjId,

@@ -41,7 +41,13 @@ pub fn all() -> &'static [BenchSpec] {
         v.extend_from_slice(rodinia::SPECS);
         v.extend_from_slice(parboil::SPECS);
         v.extend_from_slice(mantevo::SPECS);
-        v.extend_from_slice(&[micro::SINGLE, micro::STREAM, micro::RANDOM, micro::CHAIN]);
+        v.extend_from_slice(&[
+            micro::SINGLE,
+            micro::STREAM,
+            micro::RANDOM,
+            micro::CHAIN,
+            micro::CHASE,
+        ]);
         v
     })
 }
