@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Run on a machine with an NVIDIA GPU, CUDA's nvcc and Nsight Compute (ncu). Writes into $1
 # (default ./out-gpu): manifest.tsv, ncu.csv (one row per launch and metric), time.tsv
-# (cudaEvent medians), latency.tsv (in-kernel clock64 latencies), sass.txt (the compiled
-# SASS), build.log, device.txt. Compare with
+# (cudaEvent medians), latency.tsv (in-kernel clock64 latencies), dispatch.tsv (empty grids:
+# the block scheduler's rate, dispatch.cu), sass.txt (the compiled SASS), build.log,
+# device.txt (with the profiler's own messages). Compare with
 # `locus validate gpu --measured DIR` on any machine.
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -45,9 +46,10 @@ done
 metrics=${metrics#,}
 [ -z "$metrics" ] && metrics=$(echo $want | tr " " ",")
 echo "metrics: $metrics" >>"$out/device.txt"
-ncu --clock-control none --cache-control all --csv --metrics "$metrics" /tmp/locus-kernels once >"$out/ncu.csv" 2>"$out/ncu.err"
+ncu --clock-control none --cache-control all --csv --metrics "$metrics" /tmp/locus-kernels once >"$out/ncu.csv" 2>>"$out/device.txt"
 echo "ncu rc=$?" >>"$out/device.txt"
 /tmp/locus-kernels time >"$out/time.tsv" 2>>"$out/device.txt"
 /tmp/locus-kernels latency >"$out/latency.tsv" 2>>"$out/device.txt"
+nvcc -O3 -arch="$arch" -o /tmp/locus-dispatch dispatch.cu >>"$out/build.log" 2>&1 && /tmp/locus-dispatch >"$out/dispatch.tsv" 2>>"$out/device.txt"
 nvidia-smi --query-gpu=clocks.sm,clocks.mem --format=csv >>"$out/device.txt" 2>&1
 echo done

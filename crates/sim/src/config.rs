@@ -112,6 +112,11 @@ pub struct SystemCfg {
     /// 1,888 ns measured). Counted in the kernel's time. 0 (the default): none, as every
     /// paper's simulator.
     pub kernel_launch_ns: u32,
+    /// Block dispatch interval, ps: a one-node machine's block scheduler hands out at most
+    /// one block per interval (an empty grid's time per block on the measured H200:
+    /// `validation/gpu/dispatch.cu`, 0.603 ns). 0 (the default): every free slot is filled at
+    /// once, as every paper's simulator.
+    pub block_dispatch_ps: u32,
 }
 
 impl Default for SystemCfg {
@@ -125,6 +130,7 @@ impl Default for SystemCfg {
             line_bytes: 128,
             node_kinds: Vec::new(),
             kernel_launch_ns: 0,
+            block_dispatch_ps: 0,
         }
     }
 }
@@ -1193,6 +1199,12 @@ impl Config {
             return Err(format!(
                 "system.kernel_launch_ns = {}: at most 1,000,000 (1 ms; real launches cost a few us)",
                 s.kernel_launch_ns
+            ));
+        }
+        if s.block_dispatch_ps > 1_000_000 || (s.block_dispatch_ps > 0 && s.nodes > 1) {
+            return Err(format!(
+                "system.block_dispatch_ps = {}: at most 1,000,000 (1 us), and on one-node machines only (nodes = {}): the dispatch rate is one GPU's block scheduler",
+                s.block_dispatch_ps, s.nodes
             ));
         }
         if s.sms_per_node == 0 || s.sms_per_node > 1024 {

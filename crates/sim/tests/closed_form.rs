@@ -345,6 +345,46 @@ fn kernel_launch_cost_delays_each_launch_by_its_value() {
     assert!(e.contains("system.kernel_launch_ns"), "{e}");
 }
 
+/// `system.block_dispatch_ps`: the block scheduler hands out one block per interval, so a
+/// grid of many short blocks takes at least (blocks - 1) intervals, and the rest of the
+/// kernel hides under it; unpaced, the same grid is far faster. Refused on several nodes.
+#[test]
+fn block_dispatch_rate_paces_a_grid_of_short_blocks() {
+    let p = [("n", "1048576")]; // 4,096 blocks of 256 threads
+    let free = run(&cfg("single-gpu", &[]), "vectoradd", &p);
+    let paced = run(
+        &cfg("single-gpu", &["system.block_dispatch_ps=20000"]),
+        "vectoradd",
+        &p,
+    );
+    let floor = 4095.0 * 20.0; // ns
+    let (f, q) = (
+        free.sim.kernels[0].summary.ns,
+        paced.sim.kernels[0].summary.ns,
+    );
+    assert!(q >= floor, "paced {q} ns, at least {floor}");
+    assert!(
+        q <= floor + f,
+        "paced {q} ns, at most {floor} + the unpaced {f}"
+    );
+    assert!(f < floor / 2.0, "unpaced {f} ns");
+    assert_eq!(
+        paced.sim.total.counters.warp_insts, free.sim.total.counters.warp_insts,
+        "the same work"
+    );
+    let e = locus_sim::preset::load(
+        Some("coda-4gpu"),
+        None,
+        &["system.block_dispatch_ps=600".into()],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("block_dispatch_ps") && e.contains("one-node"),
+        "{e}"
+    );
+}
+
 /// `l2.kernel_boundary = "profiler-flush"` (the state Nsight Compute's cache control leaves
 /// before each profiled kernel): atax_kernel2 re-reads the matrix atax_kernel1 read; kept
 /// across the boundary it hits in L2, flushed it misses like the first kernel, and the

@@ -39,8 +39,14 @@ impl Frr {
     }
 
     pub fn dispatch(&mut self, free: &mut [u32], out: &mut Vec<(u64, usize)>) {
+        self.dispatch_max(free, out, usize::MAX)
+    }
+
+    /// [`Frr::dispatch`], at most `max` blocks.
+    pub fn dispatch_max(&mut self, free: &mut [u32], out: &mut Vec<(u64, usize)>, max: usize) {
         let count = self.order.len();
-        while self.next < self.total {
+        let start = out.len();
+        while self.next < self.total && out.len() - start < max {
             let mut found = None;
             for k in 0..count {
                 let i = (self.ptr + k) % count;

@@ -99,6 +99,15 @@ impl BlockScheduler {
         }
     }
 
+    /// [`BlockScheduler::dispatch`], at most `max` blocks (a block-dispatch rate,
+    /// `system.block_dispatch_ps`, lets one block go at a time).
+    pub fn dispatch_max(&mut self, free: &mut [u32], out: &mut Vec<(u64, usize)>, max: usize) {
+        match self {
+            BlockScheduler::Frr(f) => f.dispatch_max(free, out, max),
+            BlockScheduler::Queues(q) => q.dispatch_max(free, out, max),
+        }
+    }
+
     /// Blocks not yet dispatched.
     pub fn remaining(&self) -> u64 {
         match self {

@@ -87,9 +87,18 @@ impl NodeQueues {
     }
 
     pub fn dispatch(&mut self, free: &mut [u32], out: &mut Vec<(u64, usize)>) {
+        self.dispatch_max(free, out, usize::MAX)
+    }
+
+    /// [`Queues::dispatch`], at most `max` blocks.
+    pub fn dispatch_max(&mut self, free: &mut [u32], out: &mut Vec<(u64, usize)>, max: usize) {
+        let start = out.len();
         for g in 0..self.q.len() {
             let first = self.layout.sms(g).start;
             loop {
+                if out.len() - start >= max {
+                    return;
+                }
                 let sms = &free[self.layout.sms(g)];
                 let Some((s, _)) = sms
                     .iter()

@@ -38,6 +38,10 @@ impl System {
         if self.stopped_at.is_some() {
             return Ok(());
         }
+        let rate = self.cfg.system.block_dispatch_ps as u64;
+        if rate > 0 {
+            return self.fill_app_paced(a, w, rate);
+        }
         let Some(mut sched) = self.apps[a].sched.take() else {
             return Ok(());
         };
@@ -47,6 +51,49 @@ impl System {
         sched.dispatch(&mut self.free_slots[first..first + count], &mut buf);
         self.apps[a].sched = Some(sched);
         for &(b, sm) in &buf {
+            self.dispatch_block(w, b, first + sm)?;
+        }
+        self.dispatch_buf = buf;
+        Ok(())
+    }
+
+    /// [`System::fill_app`] with a block-dispatch rate (`system.block_dispatch_ps`): one
+    /// block at a time, at least `rate` ps apart; an `Ev::Launch` brings the dispatcher back
+    /// while blocks wait and slots are free (a block finishing calls it too).
+    fn fill_app_paced(
+        &mut self,
+        a: usize,
+        w: &mut dyn Workload,
+        rate: u64,
+    ) -> Result<(), WorkloadError> {
+        if self.apps[a].dispatch_pending {
+            return Ok(()); // the queued event dispatches
+        }
+        let now = self.q.now();
+        let app = &mut self.apps[a];
+        let Some(sched) = app.sched.as_mut() else {
+            return Ok(());
+        };
+        if sched.remaining() == 0 {
+            return Ok(());
+        }
+        if now < app.next_dispatch {
+            app.dispatch_pending = true;
+            let at = app.next_dispatch;
+            self.q.push(at, Ev::Launch(a as u32));
+            return Ok(());
+        }
+        let (first, count) = (app.first_sm, app.sms);
+        let mut buf = std::mem::take(&mut self.dispatch_buf);
+        buf.clear();
+        sched.dispatch_max(&mut self.free_slots[first..first + count], &mut buf, 1);
+        let more = sched.remaining() > 0;
+        if let Some(&(b, sm)) = buf.first() {
+            app.next_dispatch = now + rate;
+            if more {
+                app.dispatch_pending = true;
+                self.q.push(now + rate, Ev::Launch(a as u32));
+            }
             self.dispatch_block(w, b, first + sm)?;
         }
         self.dispatch_buf = buf;
@@ -117,7 +164,10 @@ impl System {
                 Ev::Wait => {}
                 Ev::Ndp(id) => self.ndp_arrive(id),
                 Ev::NsuTick(s) => self.nsu_tick(s),
-                Ev::Launch(a) => self.fill_app(a as usize, &mut *ws[a as usize])?,
+                Ev::Launch(a) => {
+                    self.apps[a as usize].dispatch_pending = false;
+                    self.fill_app(a as usize, &mut *ws[a as usize])?
+                }
             }
             n += 1;
             if n & 0xFFFF == 0 {
@@ -214,11 +264,17 @@ impl System {
         for f in &mut self.free_slots[first..first + count] {
             *f = bps;
         }
+        let now = self.q.now();
         match self.cfg.system.kernel_launch_ns {
-            0 => self.fill_app(a, w)?,
+            0 => {
+                self.apps[a].next_dispatch = now;
+                self.fill_app(a, w)?
+            }
             ns => {
                 // the launch's fixed cost: the first blocks dispatch when it has passed
-                let at = self.q.now() + ns as u64 * 1000;
+                let at = now + ns as u64 * 1000;
+                self.apps[a].next_dispatch = at;
+                self.apps[a].dispatch_pending = true;
                 self.q.push(at, Ev::Launch(a as u32));
             }
         }

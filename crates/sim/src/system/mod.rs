@@ -63,8 +63,9 @@ pub(crate) enum Ev {
     Ndp(u32),
     /// An NSU may issue (payload: stack index).
     NsuTick(u32),
-    /// A launch's fixed cost (`system.kernel_launch_ns`) has passed: its first blocks
-    /// dispatch (payload: application index).
+    /// A launch's fixed cost (`system.kernel_launch_ns`) has passed, or the block
+    /// dispatcher may go again (`system.block_dispatch_ps`): blocks dispatch (payload:
+    /// application index).
     Launch(u32),
 }
 
@@ -481,6 +482,10 @@ pub(crate) struct App {
     pub done: bool,
     /// Names of the objects the current launch may write, when known before it ran.
     pub may_write: Option<Vec<String>>,
+    /// Earliest time of the next block dispatch (`system.block_dispatch_ps`, the launch
+    /// cost), and whether an `Ev::Launch` that will dispatch is queued.
+    pub next_dispatch: Ps,
+    pub dispatch_pending: bool,
 }
 
 impl App {
@@ -500,6 +505,8 @@ impl App {
             finish: 0,
             done: false,
             may_write: None,
+            next_dispatch: 0,
+            dispatch_pending: false,
         }
     }
 }
