@@ -659,7 +659,10 @@ pub fn run(a: GpuArgs) -> Result<()> {
     let table = compare(&manifest, &pairs, &runs, &a.preset, "", line)?;
     let warm_table = compare(&manifest, &pairs, &runs, &a.preset, WARM, line)?;
     let mut md = report(&table, &device, &sass, &a);
-    md.push_str(&per_workload(&table));
+    // the per-workload summary first: a reader meets it before the per-kernel rows
+    let first = "## Simulated / measured, per kernel";
+    let at = md.find(first).unwrap_or(md.len());
+    md.insert_str(at, &per_workload(&table));
     md.push_str(&flush_effect(&table, &warm_table));
     md.push_str(&floor_and_latency(&table, &lat, &runs));
     std::fs::write(a.out.join("gpu-compare.csv"), csv(&table))?;
