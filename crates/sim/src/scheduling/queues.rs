@@ -90,7 +90,7 @@ impl NodeQueues {
         self.dispatch_max(free, out, usize::MAX)
     }
 
-    /// [`Queues::dispatch`], at most `max` blocks.
+    /// [`NodeQueues::dispatch`], at most `max` blocks.
     pub fn dispatch_max(&mut self, free: &mut [u32], out: &mut Vec<(u64, usize)>, max: usize) {
         let start = out.len();
         for g in 0..self.q.len() {
