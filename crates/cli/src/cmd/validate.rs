@@ -16,10 +16,14 @@ pub enum ValidateCmd {
     /// Built-in kernel models against the same kernels measured on a real GPU.
     ///
     /// Reads a folder written by `validation/gpu/run.sh` on a GPU machine (Nsight Compute
-    /// counters per launch), runs the same workloads on a preset, and writes a per-kernel
-    /// comparison of warp instructions, global and shared loads and stores, cycles and time
-    /// (gpu-compare.md, gpu-compare.csv). Needs no GPU. Example:
-    /// `locus validate gpu --measured validation/gpu/h100 -p h100 -o out/validate-gpu`.
+    /// counters per launch, in-kernel latencies), runs the same workloads on a preset with
+    /// the profiler's cache flush at each kernel boundary (and once without), and writes the
+    /// time per workload, a per-kernel comparison of warp instructions, global and shared
+    /// loads and stores, cycles, time and DRAM bytes read, and the measured latencies beside
+    /// the same walks simulated (gpu-compare.md, gpu-compare.csv). Needs no GPU. Finished
+    /// runs are kept in OUT/runs and reused by name: after changing a preset, use a new
+    /// OUT. Default: the H200 measurements on preset h200; the H100 ones:
+    /// `locus validate gpu --measured validation/gpu/h100 -p h100 -o out/validate-h100`.
     Gpu(super::validate_gpu::GpuArgs),
 }
 
