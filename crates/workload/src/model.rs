@@ -509,6 +509,17 @@ impl<'a> Thread<'a> {
         }
     }
 
+    /// Whether this block records NDP offload markers (`BlockProgram::offload_markers`: an
+    /// NDP machine). A model whose offload block is one iteration of a loop that nvcc
+    /// unrolls keeps that loop rolled while markers are recorded: the NDP compiler pass
+    /// (spec ndp.md §3.3) delimits its blocks on the loop body, one iteration each, and a
+    /// block may not span iterations. Without markers the model issues the unrolled
+    /// schedule of the compiled kernel (its loads hoisted ahead of their uses).
+    #[inline]
+    pub fn offload_markers(&self) -> bool {
+        self.marks
+    }
+
     /// `OFLD.BEG` (NDP, spec ndp.md §3.4): the instructions until [`Thread::ofld_end`]
     /// form an instance of offload block `block` of this kernel, with `live_ins` registers
     /// per thread sent to the NSU and `nsu_insts` instructions run there (the block's

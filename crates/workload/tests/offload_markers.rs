@@ -89,6 +89,9 @@ fn kmeans_point_block_is_one_feature_iteration() {
         ("nfeatures", "40"),
         ("nclusters", "3"),
         ("iterations", "1"),
+        // without markers the feature loop is unrolled as nvcc compiles it; with them, or
+        // under `loops=rolled`, one iteration at a time: the streams then compare
+        ("loops", "rolled"),
     ];
     // launch 0 is invert_mapping, launch 1 kmeansPoint
     let (on, off) = gen("km", &p, 1, 0);
@@ -142,7 +145,8 @@ fn fwt_sp_stcl_blocks() {
         ),
         (
             "scalarprod",
-            &[("vectors", "4"), ("elements", "4096")],
+            // rolled: the stream without markers is then the one with them
+            &[("vectors", "4"), ("elements", "4096"), ("loops", "rolled")],
             &[(3, 0, 1, 2, 0)],
         ),
         (

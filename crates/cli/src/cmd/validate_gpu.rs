@@ -446,6 +446,8 @@ pub struct SassFacts {
     pub predicated_stores: u32,
     /// Predicated shared loads (`@P0 LDS`), as [`SassFacts::predicated_stores`].
     pub predicated_shared_loads: u32,
+    /// Predicated global loads (`@P0 LDG`), as [`SassFacts::predicated_stores`].
+    pub predicated_global_loads: u32,
     /// Vector shared loads (`LDS.64`, `LDS.128`): one instruction for 2 or 4 elements.
     pub vector_shared_loads: u32,
 }
@@ -531,6 +533,9 @@ pub fn parse_sass(text: &str) -> BTreeMap<String, SassFacts> {
         }
         if predicated && is("LDS") {
             e.predicated_shared_loads += 1;
+        }
+        if predicated && is("LDG") {
+            e.predicated_global_loads += 1;
         }
         if op.starts_with("LDS.64") || op.starts_with("LDS.128") || op.starts_with("LDS.U.128") {
             e.vector_shared_loads += 1;
@@ -656,8 +661,12 @@ pub fn run(a: GpuArgs) -> Result<()> {
         .map(|t| parse_sass(&t))
         .unwrap_or_default();
     let line = cfg.system.line_bytes as f64;
-    let table = compare(&manifest, &pairs, &runs, &a.preset, "", line)?;
-    let warm_table = compare(&manifest, &pairs, &runs, &a.preset, WARM, line)?;
+    let lsu = Lsu {
+        sms: cfg.system.sms_per_node as u64,
+        lines_per_cycle: cfg.sm.lsu_lines_per_cycle as f64,
+    };
+    let table = compare(&manifest, &pairs, &runs, &a.preset, "", line, lsu)?;
+    let warm_table = compare(&manifest, &pairs, &runs, &a.preset, WARM, line, lsu)?;
     let mut md = report(&table, &device, &sass, &a);
     // the per-workload summary first: a reader meets it before the per-kernel rows
     let first = "## Simulated / measured, per kernel";
@@ -1005,7 +1014,18 @@ struct Row {
     kernel: String,
     /// Warps of the launch (from the simulated kernel's grid and block).
     warps: u64,
+    /// Cycles the simulated load/store units need at least: the kernel's L1 line
+    /// requests per SM it occupies, at `sm.lsu_lines_per_cycle` ([`Lsu`]).
+    lsu_cycles: f64,
     cells: Vec<Cell>,
+}
+
+/// The simulated machine's load/store-unit rate: SMs and line requests per SM cycle
+/// (`system.sms_per_node`, `sm.lsu_lines_per_cycle`; one-node presets).
+#[derive(Clone, Copy)]
+struct Lsu {
+    sms: u64,
+    lines_per_cycle: f64,
 }
 
 fn compare(
@@ -1015,6 +1035,7 @@ fn compare(
     preset: &str,
     key_suffix: &str,
     line_bytes: f64,
+    lsu: Lsu,
 ) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
     for m in manifest {
@@ -1050,6 +1071,10 @@ fn compare(
             };
             let block = dims(&k["block"]);
             let warps = dims(&k["grid"]) * block.div_ceil(32);
+            let sms = dims(&k["grid"]).clamp(1, lsu.sms.max(1)) as f64;
+            let lsu_cycles = k["counters"]["l1_requests"].as_f64().unwrap_or(0.0)
+                / sms
+                / lsu.lines_per_cycle.max(1.0);
             // a workload listed more than once (with different parameters) is labelled
             // with them
             let label = if manifest.iter().filter(|x| x.workload == m.workload).count() > 1 {
@@ -1062,6 +1087,7 @@ fn compare(
                 workload: label,
                 kernel: pm.kernels[*i].clone(),
                 warps,
+                lsu_cycles,
                 cells,
             });
         }
@@ -1119,6 +1145,24 @@ fn dram_reason(m: &Metric, c: &Cell, row: &Row) -> Option<String> {
     })
 }
 
+/// A measured reason for a simulated kernel slower than measured: its L1 line requests per
+/// SM, at the simulated load/store unit's rate, need more cycles than the whole measured
+/// kernel took (`gpc__cycles_elapsed.max`). The GPU's L1 then handles more distinct lines
+/// per cycle than `sm.lsu_lines_per_cycle` (scattered warps: one line per lane).
+fn lsu_reason(m: &Metric, c: &Cell, row: &Row) -> Option<String> {
+    if !matches!(m.name, "cycles" | "time (ns)") || c.ratio()? <= 1.0 {
+        return None;
+    }
+    let cy = METRICS.iter().position(|x| x.name == "cycles")?;
+    let measured = row.cells[cy].real;
+    (measured.is_finite() && row.lsu_cycles > measured).then(|| {
+        format!(
+            "its L1 line requests alone take {:.0} simulated cycles per SM (sm.lsu_lines_per_cycle), more than the {:.0} measured: the GPU's L1 handles more distinct lines per cycle",
+            row.lsu_cycles, measured
+        )
+    })
+}
+
 fn reason(m: &Metric, c: &Cell, f: Option<&SassFacts>) -> Option<String> {
     let f = f?;
     let r = c.ratio()?;
@@ -1126,6 +1170,10 @@ fn reason(m: &Metric, c: &Cell, f: Option<&SassFacts>) -> Option<String> {
         "global stores" if r < 1.0 && f.predicated_stores > 0 => Some(format!(
             "the compiled kernel has {} predicated STG, issued (and counted) by warps whose lanes are all off",
             f.predicated_stores
+        )),
+        "global loads" if r < 1.0 && f.predicated_global_loads > 0 => Some(format!(
+            "the compiled kernel has {} predicated LDG, issued (and counted) by warps whose lanes are all off",
+            f.predicated_global_loads
         )),
         "shared loads" if r < 1.0 && f.predicated_shared_loads > 0 => Some(format!(
             "the compiled kernel has {} predicated LDS, issued (and counted) by warps whose lanes are all off",
@@ -1272,8 +1320,9 @@ fn report(rows: &[Row], device: &str, sass: &BTreeMap<String, SassFacts>, a: &Gp
     let _ = writeln!(
         s,
         "## Disagreements\n\nEvery kernel and quantity outside its tolerance, with the measured \
-         ratio; the reason is `unexplained` unless a fact of the compiled code (sass.txt) or of \
-         the measured DRAM traffic that produces a difference in that direction is found.\n"
+         ratio; the reason is `unexplained` unless a fact of the compiled code (sass.txt), of \
+         the measured DRAM traffic or of the measured cycles against the simulated L1 line \
+         requests that produces a difference in that direction is found.\n"
     );
     let mut any = false;
     for r in rows {
@@ -1284,6 +1333,7 @@ fn report(rows: &[Row], device: &str, sass: &BTreeMap<String, SassFacts>, a: &Gp
             .map(|(m, c)| {
                 let why = reason(m, c, sass.get(&r.kernel))
                     .or_else(|| dram_reason(m, c, r))
+                    .or_else(|| lsu_reason(m, c, r))
                     .unwrap_or_else(|| "unexplained".to_string());
                 format!("{} {} ({why})", m.name, fmt_ratio(c))
             })
@@ -1375,6 +1425,7 @@ mod tests {
         /*0080*/                   LDC.64 R2, c[0x0][0x210] ;\n\
         /*0090*/              @!P0 STG.E desc[UR4][R6.64], R9 ;\n\
         /*00a0*/                   LDS.128 R4, [R2] ;\n\
+        /*00b0*/               @P1 LDG.E R7, desc[UR4][R2.64] ;\n\
         /*0140*/                   EXIT ;\n\
         /*0150*/                   BRA 0x150;\n\
         /*0160*/                   NOP;              /* 0x0000000000007918 */\n\
@@ -1382,8 +1433,9 @@ mod tests {
         /*0000*/                   BRA 0x40 ;\n";
         let f = parse_sass(t);
         let v = f["vectorAdd"];
-        assert_eq!((v.insts, v.const_loads), (8, 3));
+        assert_eq!((v.insts, v.const_loads), (9, 3));
         assert_eq!((v.predicated_stores, v.vector_shared_loads), (1, 1));
+        assert_eq!(v.predicated_global_loads, 1);
         let st = &METRICS[2];
         let under = Cell {
             real: 8.0,
@@ -1422,6 +1474,41 @@ mod tests {
             bare_name("micro::random(const volatile unsigned int *, unsigned int)"),
             "random"
         );
+    }
+
+    /// The L1-rate reason: a simulated kernel slower than measured whose line requests per
+    /// SM, at the simulated rate, exceed the measured cycles is explained; the same kernel
+    /// with fewer line requests, or one faster than measured, is not.
+    #[test]
+    fn lsu_reason_needs_more_line_cycles_than_measured() {
+        let row = |lsu_cycles: f64| Row {
+            workload: "w".into(),
+            kernel: "k".into(),
+            warps: 32,
+            lsu_cycles,
+            cells: METRICS
+                .iter()
+                .map(|m| Cell {
+                    real: if m.name == "cycles" { 1000.0 } else { 1.0 },
+                    sim: if m.name == "cycles" { 1500.0 } else { 1.0 },
+                })
+                .collect(),
+        };
+        let cy = METRICS.iter().position(|m| m.name == "cycles").unwrap();
+        let slow = Cell {
+            real: 1000.0,
+            sim: 1500.0,
+        };
+        let r = lsu_reason(&METRICS[cy], &slow, &row(1200.0)).unwrap();
+        assert!(r.contains("1200") && r.contains("1000"), "{r}");
+        assert!(lsu_reason(&METRICS[cy], &slow, &row(900.0)).is_none());
+        let fast = Cell {
+            real: 1000.0,
+            sim: 700.0,
+        };
+        assert!(lsu_reason(&METRICS[cy], &fast, &row(1200.0)).is_none());
+        // not a reason for an instruction count
+        assert!(lsu_reason(&METRICS[0], &slow, &row(1200.0)).is_none());
     }
 
     #[test]

@@ -148,7 +148,15 @@ pub fn block_path(i: usize, f: &str) -> String {
 /// Workload parameters Table 1 needs beyond the defaults: Parboil stencil's default kernel
 /// (`block2D_hybrid_coarsen_x`) has no offload block; the paper's STN (ndp.md §5.4: a
 /// 15-instruction block) is `cuda_base`'s `naive_kernel`, the workload's `kernel=naive`.
-pub const TABLE1_PARAMS: &[(&str, &str, &str)] = &[("parboil-stencil", "kernel", "naive")];
+/// KMN's and SP's offload blocks are one iteration of a loop nvcc unrolls (spec Table 1:
+/// 3 NSU instructions each): their models run that loop one iteration at a time whenever
+/// offload markers are recorded, and `loops=rolled` makes the Baseline (no markers) run
+/// the same code.
+pub const TABLE1_PARAMS: &[(&str, &str, &str)] = &[
+    ("parboil-stencil", "kernel", "naive"),
+    ("km", "loops", "rolled"),
+    ("scalarprod", "loops", "rolled"),
+];
 
 /// The Table 1 parameters of workload `b` ([`TABLE1_PARAMS`]).
 pub fn table1_params(b: &str) -> Vec<(String, String)> {
@@ -1062,7 +1070,8 @@ mod tests {
 
     /// STN runs Parboil's `naive_kernel`, the one with the paper's offload block (the
     /// default kernel has none, and its NDP runs would equal its Baseline); the parameters
-    /// build, and every other workload keeps its defaults.
+    /// build; KMN and SP run their loops rolled in every variant (the offload blocks' code),
+    /// and every other workload keeps its defaults.
     #[test]
     fn stn_runs_the_papers_kernel() {
         let b: Vec<String> = TABLE1.iter().map(|t| t.1.to_string()).collect();
@@ -1074,12 +1083,21 @@ mod tests {
                     "{}",
                     s.key
                 );
+            } else if s.bench == "km" || s.bench == "scalarprod" {
+                assert_eq!(
+                    s.params,
+                    vec![("loops".into(), "rolled".into())],
+                    "{}",
+                    s.key
+                );
             } else {
                 assert!(s.params.is_empty(), "{}", s.key);
             }
         }
-        let o = table1_params("parboil-stencil").into_iter().collect();
-        locus_workload::registry::build("parboil-stencil", &o, 1).unwrap();
+        for w in ["parboil-stencil", "km", "scalarprod"] {
+            let o = table1_params(w).into_iter().collect();
+            locus_workload::registry::build(w, &o, 1).unwrap();
+        }
     }
 
     #[test]

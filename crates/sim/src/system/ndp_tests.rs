@@ -512,9 +512,15 @@ fn every_marked_workload_offloads_and_keeps_its_results() {
                 ("npoints", "2048"),
                 ("nfeatures", "40"),
                 ("iterations", "1"),
+                // the run without offload the same code as the marked one (as NDP's
+                // reproduction runs them): the loop rolled
+                ("loops", "rolled"),
             ],
         ),
-        ("scalarprod", &[("vectors", "4"), ("elements", "4096")]),
+        (
+            "scalarprod",
+            &[("vectors", "4"), ("elements", "4096"), ("loops", "rolled")],
+        ),
         ("fwt", &[("log2data", "12"), ("log2kernel", "6")]),
         (
             "streamcluster",

@@ -13,7 +13,7 @@
 //! (`d_C` counts too), element count a multiple of 256: 255 vectors of 16,128 elements
 //! (31.4 MiB).
 
-use crate::bench::dense::common::{bad, entry, kinfo, loop_step, seq};
+use crate::bench::dense::common::{bad, entry, kinfo, loop_step, rolled_loops, seq, LOOPS_PARAM};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -38,6 +38,7 @@ pub const SPEC: BenchSpec = BenchSpec {
             default: "16128",
             help: "elements per vector (ELEMENT_N)",
         },
+        LOOPS_PARAM,
     ],
     build,
 };
@@ -61,12 +62,122 @@ struct ScalarProd {
     b: ObjId,
     vectors: u64,
     elements: u64,
+    /// `loops=rolled` ([`rolled_loops`]).
+    rolled: bool,
 }
 
 impl ScalarProd {
     /// Vectors of the busiest block.
     fn rounds(&self) -> u32 {
         self.vectors.div_ceil(GRID) as u32
+    }
+
+    /// One accumulator's `sum over pos = first, += ACCUM_N, < end of A[pos] * B[pos]` as
+    /// nvcc 13 compiles it for sm_90 (validation/gpu/h200/sass.txt): with `n` iterations,
+    /// the `n % 4` first ones straight-line (the first pair of loads alone, the other one
+    /// or two pairs together), then the rest in chunks of 16 while more than 12 remain,
+    /// one chunk of 8 if more than 4 remain, and a last chunk of 4; each chunk issues all
+    /// its loads before its `FFMA`s (the compiler hoists them: nothing is stored in the
+    /// loop), so a warp has up to 32 loads in flight instead of 2. Instruction counts per
+    /// the SASS: per accumulator 4 int and 2 control (`BSSY`, guard), the trip count 7 int
+    /// and 2 control, the remainder's iterations 4 + 2 int (first, with its `LDC`s) or
+    /// 2 int and a second `FFMA` (the predicated pair), the remainder's exit 2 control,
+    /// the unrolled part's setup 9 int and 2 control, 2 int before the 16s, 8 int and
+    /// the back edge per 16 or 8, 2 int and 3 control after the 16s, 1 int and 2 control
+    /// after the 8, and the exit's control and 4 int.
+    fn accumulate(&self, t: &mut Thread<'_>, first: u64, end: u64) -> f32 {
+        let mut sum = 0.0f32;
+        t.alu(4);
+        t.branch(2);
+        if first >= end {
+            return sum;
+        }
+        let n = (end - first).div_ceil(ACCUM_N);
+        let mut pos = first;
+        let mut chunk = |t: &mut Thread<'_>, k: u64, sum: &mut f32| {
+            let mut xy = [(0.0f32, 0.0f32); 16];
+            for p in xy.iter_mut().take(k as usize) {
+                *p = (t.ld(self.a, pos), t.ld(self.b, pos));
+                pos += ACCUM_N;
+            }
+            t.fp(k as u32);
+            for &(x, y) in xy.iter().take(k as usize) {
+                *sum += x * y;
+            }
+        };
+        t.alu(7);
+        t.branch(2);
+        let rem = n % 4;
+        if rem >= 1 {
+            t.alu(4);
+            chunk(t, 1, &mut sum);
+            t.alu(2);
+            t.branch(1);
+        }
+        if rem >= 2 {
+            t.alu(1);
+            chunk(t, rem - 1, &mut sum);
+            t.alu(2);
+            if rem == 2 {
+                t.fp(1); // the predicated-off `FFMA` of the third iteration
+            }
+        }
+        t.branch(2);
+        let mut left = n - rem;
+        if left > 0 {
+            t.alu(9);
+            t.branch(2);
+            if left > 12 {
+                t.alu(2);
+            }
+            while left > 12 {
+                chunk(t, 16, &mut sum);
+                t.alu(8);
+                t.branch(1);
+                left -= 16;
+            }
+            t.alu(2);
+            t.branch(3);
+            if left > 4 {
+                chunk(t, 8, &mut sum);
+                t.alu(8);
+                left -= 8;
+            }
+            t.alu(1);
+            t.branch(2);
+            if left > 0 {
+                chunk(t, 4, &mut sum);
+            }
+        }
+        t.branch(1);
+        t.alu(4);
+        sum
+    }
+
+    /// The accumulator's loop one iteration at a time, each a marked NDP offload block
+    /// (spec ndp.md Table 1: SP, 3 NSU instructions): used while offload markers are
+    /// recorded ([`Thread::offload_markers`]) and under `loops=rolled`.
+    fn accumulate_rolled(&self, t: &mut Thread<'_>, first: u64, end: u64) -> f32 {
+        t.alu(1);
+        t.branch(1);
+        let mut sum = 0.0f32;
+        let mut pos = first;
+        while pos < end {
+            t.alu(2);
+            // NDP offload block 0 (spec ndp.md Table 1: SP, 3 NSU instructions):
+            // `LD A; LD B; FMUL@NSU`, the product the one live-out; the running
+            // sum stays on the GPU (as km's block: with the sum as live-in and
+            // live-out Eq. 1 would score 0 and the block would not be extracted).
+            t.ofld_begin(0, 0, 3);
+            let x: f32 = t.ld(self.a, pos);
+            let y: f32 = t.ld(self.b, pos);
+            t.fp(1);
+            t.ofld_end(1);
+            sum += x * y;
+            loop_step(t);
+            pos += ACCUM_N;
+        }
+        sum
     }
 }
 
@@ -95,9 +206,9 @@ impl Kernel for ScalarProd {
         self.rounds() * (STAGES + 1) + 1
     }
     /// Per thread: entry `MOV; S2R x2` (2 int). Per vector: `vectorBase`, `vectorEnd` (2
-    /// int) and the accumulator loop (per accumulator: its entry test, per element
-    /// `IMAD.WIDE` x2, `LDG` x2, `FFMA`, the loop step; then the shared address and `STS`,
-    /// the accumulator loop step). Per reduction stage: per slot the shared addresses (2
+    /// int) and the accumulator loop (per accumulator: the unrolled element loop of
+    /// [`ScalarProd::accumulate`], or one offload block per element while NDP markers
+    /// are recorded; then the shared address and `STS`, the accumulator loop step). Per reduction stage: per slot the shared addresses (2
     /// int), `LDS` x2, `FADD`, `STS`, the loop step, then the stage loop step. Thread 0:
     /// `LDS`, `IMAD.WIDE`, `STG`.
     fn thread(&self, t: &mut Thread<'_>, phase: u32) {
@@ -117,25 +228,11 @@ impl Kernel for ScalarProd {
             t.alu(2);
             let mut acc = tid;
             while acc < ACCUM_N {
-                t.alu(1);
-                t.branch(1);
-                let mut sum = 0.0f32;
-                let mut pos = base + acc;
-                while pos < end {
-                    t.alu(2);
-                    // NDP offload block 0 (spec ndp.md Table 1: SP, 3 NSU instructions):
-                    // `LD A; LD B; FMUL@NSU`, the product the one live-out; the running
-                    // sum stays on the GPU (as km's block: with the sum as live-in and
-                    // live-out Eq. 1 would score 0 and the block would not be extracted).
-                    t.ofld_begin(0, 0, 3);
-                    let x: f32 = t.ld(self.a, pos);
-                    let y: f32 = t.ld(self.b, pos);
-                    t.fp(1);
-                    t.ofld_end(1);
-                    sum += x * y;
-                    loop_step(t);
-                    pos += ACCUM_N;
-                }
+                let sum = if self.rolled || t.offload_markers() {
+                    self.accumulate_rolled(t, base + acc, end)
+                } else {
+                    self.accumulate(t, base + acc, end)
+                };
                 t.alu(1);
                 t.sh_st_f32(acc as u32, sum);
                 loop_step(t);
@@ -206,6 +303,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
         b,
         vectors,
         elements,
+        rolled: rolled_loops(p, "scalarprod")?,
     };
     Ok(ModelWorkload::new("scalarprod", m, seq(vec![Box::new(k)])))
 }

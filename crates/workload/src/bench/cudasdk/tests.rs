@@ -447,3 +447,47 @@ fn scalarprod_default_matches_the_host_dot_products() {
         assert!((*g as f64 - r).abs() < 1e-4 * r.abs(), "{g} {r}");
     }
 }
+
+/// scalarProdGPU's element loop as nvcc compiles it (`loops=unrolled`, the default): with
+/// 16 iterations per accumulator (16,384 elements) one chunk of 16 issues its 32 loads in
+/// a row; with 15 (15,360) the remainder's 3 iterations (1, then 2) and chunks of 8 and 4
+/// (16 loads in a row at most); `loops=rolled`, and any run that records NDP offload
+/// markers, two loads per iteration. The dot products are the same either way. Fails if
+/// the unrolled schedule, its chunk sizes or the rolled form under markers is lost.
+#[test]
+fn scalarprod_unrolls_its_element_loop_unless_rolled_or_marked() {
+    let longest = |elements: &str, loops: &str, marks: bool| {
+        let mut w = build(
+            "scalarprod",
+            &[("vectors", "4"), ("elements", elements), ("loops", loops)],
+            1,
+        );
+        let mut l = w.next_launch().unwrap().unwrap();
+        let mut bp = BlockProgram {
+            offload_markers: marks,
+            ..BlockProgram::default()
+        };
+        l.block(0, false, 128, &mut bp).unwrap();
+        let (mut best, mut run) = (0, 0);
+        for i in &bp.warps[0].insts {
+            let global_load = i.class == InstClass::Load && i.space == Space::Global;
+            run = if global_load { run + 1 } else { 0 };
+            best = best.max(run);
+        }
+        best
+    };
+    assert_eq!(longest("16384", "unrolled", false), 32);
+    assert_eq!(longest("15360", "unrolled", false), 16);
+    assert_eq!(longest("16384", "rolled", false), 2);
+    assert_eq!(longest("16384", "unrolled", true), 2);
+    let dots = |loops: &str| {
+        let mut w = build(
+            "scalarprod",
+            &[("vectors", "4"), ("elements", "15360"), ("loops", loops)],
+            1,
+        );
+        run(&mut w);
+        get::<f32>(&w, "d_C")
+    };
+    assert_eq!(dots("unrolled"), dots("rolled"));
+}

@@ -105,3 +105,29 @@ pub(crate) fn loop_step(t: &mut Thread<'_>) {
     t.alu(2);
     t.branch(1);
 }
+
+/// The `loops` parameter of models whose loops nvcc unrolls (scalarprod, km and its
+/// `invert_mapping`, kmeans-transpose): `unrolled` (the default: the compiled schedule,
+/// nvcc 13 for sm_90, validation/gpu/h200/sass.txt, loads hoisted ahead of their uses
+/// where the kernel allows) or `rolled` (every such loop one iteration at a time, as the
+/// models were written before they followed the SASS: the loop body as the NDP compiler
+/// pass marks it, one offload block per iteration, spec ndp.md §3.3; `locus repro ndp`
+/// runs km and scalarprod rolled in every variant, its Baseline included, so that all of
+/// them run the same code). While offload markers are recorded a marked loop is rolled
+/// whatever this says. `true` for rolled.
+pub(crate) fn rolled_loops(p: &crate::registry::Params, name: &str) -> Result<bool, WorkloadError> {
+    match p.str("loops", "unrolled").as_str() {
+        "unrolled" => Ok(false),
+        "rolled" => Ok(true),
+        o => Err(bad(format!(
+            "{name}: loops={o}: use unrolled (nvcc's schedule, the default) or rolled (one iteration at a time, as NDP's offload blocks)"
+        ))),
+    }
+}
+
+/// [`crate::registry::ParamSpec`] of the `loops` parameter ([`rolled_loops`]).
+pub(crate) const LOOPS_PARAM: crate::registry::ParamSpec = crate::registry::ParamSpec {
+    name: "loops",
+    default: "unrolled",
+    help: "unrolled (nvcc's schedule: loads hoisted ahead of their uses) | rolled (every loop one iteration at a time, as NDP's per-iteration offload blocks; a marked loop is always so while offload markers are recorded)",
+};

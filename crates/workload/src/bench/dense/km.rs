@@ -14,7 +14,7 @@
 //! features reuse those lines from L1: the intra-warp locality CCWS calls cache-sensitive.
 //! Same grid, blocks, instruction counts, offload block and results as `feature-major`.
 
-use super::common::{bad, host, kinfo, loop_step, prologue};
+use super::common::{bad, host, kinfo, loop_step, prologue, rolled_loops, LOOPS_PARAM};
 use super::kmeans_transpose::{gen_points, km_sizes, InvertMapping, KM_THREADS};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
@@ -54,6 +54,7 @@ pub const SPEC: BenchSpec = BenchSpec {
             default: "feature-major",
             help: "feature-major (Rodinia CUDA: invert_mapping, texture loads of features[l*npoints+pid]) | point-major (CCWS / Rodinia OpenMP: global loads of features[pid*nfeatures+l], no transpose)",
         },
+        LOOPS_PARAM,
     ],
     build,
 };
@@ -94,6 +95,8 @@ pub(crate) struct KmeansPoint {
     pub npoints: u64,
     pub nfeatures: u64,
     pub nclusters: u64,
+    /// `loops=rolled` ([`rolled_loops`]).
+    pub rolled: bool,
 }
 
 impl KmeansPoint {
@@ -108,8 +111,9 @@ impl Kernel for KmeansPoint {
     fn info(&self) -> KernelInfo {
         kinfo("kmeansPoint", self.grid(), Dim3::x(KM_THREADS), 16, 0)
     }
-    /// Per thread, the instructions of Rodinia kmeans `kmeansPoint` (sm_70+ SASS, issue 7 §1
-    /// counting): entry `MOV; S2R x3` (`blockIdx.y`, `blockIdx.x`, `threadIdx.x`), `ULDC`
+    /// Per thread, the instructions of Rodinia kmeans `kmeansPoint`: the compiled schedule
+    /// of [`KmeansPoint::thread_unrolled`], or while NDP offload markers are recorded the
+    /// loop one feature at a time (sm_70+ SASS, issue 7 §1 counting): entry `MOV; S2R x3` (`blockIdx.y`, `blockIdx.x`, `threadIdx.x`), `ULDC`
     /// and three `IMAD` (block id, `blockDim.x*blockDim.y`, point id), `ISETP; EXIT` (10),
     /// the cluster-loop guard (2); per cluster the base `i*nfeatures` (1), per feature the
     /// texture coordinate and the constant-bank index (2 int), `TEX`, `LDC`, `FADD; FFMA`
@@ -125,6 +129,103 @@ impl Kernel for KmeansPoint {
         if pid >= self.npoints {
             return;
         }
+        if self.rolled || t.offload_markers() {
+            self.thread_rolled(t, pid)
+        } else {
+            self.thread_unrolled(t, pid)
+        }
+    }
+}
+
+impl KmeansPoint {
+    /// The feature of point `pid` of the `j`-th feature (texture or global load by
+    /// `layout`).
+    #[inline]
+    fn feature(&self, t: &mut Thread<'_>, pid: u64, j: u64) -> f32 {
+        match self.layout {
+            Layout::FeatureMajor => t.ld_tex(self.features, pid + j * self.npoints),
+            Layout::PointMajor => t.ld(self.features, pid * self.nfeatures + j),
+        }
+    }
+
+    /// `kmeansPoint` after its bound test as nvcc 13 compiles it for sm_90
+    /// (validation/gpu/h200/sass.txt): the cluster-loop guards (6 int, 2 control) and
+    /// set-up (7 int); per cluster its base and guard (5 int, 1 control), the feature
+    /// loop unrolled by 4 (6 int before it; per chunk the four texture fetches and the
+    /// four constant loads issued together ahead of the `FADD`/`FFMA` pairs that use
+    /// them, 10 int and 3 control: `DEPBAR` x2 and the back edge), then the `nfeatures %
+    /// 4` remaining features (the first with 7 int and 1 control, the other one or two
+    /// together with 5 int, their predicated `FADD`/`FFMA` pairs issued either way), then
+    /// `FSETP; FSEL` (2 fp), 4 int and the back edge; finally `LDC; IMAD.WIDE; STG`.
+    /// With 5 clusters of 34 features: 1,403 warp instructions (the prologue included),
+    /// 341 of them memory.
+    fn thread_unrolled(&self, t: &mut Thread<'_>, pid: u64) {
+        t.alu(13);
+        t.branch(2);
+        let mut best = f32::MAX;
+        let mut index: i32 = -1;
+        let nf = self.nfeatures;
+        let rem = nf % 4;
+        for c in 0..self.nclusters {
+            t.alu(5);
+            t.branch(1);
+            let mut ans = 0.0f32;
+            let chunk = |t: &mut Thread<'_>, j0: u64, k: u64, ans: &mut f32| {
+                let mut f = [0.0f32; 4];
+                let mut cv = [0.0f32; 4];
+                for (i, x) in f.iter_mut().take(k as usize).enumerate() {
+                    *x = self.feature(t, pid, j0 + i as u64);
+                }
+                for (i, x) in cv.iter_mut().take(k as usize).enumerate() {
+                    *x = t.ld_const(self.clusters, c * nf + j0 + i as u64);
+                }
+                for i in 0..k as usize {
+                    let d = f[i] - cv[i];
+                    *ans += d * d;
+                }
+            };
+            if nf >= 4 {
+                t.alu(6);
+            }
+            let mut j = 0;
+            while j + 4 <= nf {
+                t.alu(3);
+                chunk(t, j, 4, &mut ans);
+                t.fp(8);
+                t.alu(7);
+                t.branch(3);
+                j += 4;
+            }
+            t.branch(1);
+            if rem >= 1 {
+                t.alu(4);
+                chunk(t, j, 1, &mut ans);
+                t.fp(2);
+                t.alu(3);
+                t.branch(1);
+            }
+            if rem >= 2 {
+                t.alu(4);
+                chunk(t, j + 1, rem - 1, &mut ans);
+                t.fp(4);
+                t.alu(1);
+            }
+            t.fp(2);
+            t.alu(4);
+            if ans < best {
+                best = ans;
+                index = c as i32;
+            }
+            t.branch(1);
+        }
+        t.alu(2);
+        t.st(self.membership, pid, index);
+    }
+
+    /// The kernel one feature at a time, each iteration a marked NDP offload block: used
+    /// while offload markers are recorded ([`Thread::offload_markers`]) and under
+    /// `loops=rolled`.
+    fn thread_rolled(&self, t: &mut Thread<'_>, pid: u64) {
         t.alu(1);
         t.branch(1);
         let mut best = f32::MAX;
@@ -202,6 +303,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
     let nclusters = p.u64("nclusters", 5)?.clamp(1, npoints);
     let iterations = p.u64("iterations", 3)?;
     let layout = Layout::parse(&p.str("layout", "feature-major"))?;
+    let rolled = rolled_loops(p, "km")?;
     let mut rng = Rng::new(p.seed);
     let pts = gen_points(&mut rng, npoints, nfeatures, nclusters);
     // initial centres: random points, as kmeans_clustering does
@@ -227,6 +329,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
                 output: features,
                 npoints,
                 nfeatures,
+                rolled,
             })
         } else if launched < first + iterations {
             if launched > first {
@@ -245,6 +348,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
                 npoints,
                 nfeatures,
                 nclusters,
+                rolled,
             })
         } else {
             return None;

@@ -7,7 +7,7 @@
 //! and output) brought under the footprint cap by rule 1 of [`crate::scale`]: 123,136
 //! points (the largest multiple of the 256-thread block that fits 32 MiB).
 
-use super::common::{bad, kinfo, loop_step, prologue, seq};
+use super::common::{bad, kinfo, loop_step, rolled_loops, seq, LOOPS_PARAM};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -31,6 +31,7 @@ pub const SPEC: BenchSpec = BenchSpec {
             default: "34",
             help: "features per point (KDD Cup: 34)",
         },
+        LOOPS_PARAM,
     ],
     build,
 };
@@ -46,6 +47,28 @@ pub(crate) struct InvertMapping {
     pub output: ObjId,
     pub npoints: u64,
     pub nfeatures: u64,
+    /// `loops=rolled` ([`rolled_loops`]): the feature loop one iteration at a time.
+    pub rolled: bool,
+}
+
+impl InvertMapping {
+    /// The feature loop one iteration at a time (`loops=rolled`): entry `MOV; S2R x2;
+    /// IMAD; ISETP; EXIT` (6), the loop guard (2), per feature the two addresses, `LDG`,
+    /// `STG` and the loop control (7).
+    fn thread_rolled(&self, t: &mut Thread<'_>, pid: u64) {
+        t.alu(5);
+        t.branch(1);
+        if pid < self.npoints {
+            t.alu(1);
+            t.branch(1);
+            for i in 0..self.nfeatures {
+                t.alu(2);
+                let v: f32 = t.ld(self.input, pid * self.nfeatures + i);
+                t.st(self.output, pid + self.npoints * i, v);
+                loop_step(t);
+            }
+        }
+    }
 }
 
 impl Kernel for InvertMapping {
@@ -59,22 +82,86 @@ impl Kernel for InvertMapping {
             0,
         )
     }
-    /// Per thread, the instructions of Rodinia kmeans `invert_mapping` (sm_70+ SASS, issue 7
-    /// §1 counting): entry `MOV; S2R x2; IMAD; ISETP; EXIT` (6), the loop guard on
-    /// `nfeatures` (`ISETP; BRA`, 2), then per feature the two addresses (`IMAD.WIDE` x2),
-    /// `LDG`, `STG`, the induction update and compare and the back edge (3): 7 per feature,
-    /// and the final `EXIT`. With 34 features: 247 warp instructions, 68 of them memory.
+    /// Per thread, the instructions of Rodinia kmeans `invert_mapping` as nvcc 13 compiles
+    /// it for sm_90 (validation/gpu/h200/sass.txt): entry `LDC x3; S2R; S2UR; IMAD;
+    /// ISETP x2; EXIT` (8 int, 1 control), the trip count and guard (5 int, 1 control);
+    /// with 4 or more features the unrolled part's set-up (7 int, 1 control; 2 int and 1
+    /// control more before the 16s), chunks of 16 features while more than 12 remain, one
+    /// chunk of 8 if more than 4 remain, chunks of 4 while any remain (each chunk 3 int of
+    /// addresses, per feature `LDG; IMAD.WIDE; STG`, 5 int, the 16s and 4s a back edge;
+    /// a test of 1 int and 1 control after the 16s and after the 8), then the exit test
+    /// (1 int, 1 control) and the `nfeatures % 4` remaining features one at a time (6 int
+    /// of set-up; per feature `LDG`, 4 int, `STG`, 1 int, the back edge), `EXIT` (the
+    /// merge's). Each
+    /// store waits for its load (it stores the loaded value; input and output may alias,
+    /// so nvcc keeps them in order). With 34 features: 170 warp instructions, 68 of them
+    /// memory. Under `loops=rolled`, [`InvertMapping::thread_rolled`].
     fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
         let pid = t.gx();
-        prologue(t, 2, 1);
-        if pid < self.npoints {
+        if self.rolled {
+            return self.thread_rolled(t, pid);
+        }
+        t.alu(8);
+        t.branch(1);
+        if pid >= self.npoints {
+            return;
+        }
+        let nf = self.nfeatures;
+        let copy = |t: &mut Thread<'_>, i: u64| {
+            let v: f32 = t.ld(self.input, pid * nf + i);
+            t.st(self.output, pid + self.npoints * i, v);
+        };
+        let chunk = |t: &mut Thread<'_>, i0: u64, k: u64| {
+            t.alu(3);
+            for i in i0..i0 + k {
+                copy(t, i);
+                t.alu(1);
+            }
+            t.alu(5);
+        };
+        t.alu(5);
+        t.branch(1);
+        let rem = nf % 4;
+        let mut i = 0;
+        if nf >= 4 {
+            t.alu(9);
+            t.branch(2);
+            let mut left = nf - rem;
+            if left > 12 {
+                t.alu(1);
+            }
+            while left > 12 {
+                chunk(t, i, 16);
+                t.branch(1);
+                i += 16;
+                left -= 16;
+            }
             t.alu(1);
             t.branch(1);
-            for i in 0..self.nfeatures {
-                t.alu(2);
-                let v: f32 = t.ld(self.input, pid * self.nfeatures + i);
+            if left > 4 {
+                chunk(t, i, 8);
+                i += 8;
+                left -= 8;
+            }
+            t.alu(1);
+            t.branch(1);
+            while left > 0 {
+                chunk(t, i, 4);
+                t.branch(1);
+                i += 4;
+                left -= 4;
+            }
+        }
+        t.alu(1);
+        t.branch(1);
+        if rem > 0 {
+            t.alu(6);
+            for i in i..nf {
+                let v: f32 = t.ld(self.input, pid * nf + i);
+                t.alu(4);
                 t.st(self.output, pid + self.npoints * i, v);
-                loop_step(t);
+                t.alu(1);
+                t.branch(1);
             }
         }
     }
@@ -119,6 +206,7 @@ fn build(p: &Params) -> Result<ModelWorkload, WorkloadError> {
         output,
         npoints,
         nfeatures,
+        rolled: rolled_loops(p, "kmeans-transpose")?,
     };
     Ok(ModelWorkload::new(
         "kmeans-transpose",

@@ -958,8 +958,13 @@ fn first_launch_warp(
 /// loop control or bound tests, or if the merger splits a uniform warp.
 #[test]
 fn warps_issue_their_compiled_instruction_counts() {
-    // invert_mapping: 9 + 7 per feature, 2 memory per feature
-    for nf in [10u64, 34] {
+    // invert_mapping (nvcc's sm_90 schedule, the model's doc): entry 9, trip count 6, the
+    // unrolled part's set-up 11 (+1 before chunks of 16), chunks of 16 (57) and of 8 (32),
+    // a test of 2 after each size and 2 before the remainder, the remainder's set-up 6 and
+    // 8 per feature, the merge's EXIT. 10 features: 9+6+11+2+32+2+2+6+2*8+1 = 87; 34 (the
+    // SASS's 170 counted by hand in validation/gpu/h200/sass.txt): 9+6+11+1+2*57+2+2+2+6
+    // +2*8+1. Memory: a load and a store per feature.
+    for (nf, want) in [(10u64, 87), (34, 170)] {
         let s = nf.to_string();
         let (n, m, k) = first_launch_warp(
             "kmeans-transpose",
@@ -968,6 +973,14 @@ fn warps_issue_their_compiled_instruction_counts() {
             0,
         );
         assert_eq!(k, "invert_mapping");
+        assert_eq!((n, m), (want, 2 * nf as usize));
+        // `loops=rolled`: one feature at a time, 9 + 7 per feature
+        let (n, m, _) = first_launch_warp(
+            "kmeans-transpose",
+            &[("npoints", "1024"), ("nfeatures", &s), ("loops", "rolled")],
+            0,
+            0,
+        );
         assert_eq!((n, m), (9 + 7 * nf as usize, 2 * nf as usize));
     }
     let (n, m, k) = first_launch_warp("nn", &[("records", "4096")], 0, 0);
@@ -1103,4 +1116,58 @@ fn dwt_default_equals_host_fdwt53() {
         let got: Vec<i32> = get(&w, name);
         assert_eq!(got, e, "{name}");
     }
+}
+
+/// The longest run of consecutive loads in warp 0 of block 0 of `w`'s launch after
+/// skipping `skip`, with offload markers recorded or not, and the warp's instruction count.
+fn longest_load_run(w: &mut ModelWorkload, skip: usize, marks: bool) -> (usize, usize) {
+    for _ in 0..skip {
+        w.next_launch().unwrap().unwrap();
+    }
+    let mut l = w.next_launch().unwrap().unwrap();
+    let mut bp = BlockProgram {
+        offload_markers: marks,
+        ..BlockProgram::default()
+    };
+    l.block(0, false, 128, &mut bp).unwrap();
+    let insts = &bp.warps[0].insts;
+    let (mut best, mut run) = (0, 0);
+    for i in insts {
+        run = if i.class == InstClass::Load {
+            run + 1
+        } else {
+            0
+        };
+        best = best.max(run);
+    }
+    (best, insts.len())
+}
+
+/// kmeansPoint as nvcc compiles it (`loops=unrolled`, the default): each chunk of four
+/// features issues its four texture fetches and four constant loads together before the
+/// arithmetic that uses them (8 loads in a row), 1,403 warp instructions per warp with 5
+/// clusters of 34 features (the count the model's doc derives from the sm_90 SASS, the
+/// merge's `EXIT` added); `loops=rolled`, and any run that records NDP offload markers,
+/// issue one feature at a time (2 loads in a row: the texture fetch and its centre). The
+/// memberships are the same either way. Fails if the hoisting, the count or the rolled
+/// form under markers is lost.
+#[test]
+fn km_unrolls_its_feature_loop_unless_rolled_or_marked() {
+    let kv = |loops: &'static str| [("npoints", "4096"), ("iterations", "1"), ("loops", loops)];
+    let (r, n) = longest_load_run(&mut build("km", &kv("unrolled"), 1), 1, false);
+    assert_eq!((r, n), (8, 1404));
+    let (r, _) = longest_load_run(&mut build("km", &kv("rolled"), 1), 1, false);
+    assert_eq!(r, 2);
+    let (r, _) = longest_load_run(&mut build("km", &kv("unrolled"), 1), 1, true);
+    assert_eq!(r, 2, "offload markers: one iteration per block");
+    let memb = |loops| {
+        let mut w = build("km", &kv(loops), 1);
+        run(&mut w);
+        get::<i32>(&w, "membership_d")
+    };
+    assert_eq!(memb("unrolled"), memb("rolled"));
+    let e = registry::build("km", &[("loops".to_string(), "x".to_string())].into(), 1)
+        .err()
+        .expect("loops=x is refused");
+    assert!(e.to_string().contains("loops=x"), "{e}");
 }

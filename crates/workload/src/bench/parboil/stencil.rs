@@ -107,7 +107,38 @@ impl Coarsen {
     fn idx(&self, i: u64, j: u64, k: u64) -> u64 {
         i + self.nx * (j + self.ny * k)
     }
-    /// One column's update (`second`: the coarsened column `i2`).
+    /// One neighbour of the tile's edge choice `edge ? A0[at] : sh_A0[sh_at]` as the
+    /// compiled kernel has it: a predicated `LDG` for the edge lanes and a predicated
+    /// `LDS` for the others, both issued by the warp. `uniform`: every lane of the warp
+    /// takes the same side (a warp is one row of the tile, so the row choices are
+    /// uniform), and the other side's instruction issues with all lanes off: one issue
+    /// slot, modelled as one int instruction that the caller issues after the column's
+    /// loads (the model's first compute instruction after a load waits for it; the
+    /// predicated-off one waits for nothing). Returns the value and the slots owed. Its
+    /// loads take the caller's call site (`track_caller`), so that each neighbour is an
+    /// instruction of its own.
+    #[track_caller]
+    fn neighbour(
+        &self,
+        t: &mut Thread<'_>,
+        edge: bool,
+        uniform: bool,
+        at: u64,
+        sh_at: u32,
+    ) -> (f32, u32) {
+        let v = if edge {
+            t.ld(self.a0, at)
+        } else {
+            t.sh_ld_f32(sh_at)
+        };
+        (v, uniform as u32)
+    }
+
+    /// The loads and arithmetic of one column's update (`second`: the coarsened column
+    /// `i2`) after its region test and set-up ([`Coarsen::step`]): every load of the
+    /// update together, as the compiled kernel issues them before their first use (the
+    /// inner side and the centre from shared memory, the side, down and up neighbours by
+    /// [`Coarsen::neighbour`]), then `FADD` x5, `FMUL`, `FFMA`, `STG`.
     #[allow(clippy::too_many_arguments)]
     fn column(
         &self,
@@ -122,49 +153,57 @@ impl Coarsen {
     ) {
         let (tx, ty) = (t.tid.x as u64, t.tid.y as u64);
         let w = 2 * TX as u32;
-        let wreg = (second || i > 0) && j > 0 && i + 1 < self.nx && j + 1 < self.ny;
-        t.branch(1);
-        if !wreg {
-            return;
-        }
-        // the side neighbour across the tile edge: left of i (tx == 0), right of i2
-        // each `edge ? A0[..] : sh_A0[..]` is predicated: the global address is formed by
-        // every lane, then the edge lanes issue the `LDG` and the others the `LDS` at the
-        // same position
-        t.alu(1);
-        let lr = if !second {
-            if tx == 0 {
-                t.ld(self.a0, self.idx(i - 1, j, k))
-            } else {
-                t.sh_ld_f32(sh - 1)
-            }
-        } else if tx == TX - 1 {
-            t.ld(self.a0, self.idx(i + 1, j, k))
-        } else {
-            t.sh_ld_f32(sh + 1)
-        };
-        t.alu(1);
-        let down = if ty == 0 {
-            t.ld(self.a0, self.idx(i, j - 1, k))
-        } else {
-            t.sh_ld_f32(sh - w)
-        };
-        t.alu(1);
-        let up = if ty == TY - 1 {
-            t.ld(self.a0, self.idx(i, j + 1, k))
-        } else {
-            t.sh_ld_f32(sh + w)
-        };
         let other = if second {
             t.sh_ld_f32(sh - 1)
         } else {
             t.sh_ld_f32(sh + 1)
         };
+        // the side neighbour across the tile edge: left of i (tx == 0), right of i2
+        let (lr, _) = if !second {
+            self.neighbour(t, tx == 0, false, self.idx(i - 1, j, k), sh - 1)
+        } else {
+            self.neighbour(t, tx == TX - 1, false, self.idx(i + 1, j, k), sh + 1)
+        };
+        let (down, s1) = self.neighbour(t, ty == 0, true, self.idx(i, j - 1, k), sh - w);
+        let (up, s2) = self.neighbour(t, ty == TY - 1, true, self.idx(i, j + 1, k), sh + w);
         let c = t.sh_ld_f32(sh);
+        t.alu(s1 + s2);
         t.fp(7);
-        t.alu(1);
         let v = (lr + other + up + down + top + bottom) * C1 - c * C0;
         t.st(self.anext, self.idx(i, j, k), v);
+    }
+
+    /// One column's part of a z step: `top`'s address (2 int), the region branch (`BSSY;
+    /// BRA`; for the second column after the first's `BSYNC; BSSY; BRA`), the update's
+    /// set-up (12 int for the first column, 11 for the second: the edge predicates, the
+    /// constant-bank pointer loads, the predicated addresses), `top`'s `LDG`, and the
+    /// update ([`Coarsen::column`]). In the compiled kernel none of the int or control
+    /// instructions waits for `top` (`BSSY`, `BRA` and the addresses do not use it); the
+    /// model's rule makes the first compute instruction after a load wait for it, so
+    /// they are issued before it. Returns `top` (the register of the next step).
+    fn step(&self, t: &mut Thread<'_>, i: u64, j: u64, k: u64, sh: u32, second: bool) -> f32 {
+        let local = t.local_id();
+        let slot = if second { 1 } else { 0 };
+        t.alu(2);
+        t.branch(if second { 3 } else { 2 });
+        let writes = self.writes(i, j, second);
+        if writes {
+            t.alu(if second { 11 } else { 12 });
+        }
+        let mut top = self.regs.get(local, 2 + slot);
+        if i < self.nx && j < self.ny {
+            top = t.ld(self.a0, self.idx(i, j, k + 1));
+        }
+        if writes {
+            let bottom = self.regs.get(local, slot);
+            self.column(t, i, j, k, sh, second, bottom, top);
+        }
+        top
+    }
+
+    /// Whether column `i` of row `j` is updated (the kernel's region test).
+    fn writes(&self, i: u64, j: u64, second: bool) -> bool {
+        (second || i > 0) && j > 0 && i + 1 < self.nx && j + 1 < self.ny
     }
 }
 
@@ -185,15 +224,16 @@ impl Kernel for Coarsen {
     fn phases(&self) -> u32 {
         2 + 2 * (self.nz.saturating_sub(2)) as u32
     }
-    /// Per thread (sm_70-class SASS, issue 7 §1 counting). Phase 0: entry `MOV; S2R` x4,
-    /// `i`, `i2`, `j`, `sh_id`, `sh_id2` (6 `IMAD`/`IADD3`), `STS` x2. Phase 1: the region
-    /// and edge predicates (8 `ISETP`/`PLOP3`), per column its bound test (2), two plane
-    /// addresses (2), `LDG` x2 (bottom, current), `STS`. Per z step, per column: `top`'s
-    /// address and predicated `LDG`, the region branch; active lanes: per neighbour choice
-    /// (side, down, up) the global address and the predicated `LDG` (edge lanes) or `LDS`
-    /// (the others) at the same position, `LDS` of the inner side and the centre, 5 `FADD`, `FMUL`, `FFMA`, the
-    /// store address and `STG`. Rotation phase: `LDS`, `STS` x2 columns and the loop step
-    /// (`IADD3`, `ISETP`, `BRA`).
+    /// Per thread, the instructions of the kernel as nvcc 13 compiles it for sm_90
+    /// (validation/gpu/h200/sass.txt, 88 per warp per z step). Phase 0: entry, indices,
+    /// predicates and the shared addresses (33 int), `STS` x2. Phase 1: 7 int, `LDG` x4
+    /// (bottom and current plane of both columns), `STS` x2. The first z step begins with
+    /// the `EXIT` test and the loop's set-up (37 int, 1 control). Per z step, per column
+    /// [`Coarsen::step`], a `BSYNC` after each.
+    /// Rotation phase: `LDS; STS` per column, 11 int (the loop counter and test, the
+    /// eight plane addresses advanced) and the back edge; the two `BAR`s are the phase
+    /// ends. Every load of a column's update issues before its first use: the side and
+    /// row neighbours across the tile edge are in flight together with `top`.
     fn thread(&self, t: &mut Thread<'_>, phase: u32) {
         let (tx, ty) = (t.tid.x as u64, t.tid.y as u64);
         let (bx, by) = (t.block.x as u64, t.block.y as u64);
@@ -206,24 +246,30 @@ impl Kernel for Coarsen {
         let (nx, ny) = (self.nx, self.ny);
         match phase {
             0 => {
-                t.alu(11);
+                t.alu(33);
                 t.sh_st_f32(sh, 0.0);
                 t.sh_st_f32(sh2, 0.0);
             }
             1 => {
-                t.alu(8);
-                let (mut b, mut b2) = (0f32, 0f32);
-                t.alu(4);
+                t.alu(7);
+                let (mut b, mut b2, mut c, mut c2) = (0f32, 0f32, 0f32, 0f32);
+                if i < nx && j < ny {
+                    c = t.ld(self.a0, self.idx(i, j, 1));
+                }
+                if i2 < nx && j < ny {
+                    c2 = t.ld(self.a0, self.idx(i2, j, 1));
+                }
                 if i < nx && j < ny {
                     b = t.ld(self.a0, self.idx(i, j, 0));
-                    let c: f32 = t.ld(self.a0, self.idx(i, j, 1));
-                    t.sh_st_f32(sh, c);
                 }
-                t.alu(4);
                 if i2 < nx && j < ny {
                     b2 = t.ld(self.a0, self.idx(i2, j, 0));
-                    let c: f32 = t.ld(self.a0, self.idx(i2, j, 1));
-                    t.sh_st_f32(sh2, c);
+                }
+                if i < nx && j < ny {
+                    t.sh_st_f32(sh, c);
+                }
+                if i2 < nx && j < ny {
+                    t.sh_st_f32(sh2, c2);
                 }
                 self.regs.set(local, 0, b);
                 self.regs.set(local, 1, b2);
@@ -233,20 +279,14 @@ impl Kernel for Coarsen {
             p => {
                 let k = ((p - 2) / 2 + 1) as u64;
                 if p.is_multiple_of(2) {
-                    t.alu(1);
-                    let mut top = self.regs.get(local, 2);
-                    if i < nx && j < ny {
-                        top = t.ld(self.a0, self.idx(i, j, k + 1));
+                    if k == 1 {
+                        t.branch(1);
+                        t.alu(37);
                     }
-                    let bottom = self.regs.get(local, 0);
-                    self.column(t, i, j, k, sh, false, bottom, top);
-                    t.alu(1);
-                    let mut top2 = self.regs.get(local, 3);
-                    if i2 < nx && j < ny {
-                        top2 = t.ld(self.a0, self.idx(i2, j, k + 1));
-                    }
-                    let bottom2 = self.regs.get(local, 1);
-                    self.column(t, i2, j, k, sh2, true, bottom2, top2);
+                    let top = self.step(t, i, j, k, sh, false);
+                    t.branch(1);
+                    let top2 = self.step(t, i2, j, k, sh2, true);
+                    t.branch(1);
                     self.regs.set(local, 2, top);
                     self.regs.set(local, 3, top2);
                 } else {
@@ -256,7 +296,7 @@ impl Kernel for Coarsen {
                     t.sh_st_f32(sh2, self.regs.get(local, 3));
                     self.regs.set(local, 0, b);
                     self.regs.set(local, 1, b2);
-                    t.alu(2);
+                    t.alu(11);
                     t.branch(1);
                 }
             }

@@ -2,7 +2,7 @@
 //! the mechanisms they depend on (coalesced SoA rows, shared-memory staging, buffer swaps).
 
 use crate::bench::rodinia::tests::{build, close, first_block_mem, get, run};
-use crate::program::{InstClass, Space};
+use crate::program::{InstClass, Space, Workload};
 
 /// Parboil's collision written out term by term as in the kernel source, independent of
 /// the model's direction table.
@@ -275,5 +275,43 @@ fn parboil_defaults_fit_the_cap_and_run() {
             r.lines
         );
         assert!(r.lines > 0);
+    }
+}
+
+/// The hybrid kernel issues each column's loads together, as the compiled kernel does
+/// before their first use (validation/gpu/h200: the model had waited for `top` before its
+/// neighbours and for each global neighbour before the next, 1.5x the measured time): in
+/// the rows with a global neighbour (warp 0: down; warp 3: up) every z step has two runs
+/// of exactly 7 loads, `top`, the inner side, the side neighbour from shared memory and
+/// from global memory (the edge lane), down, up and the centre, and no longer run.
+#[test]
+fn parboil_stencil_issues_a_columns_loads_together() {
+    for warp in [0usize, 3] {
+        let mut w = build(
+            "parboil-stencil",
+            &[
+                ("nx", "192"),
+                ("ny", "12"),
+                ("nz", "6"),
+                ("iterations", "1"),
+            ],
+            1,
+        );
+        let mut bp = crate::program::BlockProgram::default();
+        let mut l = w.next_launch().unwrap().unwrap();
+        l.block(4, false, 128, &mut bp).unwrap();
+        let mut runs = Vec::new();
+        let mut n = 0;
+        for i in &bp.warps[warp].insts {
+            if i.class == InstClass::Load {
+                n += 1;
+            } else if n > 0 {
+                runs.push(n);
+                n = 0;
+            }
+        }
+        // 4 z steps, two columns each
+        assert_eq!(runs.iter().filter(|&&r| r == 7).count(), 8, "{runs:?}");
+        assert_eq!(runs.iter().max(), Some(&7), "{runs:?}");
     }
 }
