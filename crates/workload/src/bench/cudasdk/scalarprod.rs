@@ -13,7 +13,9 @@
 //! (`d_C` counts too), element count a multiple of 256: 255 vectors of 16,128 elements
 //! (31.4 MiB).
 
-use crate::bench::dense::common::{bad, entry, kinfo, loop_step, rolled_loops, seq, LOOPS_PARAM};
+use crate::bench::dense::common::{
+    bad, entry, kinfo, loop_step, rolled_loops, seq, Unrolled, LOOPS_PARAM,
+};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -123,29 +125,28 @@ impl ScalarProd {
             }
         }
         t.branch(2);
-        let mut left = n - rem;
+        let left = n - rem;
         if left > 0 {
+            let u = Unrolled::of(left);
             t.alu(9);
             t.branch(2);
-            if left > 12 {
+            if u.sixteens > 0 {
                 t.alu(2);
             }
-            while left > 12 {
+            for _ in 0..u.sixteens {
                 chunk(t, 16, &mut sum);
                 t.alu(8);
                 t.branch(1);
-                left -= 16;
             }
             t.alu(2);
             t.branch(3);
-            if left > 4 {
+            if u.eight {
                 chunk(t, 8, &mut sum);
                 t.alu(8);
-                left -= 8;
             }
             t.alu(1);
             t.branch(2);
-            if left > 0 {
+            for _ in 0..u.fours {
                 chunk(t, 4, &mut sum);
             }
         }

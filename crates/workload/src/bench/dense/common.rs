@@ -131,3 +131,34 @@ pub(crate) const LOOPS_PARAM: crate::registry::ParamSpec = crate::registry::Para
     default: "unrolled",
     help: "unrolled (nvcc's schedule: loads hoisted ahead of their uses) | rolled (every loop one iteration at a time, as NDP's per-iteration offload blocks; a marked loop is always so while offload markers are recorded)",
 };
+
+/// How nvcc 13 (sm_90) runs the unrolled part of a loop it unrolls by 4 with wider
+/// bodies (scalarProdGPU's element loop, invert_mapping's feature loop in
+/// validation/gpu/h200/sass.txt): of `left` iterations (a multiple of 4, the remainder
+/// run apart), chunks of 16 while more than 12 remain, one chunk of 8 if more than 4
+/// remain, then chunks of 4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Unrolled {
+    pub sixteens: u64,
+    pub eight: bool,
+    pub fours: u64,
+}
+
+impl Unrolled {
+    /// The chunks of `left` iterations.
+    pub(crate) fn of(left: u64) -> Unrolled {
+        let sixteens = if left > 12 {
+            (left - 12).div_ceil(16)
+        } else {
+            0
+        };
+        let rest = left - 16 * sixteens;
+        let eight = rest > 4;
+        let rest = if eight { rest - 8 } else { rest };
+        Unrolled {
+            sixteens,
+            eight,
+            fours: rest / 4,
+        }
+    }
+}

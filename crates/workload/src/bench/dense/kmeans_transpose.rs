@@ -7,7 +7,7 @@
 //! and output) brought under the footprint cap by rule 1 of [`crate::scale`]: 123,136
 //! points (the largest multiple of the 256-thread block that fits 32 MiB).
 
-use super::common::{bad, kinfo, loop_step, rolled_loops, seq, LOOPS_PARAM};
+use super::common::{bad, kinfo, loop_step, rolled_loops, seq, Unrolled, LOOPS_PARAM};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
@@ -126,30 +126,27 @@ impl Kernel for InvertMapping {
         if nf >= 4 {
             t.alu(9);
             t.branch(2);
-            let mut left = nf - rem;
-            if left > 12 {
+            let u = Unrolled::of(nf - rem);
+            if u.sixteens > 0 {
                 t.alu(1);
             }
-            while left > 12 {
+            for _ in 0..u.sixteens {
                 chunk(t, i, 16);
                 t.branch(1);
                 i += 16;
-                left -= 16;
             }
             t.alu(1);
             t.branch(1);
-            if left > 4 {
+            if u.eight {
                 chunk(t, i, 8);
                 i += 8;
-                left -= 8;
             }
             t.alu(1);
             t.branch(1);
-            while left > 0 {
+            for _ in 0..u.fours {
                 chunk(t, i, 4);
                 t.branch(1);
                 i += 4;
-                left -= 4;
             }
         }
         t.alu(1);

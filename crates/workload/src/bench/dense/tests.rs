@@ -1171,3 +1171,31 @@ fn km_unrolls_its_feature_loop_unless_rolled_or_marked() {
         .expect("loops=x is refused");
     assert!(e.to_string().contains("loops=x"), "{e}");
 }
+
+/// nvcc's chunking of an unrolled loop's iterations (a multiple of 4): 16s while more
+/// than 12 remain, an 8 if more than 4 remain, then 4s; every iteration in exactly one
+/// chunk.
+#[test]
+fn unrolled_chunks_follow_nvccs_thresholds() {
+    use super::common::Unrolled;
+    let u = |s, e, f| Unrolled {
+        sixteens: s,
+        eight: e,
+        fours: f,
+    };
+    for (left, want) in [
+        (0, u(0, false, 0)),
+        (4, u(0, false, 1)),
+        (8, u(0, true, 0)),
+        (12, u(0, true, 1)),
+        (16, u(1, false, 0)),
+        (28, u(1, true, 1)),
+        (32, u(2, false, 0)),
+    ] {
+        assert_eq!(Unrolled::of(left), want, "{left}");
+    }
+    for left in (0..400).step_by(4) {
+        let c = Unrolled::of(left);
+        assert_eq!(16 * c.sixteens + 8 * c.eight as u64 + 4 * c.fours, left);
+    }
+}

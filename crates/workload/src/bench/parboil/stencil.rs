@@ -158,13 +158,15 @@ impl Coarsen {
         } else {
             t.sh_ld_f32(sh + 1)
         };
-        // the side neighbour across the tile edge: left of i (tx == 0), right of i2
+        // the side neighbour across the tile edge: left of i (tx == 0), right of i2; the
+        // shared index of an edge lane is not used (it would leave the tile: wrapping)
         let (lr, _) = if !second {
-            self.neighbour(t, tx == 0, false, self.idx(i - 1, j, k), sh - 1)
+            self.neighbour(t, tx == 0, false, self.idx(i - 1, j, k), sh.wrapping_sub(1))
         } else {
             self.neighbour(t, tx == TX - 1, false, self.idx(i + 1, j, k), sh + 1)
         };
-        let (down, s1) = self.neighbour(t, ty == 0, true, self.idx(i, j - 1, k), sh - w);
+        let (down, s1) =
+            self.neighbour(t, ty == 0, true, self.idx(i, j - 1, k), sh.wrapping_sub(w));
         let (up, s2) = self.neighbour(t, ty == TY - 1, true, self.idx(i, j + 1, k), sh + w);
         let c = t.sh_ld_f32(sh);
         t.alu(s1 + s2);
