@@ -208,6 +208,14 @@ pub struct SmCfg {
     pub max_pending_loads: u32,
     /// Line requests the load/store unit sends to L1 per cycle.
     pub lsu_lines_per_cycle: u32,
+    /// Shared-memory accesses take the load/store unit's data path: each shared load or
+    /// store holds it one cycle per wavefront (one, plus a bank-conflict replay each when
+    /// `spaces` is on), in turn with the L1 line requests, and a load's latency counts from
+    /// its slot. On Volta and later the L1 and shared memory are one array behind one
+    /// 128-byte-per-cycle path (NVIDIA's Volta/Hopper tuning guides: "unified L1 / shared
+    /// memory"). Off (default): a shared access costs its latency only and no throughput,
+    /// the model every reproduction so far ran with.
+    pub shared_uses_lsu: bool,
     /// Stores and atomics (line requests) an SM may have in flight before the issuing warp
     /// waits: the write buffer that back-pressures fire-and-forget traffic.
     pub max_outstanding_writes: u32,
@@ -230,6 +238,7 @@ impl Default for SmCfg {
             smem_latency: 24,
             max_pending_loads: 16,
             lsu_lines_per_cycle: 1,
+            shared_uses_lsu: false,
             max_outstanding_writes: 64,
         }
     }

@@ -269,3 +269,73 @@ fn other_presets_unchanged_and_k80_runs_neuralnet() {
     // kernelFeedForward1 reads the weights with per-lane rows: divergent in constant
     assert!(sum(&c, |s| s.replays_const_divergence) > 0);
 }
+
+/// A block of 32 warps, each issuing `reps` shared loads back to back (`sh_ld(tid *
+/// stride)`, no use in between), then one integer instruction.
+struct ManyWarps {
+    reps: u32,
+    stride: u32,
+}
+
+impl Kernel for ManyWarps {
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: "shared-port".into(),
+            grid: Dim3::x(1),
+            block: Dim3::x(1024),
+            regs_per_thread: 16,
+            smem_per_block: 4096,
+        }
+    }
+    fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
+        let lane = t.tid.x % 32;
+        for _ in 0..self.reps {
+            t.sh_ld(lane * self.stride);
+        }
+        t.alu(1);
+    }
+}
+
+fn shared_port_cycles(preset: &str, stride: u32, sets: &[&str]) -> u64 {
+    let c = cfg(preset, sets);
+    let mut w = ModelWorkload::new(
+        "shared-port",
+        Memory::new(),
+        Box::new(Once(Some(Box::new(ManyWarps { reps: 8, stride })))),
+    );
+    let r = System::new(&c).run(&mut w, &mut |_| {}).unwrap();
+    r.sim.kernels[0].summary.cycles
+}
+
+/// `sm.shared_uses_lsu`: each shared access holds the SM's load/store data path one cycle
+/// per wavefront, so 32 warps x 8 loads on one SM take at least 256 cycles (512 with a
+/// 2-way bank conflict on the K80's spaces path: 1 + 1 replay each), and at most that plus
+/// the latency and a small issue overhead; off, conflict-free loads cost issue slots only
+/// (every preset issues more than one warp instruction per cycle), so the kernel is
+/// shorter, while conflicting ones are bound by their replays either way. Fails if the
+/// path is not held, held twice, or held when the option is off.
+#[test]
+fn shared_accesses_hold_the_lsu_path_one_cycle_per_wavefront() {
+    let accesses = 32 * 8;
+    for (preset, stride, wavefronts) in [("h100", 1, 1), ("k80", 1, 1), ("k80", 2, 2)] {
+        let on = shared_port_cycles(preset, stride, &["sm.shared_uses_lsu=true"]);
+        let off = shared_port_cycles(preset, stride, &["sm.shared_uses_lsu=false"]);
+        let lat = cfg(preset, &[]).sm.smem_latency as u64;
+        let busy = accesses * wavefronts;
+        assert!(on >= busy, "{preset} stride {stride}: {on} < {busy}");
+        assert!(
+            on <= busy + lat + 64,
+            "{preset} stride {stride}: {on} > {busy} + {lat} + 64"
+        );
+        // without conflicts only the path bounds it; with them the spaces' replays
+        // already hold issue one cycle per replay, so the path adds nothing
+        if wavefronts == 1 {
+            assert!(off < on, "{preset} stride {stride}: off {off}, on {on}");
+        } else {
+            assert!(
+                off >= busy,
+                "{preset} stride {stride}: replays hold issue: {off}"
+            );
+        }
+    }
+}

@@ -949,11 +949,19 @@ impl System {
             return;
         }
         if inst.space == Space::Shared {
+            // the slot of the load/store unit's data path (`sm.shared_uses_lsu`)
+            let start = if self.cfg.sm.shared_uses_lsu {
+                let t0 = now.max(self.sms[sm].lsu_free);
+                self.sms[sm].lsu_free = t0 + cyc;
+                t0
+            } else {
+                now
+            };
             if inst.class == InstClass::Load && inst.dst != 0 {
-                let lat = self.sms[sm].clk.cycles(self.cfg.sm.smem_latency as u64);
-                self.alloc_pend(wg, inst.dst, now, now + lat);
+                let done = start + self.sms[sm].clk.cycles(self.cfg.sm.smem_latency as u64);
+                self.alloc_pend(wg, inst.dst, now, done);
                 self.c.loads_completed += 1;
-                self.c.load_latency_ps += lat;
+                self.c.load_latency_ps += done - now;
             }
             return;
         }

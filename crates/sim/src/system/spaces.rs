@@ -195,13 +195,22 @@ impl System {
                     }
                 }
                 self.replay_cost(sm, wg, r);
+                // the data path's slot, one cycle per wavefront (`sm.shared_uses_lsu`)
+                let start = if self.cfg.sm.shared_uses_lsu {
+                    let t0 = now.max(self.sms[sm].lsu_free);
+                    self.sms[sm].lsu_free = t0 + (1 + r as u64) * self.sms[sm].clk.period;
+                    t0
+                } else {
+                    now
+                };
                 if load && inst.dst != 0 {
-                    let lat = self.sms[sm]
-                        .clk
-                        .cycles(self.cfg.sm.smem_latency as u64 + r as u64);
-                    self.alloc_pend(wg, inst.dst, now, now + lat);
+                    let done = start
+                        + self.sms[sm]
+                            .clk
+                            .cycles(self.cfg.sm.smem_latency as u64 + r as u64);
+                    self.alloc_pend(wg, inst.dst, now, done);
                     self.c.loads_completed += 1;
-                    self.c.load_latency_ps += lat;
+                    self.c.load_latency_ps += done - now;
                 }
                 true
             }

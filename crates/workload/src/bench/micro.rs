@@ -44,6 +44,11 @@ pub const STREAM: BenchSpec = BenchSpec {
             default: "4",
             help: "elements per thread (grid-stride)",
         },
+        ParamSpec {
+            name: "code",
+            default: "bare",
+            help: "bare (the loads alone, all in flight at once: the bandwidth closed forms) | compiled (validation/gpu/kernels.cu's `micro::stream` as nvcc 13 compiles it for sm_90: 18 set-up instructions, then per element LEA, LEA.HI.X, LDG, four loop instructions and BRA, the next element's address waiting for the load)",
+        },
     ],
     build: build_stream,
 };
@@ -279,6 +284,8 @@ struct Stream {
     n: u64,
     block: u32,
     per_thread: u64,
+    /// `code=compiled`: the compiled kernel's instructions (see [`Stream::thread`]).
+    compiled: bool,
 }
 impl Kernel for Stream {
     fn info(&self) -> KernelInfo {
@@ -291,11 +298,36 @@ impl Kernel for Stream {
             smem_per_block: 0,
         }
     }
+    /// `code=bare`: the loads alone, so every load of a warp is in flight at once.
+    /// `code=compiled`: `micro::stream` of validation/gpu/kernels.cu as its SASS runs it
+    /// (validation/gpu/h200/sass.txt: 51 warp instructions per warp at 4 elements, the
+    /// measured count): 9 instructions and the bound `EXIT`, 8 of set-up, then per element
+    /// `LEA; LEA.HI.X; LDG.E.STRONG.SYS; IADD3; IADD3.X; ISETP x2; BRA`; the final `EXIT`
+    /// is the one the simulator issues for every warp. The volatile load's destination register (R2) is the next element's address
+    /// register, so the next `LEA` waits for the load (a write-after-write hazard): one
+    /// load of a warp in flight at a time. The model's dependence rule (the first compute
+    /// instruction after a load waits for it) gives the same serialisation one instruction
+    /// earlier.
     fn thread(&self, t: &mut Thread<'_>, _p: u32) {
         let total = t.total_threads();
         let mut i = t.gid();
+        if self.compiled {
+            t.alu(9);
+            t.branch(1);
+            if i >= self.n {
+                return;
+            }
+            t.alu(8);
+        }
         while i < self.n {
+            if self.compiled {
+                t.alu(2);
+            }
             let _: u32 = t.ld(self.a, i);
+            if self.compiled {
+                t.alu(4);
+                t.branch(1);
+            }
             i += total;
         }
     }
@@ -363,6 +395,15 @@ fn build_stream(p: &Params) -> Result<ModelWorkload, WorkloadError> {
             "stream: need n > 0, per_thread > 0, 32 <= block <= 1024".into(),
         ));
     }
+    let compiled = match p.str("code", "bare").as_str() {
+        "bare" => false,
+        "compiled" => true,
+        o => {
+            return Err(WorkloadError::Msg(format!(
+                "stream: code={o}: use bare (the loads alone) or compiled (kernels.cu's micro::stream as nvcc compiles it)"
+            )))
+        }
+    };
     let mut m = Memory::new();
     let a = m.alloc::<u32>("a", n, true);
     Ok(once(
@@ -373,6 +414,7 @@ fn build_stream(p: &Params) -> Result<ModelWorkload, WorkloadError> {
             n,
             block: block as u32,
             per_thread,
+            compiled,
         },
     ))
 }
@@ -403,4 +445,50 @@ fn build_random(p: &Params) -> Result<ModelWorkload, WorkloadError> {
             threads,
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::program::{BlockProgram, InstClass, Workload};
+    use crate::registry;
+    use std::collections::BTreeMap;
+
+    /// Warp 0's instruction classes of block 0 of `stream` with `code`.
+    fn warp0(code: &str) -> Vec<InstClass> {
+        let ov: BTreeMap<String, String> = [("n", "32768"), ("code", code)]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let mut w = registry::build("stream", &ov, 1).unwrap();
+        let mut l = w.next_launch().unwrap().unwrap();
+        let mut bp = BlockProgram::default();
+        l.block(0, false, 128, &mut bp).unwrap();
+        bp.warps[0].insts.iter().map(|i| i.class).collect()
+    }
+
+    /// `stream code=compiled` issues the sm_90 SASS of kernels.cu's `micro::stream`: 51
+    /// warp instructions per warp at 4 elements per thread (Nsight Compute's count on the
+    /// H200: 3,342,336 for 65,536 warps), every load followed by integer work before the
+    /// next load (so the dependence rule serialises them, as the SASS's register reuse
+    /// does); `code=bare` (the default) issues the 4 loads back to back. Fails if either
+    /// form changes or a bad `code` is accepted.
+    #[test]
+    fn stream_compiled_form_issues_the_sass_count_and_serialises_its_loads() {
+        let c = warp0("compiled");
+        assert_eq!(c.len(), 51, "{c:?}");
+        assert_eq!(c.iter().filter(|k| **k == InstClass::Load).count(), 4);
+        for (i, k) in c.iter().enumerate() {
+            if *k == InstClass::Load {
+                assert_eq!(c[i + 1], InstClass::Int, "a load's result is waited for");
+            }
+        }
+        let b = warp0("bare");
+        assert_eq!(b.iter().filter(|k| **k == InstClass::Load).count(), 4);
+        assert!(b[..4].iter().all(|k| *k == InstClass::Load), "{b:?}");
+        let ov: BTreeMap<String, String> = [("code".to_string(), "x".to_string())].into();
+        let e = registry::build("stream", &ov, 1)
+            .err()
+            .expect("code=x is refused");
+        assert!(e.to_string().contains("code=x"), "{e}");
+    }
 }

@@ -121,8 +121,8 @@ impl Kernel for ConvPass {
     /// Per thread (loops fully unrolled, `#pragma unroll`): entry `MOV; S2R x4`, `baseX`,
     /// `baseY`, the two pointer offsets, the shared base (6 int). Phase 0: 8 main `LDG` +
     /// `STS` (addresses at constant offsets); per halo pixel the bound test (`ISETP`, 1
-    /// int) and, inside the image, `LDG` + `STS`, outside an `STS` of 0. Phase 1, per
-    /// output: 17 x (`LDC` of the tap, `LDS`, `FFMA`), then `STG`.
+    /// int) and, inside the image, `LDG` + `STS`, outside an `STS` of 0. Phase 1: see
+    /// [`ConvPass::window`].
     fn thread(&self, t: &mut Thread<'_>, phase: u32) {
         let (tx, ty) = (t.tid.x as i64, t.tid.y as i64);
         let (bx, by) = (t.block.x as i64, t.block.y as i64);
@@ -151,16 +151,7 @@ impl Kernel for ConvPass {
                         t.sh_st_f32((row + tx + i * RX as i64) as u32, v);
                     }
                 } else {
-                    for i in 1..=RSTEPS as i64 {
-                        let mut sum = 0.0f32;
-                        for j in -R..=R {
-                            let c: f32 = t.ld_const(self.kernel, (R - j) as u64);
-                            let s = t.sh_ld_f32((row + tx + i * RX as i64 + j) as u32);
-                            t.fp(1);
-                            sum += c * s;
-                        }
-                        t.st(self.dst, at(i), sum);
-                    }
+                    self.window(t, row + tx, RX as i64, RSTEPS, at);
                 }
             }
             Pass::Columns => {
@@ -185,18 +176,48 @@ impl Kernel for ConvPass {
                         t.sh_st_f32((col + ty + i * CY as i64) as u32, v);
                     }
                 } else {
-                    for i in 1..=CSTEPS as i64 {
-                        let mut sum = 0.0f32;
-                        for j in -R..=R {
-                            let c: f32 = t.ld_const(self.kernel, (R - j) as u64);
-                            let s = t.sh_ld_f32((col + ty + i * CY as i64 + j) as u32);
-                            t.fp(1);
-                            sum += c * s;
-                        }
-                        t.st(self.dst, at(i), sum);
-                    }
+                    self.window(t, col + ty, CY as i64, CSTEPS, at);
                 }
             }
+        }
+    }
+}
+
+impl ConvPass {
+    /// Phase 1 as nvcc 13 compiles it for sm_90 (validation/gpu/h200/sass.txt): the 17
+    /// taps read once per thread (uniform `ULDC.64` pairs there; constant loads here, the
+    /// HMS model's `c_Kernel` accesses), and each distinct shared word of the thread's
+    /// sliding window loaded once: the outputs `base + i * step` (i = 1..=steps) overlap
+    /// by `2R + 1 - step` words, and the compiled code keeps them in registers, so the row
+    /// pass issues 17 + 7 x 16 = 129 `LDS` and the column pass 17 + 7 x 8 = 73 (the SASS's
+    /// counts), not 8 x 17 = 136. Each output's new words are loaded before its 17 `FFMA`
+    /// (the taps as constant operands), then its `STG`.
+    fn window(
+        &self,
+        t: &mut Thread<'_>,
+        base: i64,
+        step: i64,
+        steps: u64,
+        at: impl Fn(i64) -> u64,
+    ) {
+        let mut c = [0f32; KLEN as usize];
+        for (k, x) in c.iter_mut().enumerate() {
+            *x = t.ld_const(self.kernel, k as u64);
+        }
+        let lo = base + step - R;
+        let mut win = [0f32; (RSTEPS * RX) as usize + 2 * R as usize + 1];
+        let mut next = lo;
+        for i in 1..=steps as i64 {
+            while next <= base + i * step + R {
+                win[(next - lo) as usize] = t.sh_ld_f32(next as u32);
+                next += 1;
+            }
+            let mut sum = 0.0f32;
+            for j in -R..=R {
+                t.fp(1);
+                sum += c[(R - j) as usize] * win[(base + i * step + j - lo) as usize];
+            }
+            t.st(self.dst, at(i), sum);
         }
     }
 }
