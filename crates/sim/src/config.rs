@@ -101,6 +101,14 @@ pub struct SystemCfg {
     pub page_bytes: u64,
     /// Cache line size in bytes (CODA spec A21: 128 B).
     pub line_bytes: u32,
+    /// Sectored L1 and L2 caches: a line's tag covers `line_bytes`, but its data is valid
+    /// in `sector_bytes` pieces, and a miss asks the next level for the missing sectors
+    /// the warp touched only (NVIDIA since Maxwell: 128-byte lines of four 32-byte
+    /// sectors; the profiler counts sectors). Responses, DRAM reads and writes and
+    /// write-backs then carry sectors, not lines. 0 (the default): whole lines, as every
+    /// paper's simulator (GPGPU-Sim 3's caches). A power of two from 32 to `line_bytes`.
+    /// Needs the requester-side L2 without directory coherence, replication or NDP.
+    pub sector_bytes: u32,
     /// The kind of each node, by name of a `[[node_kinds]]` table (issue 7 §4
     /// heterogeneous machines: GPUs beside memory-only stacks, NDP's memory network, or
     /// GPUs of different sizes and clocks). Empty (the default): every node has
@@ -128,6 +136,7 @@ impl Default for SystemCfg {
             sm_clock_ghz: 2.0,
             page_bytes: 4096,
             line_bytes: 128,
+            sector_bytes: 0,
             node_kinds: Vec::new(),
             kernel_launch_ns: 0,
             block_dispatch_ps: 0,
@@ -358,6 +367,10 @@ pub struct L2Cfg {
     /// slice ports, as in the paper, not all of them. Needs
     /// `l2.slices_per_node = memory.channels_per_node * N`.
     pub slices_per_channel: u32,
+    /// With sectored caches (`system.sector_bytes`): the bytes an L2 miss reads from
+    /// memory, aligned, around each missing sector (a DRAM access granularity larger than
+    /// the sector; the fetched sectors all become valid). 0 (the default): the sector.
+    pub dram_fetch_bytes: u32,
 }
 
 impl Default for L2Cfg {
@@ -376,6 +389,7 @@ impl Default for L2Cfg {
             kernel_boundary: KernelBoundary::FlushRemote,
             memory_side: false,
             slices_per_channel: 0,
+            dram_fetch_bytes: 0,
         }
     }
 }
@@ -1240,6 +1254,45 @@ impl Config {
                 "system.line_bytes = {}: must be a power of two in 32..=1024",
                 s.line_bytes
             ));
+        }
+        if s.sector_bytes != 0 {
+            let sb = s.sector_bytes;
+            if !p2(sb as u64) || sb < 32 || sb > s.line_bytes {
+                return Err(format!(
+                    "system.sector_bytes = {sb}: must be 0 (whole lines) or a power of two from 32 to system.line_bytes ({})",
+                    s.line_bytes
+                ));
+            }
+            let why = if self.l2.organisation != L2Organisation::RequesterSide {
+                Some("l2.organisation is not requester-side")
+            } else if self.coherence.protocol == Protocol::Directory {
+                Some("coherence.protocol is \"directory\"")
+            } else if !matches!(self.replication.kind, ReplicationKind::None) {
+                Some("LLC replication is on")
+            } else if self.ndp.offload != crate::ndp::OffloadMode::None {
+                Some("NDP offload is on")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(format!(
+                    "system.sector_bytes = {sb}: sectored caches are modelled with the requester-side L2 only, and {why}; set system.sector_bytes = 0"
+                ));
+            }
+        }
+        let fb = self.l2.dram_fetch_bytes;
+        if fb != 0 {
+            let lo = if s.sector_bytes == 0 {
+                s.line_bytes
+            } else {
+                s.sector_bytes
+            };
+            if s.sector_bytes == 0 || !p2(fb as u64) || fb < lo || fb > s.line_bytes {
+                return Err(format!(
+                    "l2.dram_fetch_bytes = {fb}: must be 0, or with system.sector_bytes set a power of two from it ({}) to system.line_bytes ({})",
+                    s.sector_bytes, s.line_bytes
+                ));
+            }
         }
         let f = self.mapping.fgp_stripe_bytes;
         if !p2(f) || f < s.line_bytes as u64 || f > s.page_bytes {

@@ -41,6 +41,10 @@ pub struct Counters {
     pub l1_miss_remote: u64,
     pub dram_reads: u64,
     pub dram_writes: u64,
+    /// Bytes the DRAM reads and writes moved: a line each, or with sectored caches
+    /// (`system.sector_bytes`) the sectors (`l2.dram_fetch_bytes` blocks) each moved.
+    pub dram_read_bytes: u64,
+    pub dram_write_bytes: u64,
     /// Load instructions issued (each completes exactly once).
     pub load_insts: u64,
     /// Loads completed and the sum of their latencies (issue to data back at the SM), ps.
@@ -129,6 +133,8 @@ impl Counters {
             l1_miss_remote,
             dram_reads,
             dram_writes,
+            dram_read_bytes,
+            dram_write_bytes,
             load_insts,
             loads_completed,
             load_latency_ps,

@@ -272,7 +272,8 @@ fn h100_preset_matches_its_public_figures() {
 /// hop exactly the unloaded latency of the level its footprint lives in plus the one
 /// dependent address instruction: in L1 (16 KB, warmed by one traversal) `l1.hit_latency +
 /// int_latency`; in L2 (8 MB, past the 256 KB L1, warmed) the L1 lookup, the request port
-/// and both NoC traversals, the L2 tag and the reply port, plus `int_latency`.
+/// and both NoC traversals, the L2 tag and the reply port (one 32-byte sector), plus
+/// `int_latency`.
 #[test]
 fn pointer_chase_hop_costs_its_level_latency_plus_the_address_instruction() {
     let c = cfg("h100", &[]);
@@ -293,9 +294,16 @@ fn pointer_chase_hop_costs_its_level_latency_plus_the_address_instruction() {
     let l1 = per_hop("16", "128");
     assert_eq!(l1, (c.l1.hit_latency + c.sm.int_latency) as f64, "L1 hop");
     let h = c.interconnect.header_bytes;
+    // the reply carries the hop's sector (h100's sectored caches: one lane's pointer lies
+    // in one) or a whole line
+    let reply = match c.system.sector_bytes {
+        0 => c.system.line_bytes,
+        s => s,
+    };
+    assert_eq!(reply, 32, "h100's sectors");
     let l2_ps = clk.cycles((c.l1.hit_latency + 2 * c.noc.sm_l2_latency + c.l2.hit_latency) as u64)
         + Port::new(c.noc.sm_l2_request_gbps, 0).ser(h)
-        + Port::new(c.l2.slice_gbps, 0).ser(c.system.line_bytes);
+        + Port::new(c.l2.slice_gbps, 0).ser(reply);
     let want = l2_ps as f64 / clk.period as f64 + c.sm.int_latency as f64;
     let l2 = per_hop("8192", "65536");
     assert!(

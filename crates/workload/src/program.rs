@@ -137,12 +137,29 @@ impl InstClass {
 }
 
 /// One coalesced request of a memory instruction: a line-aligned virtual address, how many
-/// bytes of the line the active lanes touch, and which data object it belongs to.
+/// bytes of the line the active lanes touch, which 32-byte chunks of the line they touch
+/// and which data object it belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LineReq {
     pub addr: u64,
     pub bytes: u16,
     pub obj: ObjId,
+    /// Bit `k`: the lanes touch bytes `32k .. 32k + 32` of the line (a line of up to
+    /// 1,024 bytes). What a sectored cache fetches (`system.sector_bytes`: NVIDIA's L1 and
+    /// L2 fill 32-byte sectors of a 128-byte line, not whole lines); unused otherwise.
+    pub sectors: u32,
+}
+
+/// Bytes per bit of [`LineReq::sectors`].
+pub const CHUNK_BYTES: u64 = 32;
+
+/// The [`LineReq::sectors`] bits of bytes `off .. end` of a line (`off < end`, both
+/// line-relative).
+#[inline]
+pub fn chunk_bits(off: u64, end: u64) -> u32 {
+    let lo = off / CHUNK_BYTES;
+    let hi = (end - 1) / CHUNK_BYTES;
+    (((2u64 << hi) - 1) & !((1u64 << lo) - 1)) as u32
 }
 
 /// One warp instruction (compact: 24 bytes). Memory instructions own `nlines` consecutive
@@ -525,6 +542,7 @@ pub fn coalesce(lanes: &[(u64, u32)], line_bytes: u32, obj: ObjId, out: &mut Vec
         let line = a0 & mask;
         let lim = line + line_bytes as u64;
         let mut sum = 0u64;
+        let mut sectors = 0u32;
         let mut one = true;
         for &(a, b) in lanes {
             let end = a + b.max(1) as u64;
@@ -533,12 +551,14 @@ pub fn coalesce(lanes: &[(u64, u32)], line_bytes: u32, obj: ObjId, out: &mut Vec
                 break;
             }
             sum += end - a;
+            sectors |= chunk_bits(a - line, end - line);
         }
         if one {
             out.push(LineReq {
                 addr: line,
                 bytes: sum.min(line_bytes as u64) as u16,
                 obj,
+                sectors,
             });
             return 1;
         }
@@ -558,6 +578,7 @@ pub fn coalesce(lanes: &[(u64, u32)], line_bytes: u32, obj: ObjId, out: &mut Vec
             let line = addr & mask;
             let line_end = (line + line_bytes as u64).min(end);
             let used = (line_end - addr) as u16;
+            let bits = chunk_bits(addr - line, line_end - line);
             let n = out.len() - start;
             let last = out.last().map_or(0, |l| l.addr);
             let found = if n > 0 && last == line {
@@ -598,11 +619,13 @@ pub fn coalesce(lanes: &[(u64, u32)], line_bytes: u32, obj: ObjId, out: &mut Vec
                 Some(i) => {
                     let l = &mut out[i];
                     l.bytes = (l.bytes + used).min(line_bytes as u16);
+                    l.sectors |= bits;
                 }
                 None => out.push(LineReq {
                     addr: line,
                     bytes: used,
                     obj,
+                    sectors: bits,
                 }),
             }
             addr = line_end;
@@ -626,6 +649,35 @@ mod tests {
         }
     }
 
+    /// The touched 32-byte chunks of each line, by hand.
+    #[test]
+    fn coalesce_marks_the_chunks_the_lanes_touch() {
+        let mut out = Vec::new();
+        let warp: Vec<(u64, u32)> = (0..32).map(|i| (4096 + 4 * i, 4)).collect();
+        coalesce(&warp, 128, 0, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(
+            out[0].sectors, 0b1111,
+            "32 consecutive words: the whole line"
+        );
+        out.clear();
+        let strided: Vec<(u64, u32)> = (0..4).map(|i| (128 * i + 36, 4)).collect();
+        coalesce(&strided, 128, 0, &mut out);
+        assert!(out.iter().all(|l| l.sectors == 0b0010), "{out:?}");
+        out.clear();
+        coalesce(&[(60, 8), (200, 4), (130, 2)], 128, 0, &mut out);
+        assert_eq!(
+            out[0].sectors, 0b0110,
+            "bytes 60..68 straddle chunks 1 and 2"
+        );
+        assert_eq!(out[1].sectors, 0b0101, "bytes 130 and 200: chunks 0 and 2");
+        out.clear();
+        coalesce(&[(1020, 8)], 1024, 0, &mut out);
+        assert_eq!(out[0].sectors, 1 << 31, "the last chunk of a 1 KB line");
+        assert_eq!(out[1].sectors, 1, "and the first of the next");
+        assert_eq!(chunk_bits(0, 1024), u32::MAX);
+    }
+
     /// The coalescer before its hash index: a search of the lines appended for each lane.
     fn coalesce_plain(lanes: &[(u64, u32)], line_bytes: u32, obj: ObjId) -> Vec<LineReq> {
         let mut out: Vec<LineReq> = Vec::new();
@@ -637,13 +689,16 @@ mod tests {
                 let line = addr & mask;
                 let line_end = (line + line_bytes as u64).min(end);
                 let used = (line_end - addr) as u16;
+                let bits = chunk_bits(addr - line, line_end - line);
                 if let Some(l) = out.iter_mut().find(|l| l.addr == line) {
                     l.bytes = (l.bytes + used).min(line_bytes as u16);
+                    l.sectors |= bits;
                 } else {
                     out.push(LineReq {
                         addr: line,
                         bytes: used,
                         obj,
+                        sectors: bits,
                     });
                 }
                 addr = line_end;
@@ -695,14 +750,15 @@ mod tests {
                 addr: 1,
                 bytes: 2,
                 obj: 3,
+                sectors: 1,
             }];
             let n = coalesce(&lanes, line, 7, &mut out);
             assert_eq!(n as usize, want.len(), "case {case}");
             assert_eq!(out[0].addr, 1, "case {case}: earlier requests untouched");
             for (g, w) in out[1..].iter().zip(&want) {
                 assert_eq!(
-                    (g.addr, g.bytes, g.obj),
-                    (w.addr, w.bytes, w.obj),
+                    (g.addr, g.bytes, g.obj, g.sectors),
+                    (w.addr, w.bytes, w.obj, w.sectors),
                     "case {case}"
                 );
             }

@@ -572,9 +572,13 @@ fn sim_value(kernel: &serde_json::Value, m: &Metric, line_bytes: f64) -> Option<
         "shared stores" => sp("shared", "store"),
         "cycles" => kernel["cycles"].as_f64(),
         "time (ns)" => kernel["ns"].as_f64(),
-        "DRAM bytes read" => kernel["counters"]["dram_reads"]
-            .as_f64()
-            .map(|r| r * line_bytes),
+        // the bytes the channels moved (sectored caches: the fetched sectors), or a line per
+        // read in records written before that counter
+        "DRAM bytes read" => kernel["counters"]["dram_read_bytes"].as_f64().or_else(|| {
+            kernel["counters"]["dram_reads"]
+                .as_f64()
+                .map(|r| r * line_bytes)
+        }),
         _ => None,
     }
 }
@@ -674,10 +678,12 @@ pub fn run(a: GpuArgs) -> Result<()> {
     let lsu = Lsu {
         sms: cfg.system.sms_per_node as u64,
         lines_per_cycle: cfg.sm.lsu_lines_per_cycle as f64,
+        channels: cfg.memory.channels_per_node as f64 * cfg.system.nodes as f64,
+        tfaw_ns: cfg.dram.tfaw_ns,
     };
     let table = compare(&manifest, &pairs, &runs, &a.preset, "", line, lsu)?;
     let warm_table = compare(&manifest, &pairs, &runs, &a.preset, WARM, line, lsu)?;
-    let mut md = report(&table, &device, &sass, &a);
+    let mut md = report(&table, &device, &sass, &a, cfg.system.sector_bytes);
     // the per-workload summary first: a reader meets it before the per-kernel rows
     let first = "## Simulated / measured, per kernel";
     let at = md.find(first).unwrap_or(md.len());
@@ -1027,6 +1033,11 @@ struct Row {
     /// Cycles the simulated load/store units need at least: the kernel's L1 line
     /// requests per SM it occupies, at `sm.lsu_lines_per_cycle` ([`Lsu`]).
     lsu_cycles: f64,
+    /// The simulated DRAM row activations (a workload of one launch: run-wide counts are
+    /// the kernel's; `NaN` otherwise) and the least time they need at the channels'
+    /// four-activate window ([`Lsu`]), ns.
+    activates: f64,
+    activate_ns: f64,
     cells: Vec<Cell>,
 }
 
@@ -1036,6 +1047,10 @@ struct Row {
 struct Lsu {
     sms: u64,
     lines_per_cycle: f64,
+    /// Memory channels, and each one's four-activate window (`dram.tfaw_ns`): at most
+    /// four row activations per window per channel.
+    channels: f64,
+    tfaw_ns: f64,
 }
 
 fn compare(
@@ -1085,6 +1100,18 @@ fn compare(
             let lsu_cycles = k["counters"]["l1_requests"].as_f64().unwrap_or(0.0)
                 / sms
                 / lsu.lines_per_cycle.max(1.0);
+            let activates = match (ks.len(), r.sim.as_ref()) {
+                (1, Some(sim)) => sim["nodes"]
+                    .as_array()
+                    .map(|ns| {
+                        ns.iter()
+                            .map(|n| n["dram"]["activates"].as_f64().unwrap_or(0.0))
+                            .sum()
+                    })
+                    .unwrap_or(f64::NAN),
+                _ => f64::NAN,
+            };
+            let activate_ns = activates / (4.0 * lsu.channels.max(1.0)) * lsu.tfaw_ns;
             // a workload listed more than once (with different parameters) is labelled
             // with them
             let label = if manifest.iter().filter(|x| x.workload == m.workload).count() > 1 {
@@ -1098,6 +1125,8 @@ fn compare(
                 kernel: pm.kernels[*i].clone(),
                 warps,
                 lsu_cycles,
+                activates,
+                activate_ns,
                 cells,
             });
         }
@@ -1139,11 +1168,14 @@ fn fmt_ratio(c: &Cell) -> String {
 /// A measured reason for a disagreement, from the compiled code, where one applies: the
 /// direction of the difference must be the one the fact produces.
 /// A measured reason for a simulated kernel slower than measured: it read at least 1.5x
-/// the DRAM bytes the GPU read (`dram__bytes_read.sum`). The simulator fills whole lines
-/// (`system.line_bytes`); the GPU's L2 fetches 32-byte sectors, so scattered loads move
-/// fewer bytes there.
-fn dram_reason(m: &Metric, c: &Cell, row: &Row) -> Option<String> {
-    if !matches!(m.name, "cycles" | "time (ns)" | "DRAM bytes read") || c.ratio()? <= 1.0 {
+/// the DRAM bytes the GPU read (`dram__bytes_read.sum`) while the simulated caches fill
+/// whole lines (`system.sector_bytes` = 0); the GPU's L2 fetches sectors, so scattered
+/// loads move fewer bytes there. With sectored caches simulated this is no reason.
+fn dram_reason(m: &Metric, c: &Cell, row: &Row, sector_bytes: u32) -> Option<String> {
+    if sector_bytes != 0
+        || !matches!(m.name, "cycles" | "time (ns)" | "DRAM bytes read")
+        || c.ratio()? <= 1.0
+    {
         return None;
     }
     let d = METRICS.iter().position(|x| x.name == "DRAM bytes read")?;
@@ -1151,6 +1183,59 @@ fn dram_reason(m: &Metric, c: &Cell, row: &Row) -> Option<String> {
     (x >= 1.5).then(|| {
         format!(
             "the simulated kernel read {x:.2}x the DRAM bytes the GPU read: it fills whole lines, the GPU's L2 32-byte sectors"
+        )
+    })
+}
+
+/// A measured reason for a simulated kernel slower than measured: its DRAM row
+/// activations, at four per `dram.tfaw_ns` on each channel, need more time than the whole
+/// measured kernel took; the GPU then opens rows faster than the preset's channels can.
+fn activate_reason(m: &Metric, c: &Cell, row: &Row) -> Option<String> {
+    if !matches!(m.name, "cycles" | "time (ns)") || c.ratio()? <= 1.0 {
+        return None;
+    }
+    let t = METRICS.iter().position(|x| x.name == "time (ns)")?;
+    let measured = row.cells[t].real;
+    (measured.is_finite() && row.activate_ns > measured).then(|| {
+        format!(
+            "its {:.0} DRAM row activations need at least {:.0} ns at four per four-activate window on each channel (dram.tfaw_ns), more than the {:.0} ns measured: the GPU opens rows faster",
+            row.activates, row.activate_ns, measured
+        )
+    })
+}
+
+/// The DRAM bytes the measured GPU reads in a launch whose simulation reads none (the
+/// profiler's and driver's own traffic): the smallest and largest measured over those
+/// launches, and how many there are. `None` without such launches.
+fn dram_floor(rows: &[Row]) -> Option<(f64, f64, usize)> {
+    let d = METRICS.iter().position(|x| x.name == "DRAM bytes read")?;
+    let v: Vec<f64> = rows
+        .iter()
+        .map(|r| &r.cells[d])
+        .filter(|c| c.sim == 0.0 && c.real > 0.0)
+        .map(|c| c.real)
+        .collect();
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(0.0, f64::max);
+    (!v.is_empty()).then_some((lo, hi, v.len()))
+}
+
+/// A measured reason for a kernel that reads fewer DRAM bytes simulated than measured:
+/// taking off the smallest measured floor ([`dram_floor`]), the two agree within the
+/// tolerance.
+fn floor_reason(m: &Metric, c: &Cell, floor: Option<(f64, f64, usize)>) -> Option<String> {
+    let (lo, hi, n) = floor?;
+    if m.name != "DRAM bytes read" || c.ratio()? >= 1.0 || c.sim == 0.0 || c.real <= lo {
+        return None;
+    }
+    let net = Cell {
+        real: c.real - lo,
+        sim: c.sim,
+    };
+    net.within(m.tolerance).then(|| {
+        format!(
+            "the GPU reads {lo:.0} to {hi:.0} bytes of DRAM in each of the {n} launches whose simulation reads none; less {lo:.0} bytes, simulated / measured is {:.2}",
+            net.ratio().unwrap_or(f64::NAN)
         )
     })
 }
@@ -1203,7 +1288,13 @@ fn reason(m: &Metric, c: &Cell, f: Option<&SassFacts>) -> Option<String> {
     }
 }
 
-fn report(rows: &[Row], device: &str, sass: &BTreeMap<String, SassFacts>, a: &GpuArgs) -> String {
+fn report(
+    rows: &[Row],
+    device: &str,
+    sass: &BTreeMap<String, SassFacts>,
+    a: &GpuArgs,
+    sector_bytes: u32,
+) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -1340,6 +1431,7 @@ fn report(rows: &[Row], device: &str, sass: &BTreeMap<String, SassFacts>, a: &Gp
          the measured DRAM traffic or of the measured cycles against the simulated L1 line \
          requests that produces a difference in that direction is found.\n"
     );
+    let floor = dram_floor(rows);
     let mut any = false;
     for r in rows {
         let out: Vec<String> = METRICS
@@ -1348,8 +1440,10 @@ fn report(rows: &[Row], device: &str, sass: &BTreeMap<String, SassFacts>, a: &Gp
             .filter(|(m, c)| c.real.is_finite() && !c.within(m.tolerance))
             .map(|(m, c)| {
                 let why = reason(m, c, sass.get(&r.kernel))
-                    .or_else(|| dram_reason(m, c, r))
+                    .or_else(|| dram_reason(m, c, r, sector_bytes))
+                    .or_else(|| floor_reason(m, c, floor))
                     .or_else(|| lsu_reason(m, c, r))
+                    .or_else(|| activate_reason(m, c, r))
                     .unwrap_or_else(|| "unexplained".to_string());
                 format!("{} {} ({why})", m.name, fmt_ratio(c))
             })
@@ -1512,6 +1606,99 @@ mod tests {
     /// The L1-rate reason: a simulated kernel slower than measured whose line requests per
     /// SM, at the simulated rate, exceed the measured cycles is explained; the same kernel
     /// with fewer line requests, or one faster than measured, is not.
+    /// The DRAM floor: the measured bytes of launches that simulate none; a kernel whose
+    /// simulated bytes match the measured ones less that floor is explained, one below
+    /// even then (or above the measurement) is not.
+    #[test]
+    fn floor_reason_takes_off_what_empty_launches_read() {
+        let d = METRICS
+            .iter()
+            .position(|m| m.name == "DRAM bytes read")
+            .unwrap();
+        let row = |real: f64, sim: f64| Row {
+            workload: "w".into(),
+            kernel: "k".into(),
+            warps: 32,
+            lsu_cycles: 0.0,
+            activates: f64::NAN,
+            activate_ns: f64::NAN,
+            cells: METRICS
+                .iter()
+                .enumerate()
+                .map(|(i, _)| {
+                    if i == d {
+                        Cell { real, sim }
+                    } else {
+                        Cell {
+                            real: 1.0,
+                            sim: 1.0,
+                        }
+                    }
+                })
+                .collect(),
+        };
+        let rows = [row(3072.0, 0.0), row(2816.0, 0.0), row(9472.0, 6144.0)];
+        let f = dram_floor(&rows);
+        assert_eq!(f, Some((2816.0, 3072.0, 2)));
+        let m = &METRICS[d];
+        let r = floor_reason(m, &rows[2].cells[d], f).unwrap();
+        assert!(r.contains("2816") && r.contains("0.92"), "{r}");
+        let short = Cell {
+            real: 9472.0,
+            sim: 3000.0,
+        };
+        assert!(floor_reason(m, &short, f).is_none(), "still far below");
+        let over = Cell {
+            real: 9472.0,
+            sim: 12000.0,
+        };
+        assert!(floor_reason(m, &over, f).is_none(), "above the measurement");
+        assert!(
+            floor_reason(m, &rows[2].cells[d], None).is_none(),
+            "no floor measured"
+        );
+        assert!(
+            floor_reason(&METRICS[0], &rows[2].cells[d], f).is_none(),
+            "DRAM bytes only"
+        );
+    }
+
+    /// Row activations that need more time, at the four-activate window, than the whole
+    /// measured kernel explain a slow kernel; fewer do not, nor a fast kernel.
+    #[test]
+    fn activate_reason_needs_more_activation_time_than_measured() {
+        let t = METRICS.iter().position(|m| m.name == "time (ns)").unwrap();
+        let row = |activate_ns: f64| Row {
+            workload: "w".into(),
+            kernel: "k".into(),
+            warps: 32,
+            lsu_cycles: 0.0,
+            activates: 1000.0,
+            activate_ns,
+            cells: METRICS
+                .iter()
+                .map(|m| Cell {
+                    real: if m.name == "time (ns)" { 8000.0 } else { 1.0 },
+                    sim: if m.name == "time (ns)" { 17000.0 } else { 1.0 },
+                })
+                .collect(),
+        };
+        let slow = Cell {
+            real: 8000.0,
+            sim: 17000.0,
+        };
+        let r = activate_reason(&METRICS[t], &slow, &row(12600.0)).unwrap();
+        assert!(r.contains("12600") && r.contains("8000"), "{r}");
+        assert!(activate_reason(&METRICS[t], &slow, &row(7000.0)).is_none());
+        assert!(activate_reason(&METRICS[t], &slow, &row(f64::NAN)).is_none());
+        let fast = Cell {
+            real: 8000.0,
+            sim: 5000.0,
+        };
+        assert!(activate_reason(&METRICS[t], &fast, &row(12600.0)).is_none());
+        assert!(activate_reason(&METRICS[0], &slow, &row(12600.0)).is_none());
+    }
+
     #[test]
     fn lsu_reason_needs_more_line_cycles_than_measured() {
         let row = |lsu_cycles: f64| Row {
@@ -1519,6 +1706,8 @@ mod tests {
             kernel: "k".into(),
             warps: 32,
             lsu_cycles,
+            activates: f64::NAN,
+            activate_ns: f64::NAN,
             cells: METRICS
                 .iter()
                 .map(|m| Cell {

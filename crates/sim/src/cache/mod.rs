@@ -2,7 +2,9 @@
 //! holding registers (MSHRs) that merge misses to the same line.
 
 pub mod mshr;
+pub mod sectors;
 pub mod set_assoc;
 
-pub use mshr::Mshrs;
+pub use mshr::{Mshrs, SectorAdd};
+pub use sectors::SectorGeom;
 pub use set_assoc::{Evicted, SetAssoc};

@@ -15,6 +15,11 @@ pub struct Mshrs {
     /// Per entry: an invalidation crossed the fill in flight, so the fill must not be
     /// installed (issue 7 §2, the fill/invalidation race).
     poisoned: Vec<bool>,
+    /// Per entry: the 32-byte chunks its fills bring (sectored caches, `add_sectors`).
+    chunks: Vec<u32>,
+    /// Per entry: fills still outstanding (sectored caches: a miss the first fill does not
+    /// cover adds its own, and the entry completes with the last).
+    fills: Vec<u16>,
     pool_tok: Vec<u64>,
     pool_next: Vec<u32>,
     free_pool: u32,
@@ -34,6 +39,8 @@ impl Mshrs {
             heads: vec![NIL; cap],
             tails: vec![NIL; cap],
             poisoned: vec![false; cap],
+            chunks: vec![0; cap],
+            fills: vec![0; cap],
             pool_tok: Vec::new(),
             pool_next: Vec::new(),
             free_pool: NIL,
@@ -80,6 +87,73 @@ impl Mshrs {
         self.heads[e as usize] = n;
         self.tails[e as usize] = n;
         Some(true)
+    }
+
+    /// Record a miss on chunks `need` of `line` by `tok` (sectored caches): a new entry
+    /// whose fill brings `fetch` (the caller sends the request); a merge onto outstanding
+    /// fills that bring every chunk of `need`; or outstanding fills that lack some of
+    /// them: with `extend`, `tok` becomes a waiter of the entry, which now also waits for a
+    /// fill of `fetch` (the caller sends it; the entry completes with its last fill), and
+    /// without, nothing is recorded (the caller sends the miss on its own). Or no free
+    /// entry.
+    #[inline]
+    pub fn add_sectors(
+        &mut self,
+        line: u64,
+        tok: u64,
+        need: u32,
+        fetch: u32,
+        extend: bool,
+    ) -> SectorAdd {
+        if let Some(&e) = self.index.get(&line) {
+            let e = e as usize;
+            let covered = self.chunks[e] & need == need;
+            if !covered && !extend {
+                return SectorAdd::Uncovered;
+            }
+            let n = self.node(tok);
+            let t = self.tails[e];
+            self.pool_next[t as usize] = n;
+            self.tails[e] = n;
+            self.merges += 1;
+            if covered {
+                return SectorAdd::Merged;
+            }
+            self.chunks[e] |= fetch;
+            self.fills[e] += 1;
+            return SectorAdd::Uncovered;
+        }
+        let Some(e) = self.free_entries.pop() else {
+            return SectorAdd::Full;
+        };
+        let n = self.node(tok);
+        self.index.insert(line, e);
+        self.heads[e as usize] = n;
+        self.tails[e as usize] = n;
+        self.chunks[e as usize] = fetch;
+        self.fills[e as usize] = 1;
+        SectorAdd::New
+    }
+
+    /// A fill of `line` arrived (sectored caches): true when it was the entry's last
+    /// outstanding one (complete the entry now), false while others are on their way.
+    #[inline]
+    pub fn fill_arrived(&mut self, line: u64) -> bool {
+        match self.index.get(&line) {
+            Some(&e) if self.fills[e as usize] > 1 => {
+                self.fills[e as usize] -= 1;
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// The chunks the outstanding fill of `line` brings (0: none outstanding).
+    #[inline]
+    pub fn chunks(&self, line: u64) -> u32 {
+        self.index
+            .get(&line)
+            .map_or(0, |&e| self.chunks[e as usize])
     }
 
     /// Is there an entry for `line`?
@@ -129,9 +203,60 @@ impl Mshrs {
     }
 }
 
+/// What [`Mshrs::add_sectors`] did with a sectored miss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SectorAdd {
+    /// A new entry: send the request.
+    New,
+    /// Merged onto an outstanding fill that brings every chunk needed.
+    Merged,
+    /// The outstanding fills of the line lack some of the chunks: this miss adds a fill
+    /// of its own to the entry (`extend`), or is sent alone.
+    Uncovered,
+    /// No free entry.
+    Full,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sectored_misses_merge_only_onto_fills_that_bring_their_chunks() {
+        let mut m = Mshrs::new(2);
+        assert_eq!(m.add_sectors(10, 1, 0b0001, 0b0011, true), SectorAdd::New);
+        let merged = m.add_sectors(10, 2, 0b0010, 0b0010, true);
+        assert_eq!(merged, SectorAdd::Merged, "fetched with the first");
+        assert_eq!(
+            m.add_sectors(10, 3, 0b0100, 0b0100, false),
+            SectorAdd::Uncovered
+        );
+        assert_eq!(m.chunks(10), 0b0011, "an unrecorded miss adds nothing");
+        let one = m.add_sectors(10, 4, 0b0110, 0b1100, true);
+        assert_eq!(one, SectorAdd::Uncovered, "one chunk missing is enough");
+        assert_eq!(
+            m.chunks(10),
+            0b1111,
+            "the entry waits for the second fill too"
+        );
+        let merged = m.add_sectors(10, 5, 0b1000, 0b1000, true);
+        assert_eq!(merged, SectorAdd::Merged, "onto the second fill");
+        assert_eq!(m.chunks(11), 0, "nothing outstanding");
+        assert_eq!(m.add_sectors(20, 6, 1, 1, true), SectorAdd::New);
+        assert_eq!(m.add_sectors(30, 7, 1, 1, true), SectorAdd::Full);
+        assert!(!m.fill_arrived(10), "one of two fills");
+        assert!(m.fill_arrived(10), "the last");
+        let mut out = Vec::new();
+        m.complete(10, &mut out);
+        assert_eq!(out, vec![1, 2, 4, 5], "the unrecorded miss is no waiter");
+        let again = m.add_sectors(10, 8, 0b0100, 0b0100, true);
+        assert_eq!(
+            again,
+            SectorAdd::New,
+            "the entry is reused with its new chunks"
+        );
+        assert!(m.fill_arrived(10), "one fill");
+    }
 
     #[test]
     fn merging_and_capacity() {

@@ -1,6 +1,8 @@
 //! A set-associative cache tag store with true LRU replacement, dirty bits and one byte of
 //! per-line metadata (the L2 keeps the line's home node there, so a write-back finds its
-//! target with the granularity bit stored at fill time, CODA §4.2).
+//! target with the granularity bit stored at fill time, CODA §4.2). Optionally sectored
+//! (`system.sector_bytes`): each line keeps a valid and a dirty mask of its 32-byte chunks
+//! ([`locus_workload::LineReq::sectors`]), so a line can be present with part of its data.
 
 /// A line pushed out by an insertion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -8,6 +10,8 @@ pub struct Evicted {
     pub line: u64,
     pub dirty: bool,
     pub meta: u8,
+    /// Its dirty 32-byte chunks (a sectored store); `u32::MAX` (all) otherwise.
+    pub sectors: u32,
 }
 
 /// Tag store. Lines are identified by their line number (address / line size).
@@ -22,6 +26,9 @@ pub struct SetAssoc {
     dirty: Vec<bool>,
     meta: Vec<u8>,
     clock: u32,
+    /// Sectored stores only (empty otherwise): per entry, the valid and the dirty chunks.
+    valid: Vec<u32>,
+    dmask: Vec<u32>,
 }
 
 impl SetAssoc {
@@ -38,7 +45,108 @@ impl SetAssoc {
             dirty: vec![false; sets * ways],
             meta: vec![0; sets * ways],
             clock: 0,
+            valid: Vec::new(),
+            dmask: Vec::new(),
         }
+    }
+
+    /// The same store, sectored: every line keeps which of its 32-byte chunks are valid
+    /// and which dirty (NVIDIA's L1 and L2: 32-byte sectors of a 128-byte line).
+    pub fn sectored(mut self) -> Self {
+        self.valid = vec![0; self.tags.len()];
+        self.dmask = vec![0; self.tags.len()];
+        self
+    }
+
+    /// Is this store sectored ([`SetAssoc::sectored`])?
+    #[inline]
+    pub fn is_sectored(&self) -> bool {
+        !self.valid.is_empty()
+    }
+
+    #[inline]
+    fn dirty_chunks(&self, i: usize) -> u32 {
+        if self.valid.is_empty() {
+            u32::MAX
+        } else {
+            self.dmask[i]
+        }
+    }
+
+    /// Sectored look-up of the chunks `need` of `line`: the chunks not valid here (0: a
+    /// hit; `need` when the line is absent). A present line is touched (LRU) even when
+    /// some of its chunks are missing (a sector miss).
+    #[inline]
+    pub fn access_sectors(&mut self, line: u64, need: u32) -> u32 {
+        match self.find(line) {
+            Some(i) => {
+                self.stamp[i] = self.tick();
+                need & !self.valid[i]
+            }
+            None => need,
+        }
+    }
+
+    /// Install chunks `valid` of `line` (of which `dirty` are dirty), allocating the line
+    /// if it is absent (the LRU victim is returned) or adding them to the present copy.
+    pub fn fill_sectors(&mut self, line: u64, valid: u32, dirty: u32, meta: u8) -> Option<Evicted> {
+        let (i, out) = self.place(line);
+        self.dirty[i] |= dirty != 0;
+        self.meta[i] = meta;
+        self.valid[i] |= valid | dirty;
+        self.dmask[i] |= dirty;
+        out
+    }
+
+    /// A write of chunks `mask` to a present `line`: they become valid and dirty (false,
+    /// nothing changed, when the line is absent).
+    pub fn write_sectors(&mut self, line: u64, mask: u32) -> bool {
+        match self.find(line) {
+            Some(i) => {
+                self.dirty[i] = true;
+                self.valid[i] |= mask;
+                self.dmask[i] |= mask;
+                self.stamp[i] = self.tick();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The entry of `line`, allocated (with no valid chunks) if absent, and the valid line
+    /// it pushed out; the entry is touched (LRU).
+    fn place(&mut self, line: u64) -> (usize, Option<Evicted>) {
+        let s = self.tick();
+        if let Some(i) = self.find(line) {
+            self.stamp[i] = s;
+            return (i, None);
+        }
+        let b = self.base(line);
+        let mut v = b;
+        for i in b..b + self.ways {
+            if self.tags[i] == 0 {
+                v = i;
+                break;
+            }
+            if self.stamp[i] < self.stamp[v] {
+                v = i;
+            }
+        }
+        let out = (self.tags[v] != 0).then(|| Evicted {
+            line: self.tags[v] - 1,
+            dirty: self.dirty[v],
+            meta: self.meta[v],
+            sectors: self.dirty_chunks(v),
+        });
+        self.tags[v] = line + 1;
+        self.dirty[v] = false;
+        self.meta[v] = 0;
+        self.stamp[v] = s;
+        if !self.valid.is_empty() {
+            self.valid[v] = 0;
+            self.dmask[v] = 0;
+        }
+        (v, out)
     }
 
     /// Set index of `line` (for set sampling, NUBA MDR).
@@ -105,34 +213,17 @@ impl SetAssoc {
     }
 
     /// Insert `line` (or refresh it if present), returning the LRU victim if one was valid.
+    /// A sectored store installs every chunk (valid; dirty ones too when `dirty`).
     pub fn insert(&mut self, line: u64, dirty: bool, meta: u8) -> Option<Evicted> {
-        let s = self.tick();
-        if let Some(i) = self.find(line) {
-            self.dirty[i] |= dirty;
-            self.meta[i] = meta;
-            self.stamp[i] = s;
-            return None;
-        }
-        let b = self.base(line);
-        let mut v = b;
-        for i in b..b + self.ways {
-            if self.tags[i] == 0 {
-                v = i;
-                break;
-            }
-            if self.stamp[i] < self.stamp[v] {
-                v = i;
+        let (i, out) = self.place(line);
+        self.dirty[i] |= dirty;
+        self.meta[i] = meta;
+        if !self.valid.is_empty() {
+            self.valid[i] = u32::MAX;
+            if dirty {
+                self.dmask[i] = u32::MAX;
             }
         }
-        let out = (self.tags[v] != 0).then(|| Evicted {
-            line: self.tags[v] - 1,
-            dirty: self.dirty[v],
-            meta: self.meta[v],
-        });
-        self.tags[v] = line + 1;
-        self.dirty[v] = dirty;
-        self.meta[v] = meta;
-        self.stamp[v] = s;
         out
     }
 
@@ -145,6 +236,7 @@ impl SetAssoc {
             line,
             dirty: self.dirty[i],
             meta: self.meta[i],
+            sectors: self.dirty_chunks(i),
         };
         self.tags[i] = 0;
         self.dirty[i] = false;
@@ -161,8 +253,12 @@ impl SetAssoc {
                     line: self.tags[i] - 1,
                     dirty: true,
                     meta: self.meta[i],
+                    sectors: self.dirty_chunks(i),
                 });
                 self.dirty[i] = false;
+                if !self.dmask.is_empty() {
+                    self.dmask[i] = 0;
+                }
             }
         }
         out
@@ -176,6 +272,7 @@ impl SetAssoc {
                 line: self.tags[i] - 1,
                 dirty: self.dirty[i],
                 meta: self.meta[i],
+                sectors: self.dirty_chunks(i),
             })
     }
 
@@ -189,6 +286,7 @@ impl SetAssoc {
                         line: self.tags[i] - 1,
                         dirty: true,
                         meta: self.meta[i],
+                        sectors: self.dirty_chunks(i),
                     });
                 }
                 self.tags[i] = 0;
@@ -248,6 +346,40 @@ mod tests {
         }
     }
 
+    /// A sectored line hits only on its valid chunks, gains chunks from fills and writes,
+    /// and is written back with its dirty chunks only.
+    #[test]
+    fn sectored_lines_hit_on_valid_chunks_and_write_back_dirty_ones() {
+        let mut c = SetAssoc::new(1, 1, 0).sectored();
+        assert!(c.is_sectored() && !SetAssoc::new(1, 1, 0).is_sectored());
+        assert_eq!(
+            c.access_sectors(5, 0b0011),
+            0b0011,
+            "absent: everything missing"
+        );
+        assert_eq!(c.fill_sectors(5, 0b0001, 0, 7), None);
+        assert_eq!(c.access_sectors(5, 0b0001), 0, "a hit");
+        assert_eq!(c.access_sectors(5, 0b0011), 0b0010, "a sector miss");
+        assert!(c.write_sectors(5, 0b1000), "present");
+        assert!(!c.write_sectors(6, 0b1000), "absent: nothing written");
+        assert_eq!(c.access_sectors(5, 0b1001), 0, "a written chunk is valid");
+        c.fill_sectors(5, 0b0010, 0, 7);
+        assert_eq!(c.access_sectors(5, 0b1011), 0);
+        let v = c.fill_sectors(9, 0b0100, 0, 0).expect("one way: 5 goes");
+        assert_eq!((v.line, v.dirty, v.meta, v.sectors), (5, true, 7, 0b1000));
+        assert_eq!(
+            c.access_sectors(9, 0b0001),
+            0b0001,
+            "the new line starts empty"
+        );
+        let v = c.invalidate(9).unwrap();
+        assert_eq!((v.dirty, v.sectors), (false, 0), "clean: no dirty chunk");
+        // a whole-line insert into a sectored store validates every chunk
+        c.insert(3, true, 0);
+        assert_eq!(c.access_sectors(3, u32::MAX), 0);
+        assert_eq!(c.lines().next().unwrap().sectors, u32::MAX);
+    }
+
     #[test]
     fn dirty_victim_is_reported_with_meta() {
         let mut c = SetAssoc::new(2, 1, 0);
@@ -258,7 +390,8 @@ mod tests {
             Evicted {
                 line: 0,
                 dirty: true,
-                meta: 3
+                meta: 3,
+                sectors: u32::MAX
             }
         );
         assert!(c.insert(1, false, 0).is_none(), "odd set is separate");
@@ -277,7 +410,8 @@ mod tests {
             Some(Evicted {
                 line: 4,
                 dirty: true,
-                meta: 4
+                meta: 4,
+                sectors: u32::MAX
             }),
             "the dirty flag and meta come back"
         );
@@ -286,7 +420,8 @@ mod tests {
             Some(Evicted {
                 line: 2,
                 dirty: false,
-                meta: 2
+                meta: 2,
+                sectors: u32::MAX
             })
         );
         assert_eq!(c.invalidate(4), None, "already gone");

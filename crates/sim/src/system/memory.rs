@@ -5,6 +5,7 @@
 //! directory, invalidations, the fill/invalidation race; issue 7 §2, `crate::coherence`).
 
 use super::{Ev, Kind, Req, System};
+use crate::cache::SectorAdd;
 use crate::coherence::{Cause, Inval};
 use crate::config::{KernelBoundary, L2Organisation, WritePolicy};
 use crate::mapping::Mode;
@@ -185,14 +186,22 @@ impl System {
         match r.kind {
             Kind::Read | Kind::Atomic => {
                 let cacheable = self.cacheable(&r, at);
-                if cacheable && self.slices[s].cache.access(r.line) {
+                // the chunks not here (sectored: the needed sectors not valid; else the
+                // whole line unless it is present)
+                let missing = match self.sect {
+                    None if cacheable && self.slices[s].cache.access(r.line) => 0,
+                    None => u32::MAX,
+                    Some(_) if cacheable => self.slices[s].cache.access_sectors(r.line, r.sectors),
+                    Some(_) => r.sectors,
+                };
+                if missing == 0 {
                     self.c.l2_hits += 1;
                     self.slices[s].hits += 1;
                     if rep {
                         self.rep.stats.replica_hits += 1;
                     }
                     if r.kind == Kind::Atomic {
-                        self.slices[s].cache.set_dirty(r.line);
+                        self.make_dirty(s, &r);
                         self.home_write(&r, None, u32::MAX);
                     } else if let Some(c) = &self.chk {
                         self.reqs[id as usize].ver = c.copy(self.l2_cache_id(s), r.line);
@@ -210,7 +219,23 @@ impl System {
                 }
                 self.c.l2_misses += 1;
                 self.slices[s].misses += 1;
-                match self.slices[s].mshr.add(r.line, id as u64) {
+                // sectored: the DRAM fetch blocks of the missing sectors; a miss that the
+                // outstanding fills of the line do not cover reads the rest, and its
+                // entry completes with the last fill, so no sector is read twice
+                let added = match self.sect {
+                    None => self.slices[s].mshr.add(r.line, id as u64),
+                    Some(g) => {
+                        let m = &mut self.slices[s].mshr;
+                        let fetch = g.to_fetch(missing & !m.chunks(r.line));
+                        self.reqs[id as usize].fetch = fetch;
+                        match m.add_sectors(r.line, id as u64, missing, fetch, true) {
+                            SectorAdd::New | SectorAdd::Uncovered => Some(true),
+                            SectorAdd::Merged => Some(false),
+                            SectorAdd::Full => None,
+                        }
+                    }
+                };
+                match added {
                     Some(true) => {
                         self.note_miss(at, r.line);
                         if r.kind == Kind::Read && !r.at_home {
@@ -284,16 +309,22 @@ impl System {
         };
         match policy {
             WritePolicy::WriteBack => {
-                if self.slices[s].cache.set_dirty(r.line) {
+                if self.make_dirty(s, r) {
                     self.c.l2_hits += 1;
                 } else {
                     self.c.l2_misses += 1;
                     self.note_miss(at, r.line);
-                    // write-validate allocation: no fetch, the line becomes dirty
+                    // write-validate allocation: no fetch, the line (sectored: the sectors
+                    // written) becomes dirty
                     let meta = mode_meta(r.mode);
-                    if let Some(v) = self.slices[s].cache.insert(r.line, true, meta) {
+                    let c = &mut self.slices[s].cache;
+                    let out = match self.sect {
+                        None => c.insert(r.line, true, meta),
+                        Some(_) => c.fill_sectors(r.line, 0, r.sectors, meta),
+                    };
+                    if let Some(v) = out {
                         if v.dirty {
-                            self.writeback(at, v.line, v.meta, t);
+                            self.writeback(at, v, t);
                         }
                     }
                 }
@@ -359,11 +390,15 @@ impl System {
     }
 
     /// Write a dirty line evicted from node `node`'s L2 back to its home.
-    pub(crate) fn writeback(&mut self, node: u32, line: u64, meta: u8, t: Ps) {
+    pub(crate) fn writeback(&mut self, node: u32, v: crate::cache::Evicted, t: Ps) {
+        let (line, meta) = (v.line, v.meta);
         let mode = meta_mode(meta);
         let loc = self.map.locate(line << self.line_shift, mode);
         self.c.l2_writebacks += 1;
-        let bytes = self.cfg.system.line_bytes;
+        // a sectored line writes back its dirty sectors only
+        let bytes = self
+            .sect
+            .map_or(self.cfg.system.line_bytes, |g| g.bytes(v.sectors));
         self.count_access(node, loc.node, bytes as u64, locus_workload::NO_OBJ);
         let id = self.new_req(Req {
             kind: Kind::Writeback,
@@ -384,6 +419,8 @@ impl System {
             bypass: false,
             rep: false,
             t_l2: Ps::MAX,
+            sectors: v.sectors,
+            fetch: u32::MAX,
             rx: Receipts::default(),
         });
         self.send_to_memory(id, node, t, true);
@@ -424,8 +461,8 @@ impl System {
         let c = self.chan_id(r.home, r.chan);
         if self.chans[c].ch.can_accept() && self.chans[c].overflow.is_empty() {
             let write = r.writes_dram();
-            let line = self.cfg.system.line_bytes;
-            self.chans[c].ch.push(now, id, r.chan_addr, line, write);
+            let bytes = self.dram_bytes(&r);
+            self.chans[c].ch.push(now, id, r.chan_addr, bytes, write);
         } else {
             self.chans[c].overflow.push_back(id);
         }
@@ -451,8 +488,8 @@ impl System {
                 };
                 let r = self.reqs[id as usize];
                 let write = r.writes_dram();
-                let line = self.cfg.system.line_bytes;
-                self.chans[c].ch.push(now, id, r.chan_addr, line, write);
+                let bytes = self.dram_bytes(&r);
+                self.chans[c].ch.push(now, id, r.chan_addr, bytes, write);
                 pushed = true;
             }
             if !pushed {
@@ -485,6 +522,8 @@ impl System {
         match r.kind {
             Kind::Read | Kind::Atomic => {
                 self.c.dram_reads += 1;
+                let b = self.dram_bytes(&r);
+                self.c.dram_read_bytes += b as u64;
                 // the slice that missed: requester's for reads, home's for atomics and for
                 // requests served by the home slice
                 let at = if r.kind == Kind::Atomic || r.at_home {
@@ -501,18 +540,13 @@ impl System {
                     self.home_read(r.line, r.mode, r.home, at);
                 }
                 let h = self.net.header_bytes;
-                let mut t = self.net.from_channel(
-                    now,
-                    r.home,
-                    r.chan,
-                    h + r_line(self),
-                    Msg::Response,
-                    &mut r.rx,
-                );
+                let mut t =
+                    self.net
+                        .from_channel(now, r.home, r.chan, h + b, Msg::Response, &mut r.rx);
                 if at != r.home {
                     t = self
                         .net
-                        .remote(t, r.home, at, h + r_line(self), Msg::Response, &mut r.rx);
+                        .remote(t, r.home, at, h + b, Msg::Response, &mut r.rx);
                 }
                 self.reqs[id as usize] = r;
                 self.q.push(t, Ev::L2Fill(id));
@@ -521,6 +555,7 @@ impl System {
             Kind::Ndp => self.ndp_dram_done(id),
             Kind::Write | Kind::Writeback => {
                 self.c.dram_writes += 1;
+                self.c.dram_write_bytes += self.dram_bytes(&r) as u64;
                 if r.src != r.home {
                     let h = self.net.header_bytes;
                     let t = self.net.remote(now, r.home, r.src, h, Msg::Ack, &mut r.rx);
@@ -557,12 +592,20 @@ impl System {
                 self.rep.filled(r.obj as usize);
             }
             let dirty = r.kind == Kind::Atomic;
-            if let Some(v) = self.slices[s]
-                .cache
-                .insert(r.line, dirty, mode_meta(r.mode))
-            {
+            let c = &mut self.slices[s].cache;
+            let out = match self.sect {
+                None => c.insert(r.line, dirty, mode_meta(r.mode)),
+                // the fetched sectors; an atomic's own ones dirty
+                Some(_) => c.fill_sectors(
+                    r.line,
+                    r.fetch,
+                    if dirty { r.sectors } else { 0 },
+                    mode_meta(r.mode),
+                ),
+            };
+            if let Some(v) = out {
                 if v.dirty {
-                    self.writeback(at, v.line, v.meta, now);
+                    self.writeback(at, v, now);
                 }
             }
         }
@@ -585,15 +628,31 @@ impl System {
             self.respond_from_l2(id, at, s, now);
             return;
         }
+        if self.sect.is_some() && !self.slices[s].mshr.fill_arrived(r.line) {
+            // sectored: more fills of this line are on their way; the last answers all
+            return;
+        }
         let mut waiters = std::mem::take(&mut self.scratch_tok);
         waiters.clear();
         self.slices[s].mshr.complete(r.line, &mut waiters);
+        let cacheable = self.cacheable(&r, at);
         for &w in &waiters {
             let wid = w as u32;
+            if self.sect.is_some() && wid != id && cacheable {
+                // the line's fills brought every sector its waiters need, unless some
+                // were evicted before the last fill landed: such a waiter looks again (a
+                // new access) and reads what it still lacks
+                let need = self.reqs[wid as usize].sectors;
+                if self.slices[s].cache.access_sectors(r.line, need) != 0 {
+                    self.q.push(now, Ev::L2Access(wid));
+                    continue;
+                }
+            }
             self.reqs[wid as usize].ver = ver;
             if self.reqs[wid as usize].kind == Kind::Atomic && wid != id {
                 // a merged atomic: it modifies the freshly filled line
-                self.slices[s].cache.set_dirty(r.line);
+                let w = self.reqs[wid as usize];
+                self.make_dirty(s, &w);
             }
             self.respond_from_l2(wid, at, s, now);
         }
@@ -634,7 +693,7 @@ impl System {
                 // back to the requester's L2 (two-level) or straight to its SM (home-side)
                 self.home_read(r.line, r.mode, at, r.src);
                 let h = self.net.header_bytes;
-                let b = r_line(self);
+                let b = self.resp_bytes(&r);
                 let mut t = self
                     .net
                     .remote(t, at, r.src, h + b, Msg::Response, &mut r.rx);
@@ -654,7 +713,7 @@ impl System {
                     self.coh.l2_reads += 1;
                     self.coh.l2_read_latency_ps += t.saturating_sub(r.t_l2);
                 }
-                let b = r_line(self);
+                let b = self.resp_bytes(&r);
                 let t = self.net.slice_to_sm(t, at, slice, b, &mut r.rx);
                 let t = self.net.into_sm(t, r.sm, b, &mut r.rx);
                 self.reqs[id as usize] = r;
@@ -693,7 +752,16 @@ impl System {
             && (self.cfg.l1.cache_remote || r.home == self.sms[sm].node)
             && !dropped
         {
-            self.sms[sm].l1.insert(r.line, false, 0);
+            let l1 = &mut self.sms[sm].l1;
+            match self.sect {
+                None => {
+                    l1.insert(r.line, false, 0);
+                }
+                // the sectors the miss asked for
+                Some(_) => {
+                    l1.fill_sectors(r.line, r.sectors, 0, 0);
+                }
+            }
             if let Some(c) = &mut self.chk {
                 c.install(sm as u32, r.line, r.ver);
             }
@@ -780,7 +848,7 @@ impl System {
                 _ => self.slices[s].cache.clean_where(remote),
             };
             for v in dirty {
-                self.writeback(node, v.line, v.meta, now);
+                self.writeback(node, v, now);
             }
             most = most.max(dropped);
             total += dropped;
@@ -972,6 +1040,8 @@ impl System {
                 bypass: false,
                 rep: false,
                 t_l2: Ps::MAX,
+                sectors: u32::MAX,
+                fetch: u32::MAX,
                 rx,
             });
             self.q.push(t, Ev::Inval(id));
@@ -1018,7 +1088,7 @@ impl System {
                     // a dirty remote copy (write-back remote policy) holds other bytes of
                     // the line: write them back rather than lose them
                     self.coh.inv_hits_dirty += 1;
-                    self.writeback(node, v.line, v.meta, now);
+                    self.writeback(node, v, now);
                 }
             }
             self.slices[s].mshr.poison(r.line);
@@ -1034,6 +1104,38 @@ impl System {
 #[inline]
 fn r_line(s: &System) -> u32 {
     s.cfg.system.line_bytes
+}
+
+impl System {
+    /// Bytes a response to read `r` carries: its sectors (sectored caches) or the line.
+    #[inline]
+    fn resp_bytes(&self, r: &Req) -> u32 {
+        match self.sect {
+            Some(g) => g.bytes(r.sectors),
+            None => r_line(self),
+        }
+    }
+
+    /// Bytes request `r` moves at its memory channel: a sectored L2's fetch blocks (a read)
+    /// or the sectors written (a write, a write-back); else the line.
+    #[inline]
+    pub(crate) fn dram_bytes(&self, r: &Req) -> u32 {
+        match self.sect {
+            Some(g) if matches!(r.kind, Kind::Read | Kind::Atomic) => g.bytes(r.fetch),
+            Some(g) if matches!(r.kind, Kind::Write | Kind::Writeback) => g.bytes(r.sectors),
+            _ => r_line(self),
+        }
+    }
+
+    /// A write (or an atomic) to a present line of slice `s`: it becomes dirty (sectored:
+    /// the chunks `r` writes become valid and dirty). False when the line is absent.
+    #[inline]
+    fn make_dirty(&mut self, s: usize, r: &Req) -> bool {
+        match self.sect {
+            None => self.slices[s].cache.set_dirty(r.line),
+            Some(_) => self.slices[s].cache.write_sectors(r.line, r.sectors),
+        }
+    }
 }
 
 #[inline]

@@ -182,6 +182,13 @@ pub(crate) struct Req {
     /// When the request first reached its node's L2 slice (`Ps::MAX` before): the L2
     /// lookup latency of REC Fig. 16 is measured from here.
     pub t_l2: Ps,
+    /// Sectored caches (`system.sector_bytes`): the 32-byte chunks of the line the
+    /// requester needs (a read; its response carries them) or writes (a store, a
+    /// write-back); `u32::MAX` (the whole line) otherwise.
+    pub sectors: u32,
+    /// Sectored caches: the chunks an L2 miss reads from memory (`sectors` less the valid
+    /// ones, widened to `l2.dram_fetch_bytes`); `u32::MAX` otherwise.
+    pub fetch: u32,
     pub rx: Receipts,
 }
 
@@ -219,6 +226,8 @@ impl Req {
             bypass: false,
             rep: false,
             t_l2: Ps::MAX,
+            sectors: u32::MAX,
+            fetch: u32::MAX,
             rx: Receipts::default(),
         }
     }
@@ -547,6 +556,8 @@ pub struct System {
     pub(crate) max_warps: usize,
     pub(crate) maxp: usize,
     pub(crate) line_shift: u32,
+    /// Sectored L1s and L2s (`system.sector_bytes`); `None`: whole lines.
+    pub(crate) sect: Option<crate::cache::SectorGeom>,
     pub(crate) scratch_lines: Vec<locus_workload::LineReq>,
     pub(crate) scratch_tok: Vec<u64>,
     pub(crate) done_buf: Vec<locus_dram::Completion>,
@@ -688,6 +699,12 @@ impl System {
         let nsm = node_sm[nodes];
         let line = cfg.system.line_bytes;
         let node_of = |i: usize| node_sm.partition_point(|&f| f <= i) - 1;
+        let sect = crate::cache::SectorGeom::new(
+            cfg.system.line_bytes,
+            cfg.system.sector_bytes,
+            cfg.l2.dram_fetch_bytes,
+        );
+        let sectored = |c: SetAssoc| if sect.is_some() { c.sectored() } else { c };
         let sms = (0..nsm)
             .map(|i| {
                 let n = &specs[node_of(i)];
@@ -706,7 +723,11 @@ impl System {
                 blocks: (0..cfg.sm.max_blocks)
                     .map(|_| BlockSlot::default())
                     .collect(),
-                l1: SetAssoc::new(l1_sets.next_power_of_two(), cfg.l1.ways as usize, 0),
+                l1: sectored(SetAssoc::new(
+                    l1_sets.next_power_of_two(),
+                    cfg.l1.ways as usize,
+                    0,
+                )),
                 mshr: Mshrs::new(cfg.l1.mshrs.max(1) as usize),
                 tlb: Tlb::new(cfg.tlb.l1_entries),
                 blocks_run: 0,
@@ -730,7 +751,7 @@ impl System {
                 (lines_per_slice / cfg.l2.ways as u64).max(1) as usize
             })
             .map(|sets| Slice {
-                cache: SetAssoc::new(sets, cfg.l2.ways as usize, 0),
+                cache: sectored(SetAssoc::new(sets, cfg.l2.ways as usize, 0)),
                 mshr: Mshrs::new(cfg.l2.mshrs_per_slice as usize),
                 stalled: VecDeque::new(),
                 hits: 0,
@@ -769,6 +790,7 @@ impl System {
             max_warps,
             maxp,
             line_shift: line.trailing_zeros(),
+            sect,
             scratch_lines: Vec::with_capacity(64),
             scratch_tok: Vec::with_capacity(64),
             done_buf: Vec::with_capacity(64),

@@ -1248,6 +1248,8 @@ impl System {
             bypass: false,
             rep: false,
             t_l2: Ps::MAX,
+            sectors: u32::MAX,
+            fetch: u32::MAX,
             rx: Receipts::default(),
         }
     }
@@ -1333,8 +1335,11 @@ impl System {
         let (i, seq, p) = untoken(r.token);
         let n = self.ndp.as_deref().expect("ndp on");
         let (lb, fl, gpu) = (n.line_bytes, n.flit, n.gpu);
+        // the channel moved a line (`dram_arrive`: NDP runs whole lines)
+        let line = self.cfg.system.line_bytes as u64;
         if p == Packet::Rdf {
             self.c.dram_reads += 1;
+            self.c.dram_read_bytes += line;
             let b = pkt_bytes(Packet::RdfResp, r.bytes, 0, false, lb, fl);
             let t = self
                 .net
@@ -1353,6 +1358,7 @@ impl System {
         }
         debug_assert_eq!(p, Packet::NsuWrite);
         self.c.dram_writes += 1;
+        self.c.dram_write_bytes += line;
         let b = pkt_bytes(Packet::WriteAck, 0, 0, false, lb, fl);
         let t = self
             .net
@@ -1653,6 +1659,8 @@ impl System {
             bypass: false,
             rep: false,
             t_l2: Ps::MAX,
+            sectors: u32::MAX,
+            fetch: u32::MAX,
             rx: Receipts::default(),
         };
         let t = self.net.remote(now, tnode, gpu, b, Msg::Offload, &mut r.rx);

@@ -2,6 +2,7 @@
 //! instruction issue, and the load/store unit that sends line requests to the L1.
 
 use super::{Ev, Kind, Pend, Req, System, Warp};
+use crate::cache::SectorAdd;
 use crate::config::WarpSched;
 use crate::mapping::Mode;
 use crate::noc::{Msg, Receipts};
@@ -867,7 +868,7 @@ impl System {
                     dropped += 1;
                     if v.dirty {
                         dirty += 1;
-                        self.writeback((s / spn) as u32, v.line, v.meta, now);
+                        self.writeback((s / spn) as u32, v, now);
                     }
                 }
                 self.slices[s].mshr.poison(line);
@@ -1000,9 +1001,16 @@ impl System {
             let loc = self.map.locate(line << self.line_shift, mode);
             match inst.class {
                 InstClass::Load => {
-                    let hit = self.cfg.l1.enabled
-                        && (self.cfg.l1.cache_remote || loc.node == node)
-                        && self.sms[sm].l1.access(line);
+                    // the chunks a miss asks for: the touched sectors (sectored caches)
+                    // or the whole line
+                    let need = self.sect.map_or(u32::MAX, |g| g.to_sectors(lr.sectors));
+                    let cached =
+                        self.cfg.l1.enabled && (self.cfg.l1.cache_remote || loc.node == node);
+                    let hit = cached
+                        && match self.sect {
+                            None => self.sms[sm].l1.access(line),
+                            Some(_) => self.sms[sm].l1.access_sectors(line, need) == 0,
+                        };
                     let issue_ver = match &mut self.chk {
                         Some(c) => {
                             let need = c.completed(line);
@@ -1035,8 +1043,18 @@ impl System {
                     // a fill an invalidation crossed must not serve a later load: such a
                     // load goes on its own (directory protocol only)
                     let poisoned = !self.dirs.is_empty() && self.sms[sm].mshr.is_poisoned(line);
+                    // (sectored: the missing sectors, as GPGPU-Sim's sector cache asks
+                    // for the touched sectors of the line, valid ones included)
                     let added = if poisoned {
                         None
+                    } else if self.sect.is_some() {
+                        // a fill of the line in flight that lacks some of these sectors:
+                        // this miss goes on its own (as one past a full MSHR file)
+                        match self.sms[sm].mshr.add_sectors(line, tok, need, need, false) {
+                            SectorAdd::New => Some(true),
+                            SectorAdd::Merged => Some(false),
+                            SectorAdd::Uncovered | SectorAdd::Full => None,
+                        }
                     } else {
                         self.sms[sm].mshr.add(line, tok)
                     };
@@ -1060,6 +1078,14 @@ impl System {
                             // request carries its waiter itself
                             r.direct = added.is_none();
                             r.issue_ver = issue_ver;
+                            if let Some(g) = self.sect {
+                                // a miss on its own past an outstanding fill of the line asks
+                                // for what that fill does not bring
+                                let ask = need & !self.sms[sm].mshr.chunks(line);
+                                let ask = if ask == 0 { need } else { ask };
+                                r.sectors = ask;
+                                r.bytes = g.bytes(ask);
+                            }
                             let t = self.sm_to_l2(ti + l1_lat, node, &mut r, Msg::Read);
                             let id = self.new_req(r);
                             self.q.push(t, Ev::L2Access(id));
@@ -1080,6 +1106,11 @@ impl System {
                         lr.obj,
                         u64::MAX,
                     );
+                    if let Some(g) = self.sect {
+                        // the sectors written (a sectored L2 validates them: write-validate)
+                        r.sectors = g.to_sectors(lr.sectors);
+                        r.bytes = g.bytes(r.sectors);
+                    }
                     let t = self.sm_to_l2(ti + l1_lat, node, &mut r, Msg::Write);
                     let id = self.new_req(r);
                     self.q.push(t, Ev::L2Access(id));
@@ -1103,6 +1134,9 @@ impl System {
                         lr.obj,
                         tok,
                     );
+                    if let Some(g) = self.sect {
+                        r.sectors = g.to_sectors(lr.sectors);
+                    }
                     let mut t = ti + l1_lat;
                     if loc.node != node {
                         let b = self.net.header_bytes + r.bytes;

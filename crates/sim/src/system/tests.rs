@@ -501,6 +501,7 @@ fn a_program_view_reads_what_its_program_holds() {
                     addr: 128 * (10 * k + l) as u64,
                     bytes: 4,
                     obj: 0,
+                    sectors: 1,
                 });
             }
         }
