@@ -14,6 +14,10 @@ fn h100(sets: &[&str]) -> locus_sim::Config {
     cfg("h100", &all)
 }
 
+/// Whole lines, and sectors without a larger DRAM fetch, on h100.
+const LINES: [&str; 2] = ["system.sector_bytes=0", "l2.dram_fetch_bytes=0"];
+const SECTORS: [&str; 2] = ["system.sector_bytes=32", "l2.dram_fetch_bytes=0"];
+
 fn conserved(r: &Report) {
     let k = &r.sim.total.counters;
     assert_eq!(k.reqs_created, k.reqs_retired, "every request completes");
@@ -29,21 +33,9 @@ const RANDOM: [(&str, &str); 3] = [("n", "4M"), ("threads", "16k"), ("per_thread
 /// (a read is wider only where two lanes of a warp share a line: rare over 16 MB).
 #[test]
 fn a_scattered_read_fetches_its_sector_not_its_line() {
-    let lines = run(
-        &h100(&["system.sector_bytes=0", "l2.dram_fetch_bytes=0"]),
-        "random",
-        &RANDOM,
-    );
-    let s32 = run(
-        &h100(&["system.sector_bytes=32", "l2.dram_fetch_bytes=0"]),
-        "random",
-        &RANDOM,
-    );
-    let f64 = run(
-        &h100(&["system.sector_bytes=32", "l2.dram_fetch_bytes=64"]),
-        "random",
-        &RANDOM,
-    );
+    let lines = run(&h100(&LINES), "random", &RANDOM);
+    let s32 = run(&h100(&SECTORS), "random", &RANDOM);
+    let f64 = run(&h100(&[]), "random", &RANDOM);
     for r in [&lines, &s32, &f64] {
         conserved(r);
     }
@@ -81,16 +73,8 @@ fn a_scattered_read_fetches_its_sector_not_its_line() {
 #[test]
 fn a_stream_touching_whole_lines_is_unchanged_by_sectors() {
     let p = [("n", "1M")];
-    let lines = run(
-        &h100(&["system.sector_bytes=0", "l2.dram_fetch_bytes=0"]),
-        "stream",
-        &p,
-    );
-    let sect = run(
-        &h100(&["system.sector_bytes=32", "l2.dram_fetch_bytes=64"]),
-        "stream",
-        &p,
-    );
+    let lines = run(&h100(&LINES), "stream", &p);
+    let sect = run(&h100(&[]), "stream", &p);
     conserved(&sect);
     let (l, s) = (&lines.sim.total.counters, &sect.sim.total.counters);
     assert_eq!(s.dram_reads, l.dram_reads);
@@ -107,7 +91,7 @@ fn write_backs_carry_the_dirty_sectors() {
     let p = [("n", "1M")];
     let small = ["l2.bytes_per_node=1310720", "l2.ways=16"];
     let mut a = small.to_vec();
-    a.extend(["system.sector_bytes=32", "l2.dram_fetch_bytes=0"]);
+    a.extend(SECTORS);
     let s = run(&h100(&a), "vectoradd", &p);
     conserved(&s);
     let k = &s.sim.total.counters;
@@ -174,11 +158,7 @@ fn concurrent_misses_on_other_sectors_read_each_sector_once() {
             &[("width", "384"), ("height", "256"), ("iterations", "1")][..],
         ),
     ] {
-        let lines = run(
-            &h100(&["system.sector_bytes=0", "l2.dram_fetch_bytes=0"]),
-            w,
-            p,
-        );
+        let lines = run(&h100(&LINES), w, p);
         let sect = run(&h100(&[]), w, p);
         conserved(&sect);
         let (l, s) = (&lines.sim.total.counters, &sect.sim.total.counters);

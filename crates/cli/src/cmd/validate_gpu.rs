@@ -1191,17 +1191,23 @@ fn dram_reason(m: &Metric, c: &Cell, row: &Row, sector_bytes: u32) -> Option<Str
 /// activations, at four per `dram.tfaw_ns` on each channel, need more time than the whole
 /// measured kernel took; the GPU then opens rows faster than the preset's channels can.
 fn activate_reason(m: &Metric, c: &Cell, row: &Row) -> Option<String> {
+    let measured = beyond_measured(m, c, row, "time (ns)", row.activate_ns)?;
+    Some(format!(
+        "its {:.0} DRAM row activations need at least {:.0} ns at four per four-activate window on each channel (dram.tfaw_ns), more than the {:.0} ns measured: the GPU opens rows faster",
+        row.activates, row.activate_ns, measured
+    ))
+}
+
+/// For a kernel simulated slower than measured (cycles or time): the measured value of
+/// `quantity` when the simulated lower bound `least` (in its unit) exceeds it, the shape
+/// of the reasons that a simulated limit alone takes longer than the real kernel did.
+fn beyond_measured(m: &Metric, c: &Cell, row: &Row, quantity: &str, least: f64) -> Option<f64> {
     if !matches!(m.name, "cycles" | "time (ns)") || c.ratio()? <= 1.0 {
         return None;
     }
-    let t = METRICS.iter().position(|x| x.name == "time (ns)")?;
-    let measured = row.cells[t].real;
-    (measured.is_finite() && row.activate_ns > measured).then(|| {
-        format!(
-            "its {:.0} DRAM row activations need at least {:.0} ns at four per four-activate window on each channel (dram.tfaw_ns), more than the {:.0} ns measured: the GPU opens rows faster",
-            row.activates, row.activate_ns, measured
-        )
-    })
+    let i = METRICS.iter().position(|x| x.name == quantity)?;
+    let measured = row.cells[i].real;
+    (measured.is_finite() && least > measured).then_some(measured)
 }
 
 /// The DRAM bytes the measured GPU reads in a launch whose simulation reads none (the
@@ -1245,17 +1251,11 @@ fn floor_reason(m: &Metric, c: &Cell, floor: Option<(f64, f64, usize)>) -> Optio
 /// kernel took (`gpc__cycles_elapsed.max`). The GPU's L1 then handles more distinct lines
 /// per cycle than `sm.lsu_lines_per_cycle` (scattered warps: one line per lane).
 fn lsu_reason(m: &Metric, c: &Cell, row: &Row) -> Option<String> {
-    if !matches!(m.name, "cycles" | "time (ns)") || c.ratio()? <= 1.0 {
-        return None;
-    }
-    let cy = METRICS.iter().position(|x| x.name == "cycles")?;
-    let measured = row.cells[cy].real;
-    (measured.is_finite() && row.lsu_cycles > measured).then(|| {
-        format!(
-            "its L1 line requests alone take {:.0} simulated cycles per SM (sm.lsu_lines_per_cycle), more than the {:.0} measured: the GPU's L1 handles more distinct lines per cycle",
-            row.lsu_cycles, measured
-        )
-    })
+    let measured = beyond_measured(m, c, row, "cycles", row.lsu_cycles)?;
+    Some(format!(
+        "its L1 line requests alone take {:.0} simulated cycles per SM (sm.lsu_lines_per_cycle), more than the {:.0} measured: the GPU's L1 handles more distinct lines per cycle",
+        row.lsu_cycles, measured
+    ))
 }
 
 fn reason(m: &Metric, c: &Cell, f: Option<&SassFacts>) -> Option<String> {
