@@ -46,7 +46,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "h100",
-        about: "NVIDIA H100 SXM5 from public specifications: 132 SMs at 1.98 GHz, 256 KB L1, 50 MB L2, 3.35 TB/s HBM3",
+        about: "NVIDIA H100 SXM5: 132 SMs at 1.98 GHz, 256 KB L1, 50 MB L2, 3.35 TB/s HBM3 from public specifications; launch, dispatch and on-die latencies measured on the H200 (the same GH100 die)",
         toml: include_str!("../../../presets/h100.toml"),
         base: None,
     },
