@@ -615,6 +615,58 @@ fn digested_pass_equals_the_plain_pass() {
     }
 }
 
+/// The digest lists a page once per object (an earlier access of the same object touched
+/// it in every target), never once for all objects: two arrays sharing a 256-byte page,
+/// the first moved to shared memory, the second's first access must still give that page
+/// its frame before the page after it. Fails if the digest drops a page another object
+/// listed (the frames, and with them the DRAM addresses, come out in another order).
+#[test]
+fn digest_lists_pages_per_object() {
+    // a: 384 B at X (pages X, X + 256); b: 384 B at X + 384 (pages X + 256, X + 512)
+    let mut p = synthetic(1, 1, 4, Place::Global, 384, |_, _, l| 256 + u64::from(l) * 4);
+    let x = p.objects[0].base;
+    p.objects.push(ObjInfo {
+        name: "b".into(),
+        base: x + 384,
+        ..p.objects[0].clone()
+    });
+    let lane0 = p.lanes.len() as u32;
+    for l in 0..32u32 {
+        // half the lanes in the shared page, half in the next
+        let addr = if l < 16 {
+            x + 384 + u64::from(l) * 4
+        } else {
+            x + 512 + u64::from(l - 16) * 4
+        };
+        p.lanes.push(Lane {
+            lane: l as u8,
+            bytes: 4,
+            addr,
+        });
+    }
+    p.accesses.push(Access {
+        dyn_id: 5,
+        obj: 1,
+        lane0,
+        ..p.accesses[0].clone()
+    });
+    let cfg = MemCfg {
+        first_touch_page: 256,
+        ..MemCfg::default()
+    };
+    let d = memsim::Digest::new(&p, &cfg);
+    for t in [
+        [Place::Shared, Place::Global],
+        [Place::Global, Place::Global],
+        [Place::Global, Place::Shared],
+        [Place::Shared, Place::Tex1D],
+    ] {
+        let plain = memsim::run(&p, &t, &cfg);
+        assert_eq!(memsim::run_digested(&p, &t, &cfg, &d), plain, "{t:?}");
+        assert!(plain.total_req() > 0);
+    }
+}
+
 /// Per-launch prediction (issue 12, spec §3.7: one launch configuration per prediction):
 /// the launches of a profile partition its accesses and instructions, each keeps its own
 /// `#active_SMs` / `N`, and `Flags::per_launch` predicts the sum of the launches'
