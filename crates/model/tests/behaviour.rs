@@ -623,7 +623,9 @@ fn digested_pass_equals_the_plain_pass() {
 #[test]
 fn digest_lists_pages_per_object() {
     // a: 384 B at X (pages X, X + 256); b: 384 B at X + 384 (pages X + 256, X + 512)
-    let mut p = synthetic(1, 1, 4, Place::Global, 384, |_, _, l| 256 + u64::from(l) * 4);
+    let mut p = synthetic(1, 1, 4, Place::Global, 384, |_, _, l| {
+        256 + u64::from(l) * 4
+    });
     let x = p.objects[0].base;
     p.objects.push(ObjInfo {
         name: "b".into(),
