@@ -80,6 +80,45 @@ fn eq_mask16(tags: &[u32; 16], k: u32) -> u32 {
     }
 }
 
+/// Bit `i` set where `tags[i] == k`, over eight tags (two SSE2 compares on x86-64): the
+/// sets of at most 8 ways (the K80's 6-way texture and 4-way constant caches). The tags
+/// after a set's last way are the next set's (which never hold a key of this set) or
+/// [`NARROW_PAD`]'s empty ones; the caller masks them off all the same.
+#[inline(always)]
+fn eq_mask8(tags: &[u32; 8], k: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            _mm_castsi128_ps, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_movemask_ps, _mm_set1_epi32,
+        };
+        // SAFETY: SSE2 is in the x86-64 baseline; both unaligned 16-byte loads read
+        // `tags[0..4]` and `[4..8]`, inside the array
+        unsafe {
+            let kv = _mm_set1_epi32(k as i32);
+            let p = tags.as_ptr().cast::<std::arch::x86_64::__m128i>();
+            let q = |j: usize| {
+                _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
+                    _mm_loadu_si128(p.add(j)),
+                    kv,
+                ))) as u32
+            };
+            q(0) | q(1) << 4
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut m = 0u32;
+        for (i, &t) in tags.iter().enumerate() {
+            m |= u32::from(t == k) << i;
+        }
+        m
+    }
+}
+
+/// Empty tags after the last set, so that [`eq_mask8`] may read eight tags from any
+/// set's first way.
+const NARROW_PAD: usize = 8;
+
 impl Cache {
     /// A cache of `bytes` capacity, `ways`-way, `line_bytes` lines (powers of two; the set
     /// count is at least 1).
@@ -92,7 +131,7 @@ impl Cache {
             ways,
             line_shift: line_bytes.trailing_zeros(),
             set_magic: (u64::MAX / sets).wrapping_add(1),
-            narrow: vec![NARROW_EMPTY; sets as usize * ways],
+            narrow: vec![NARROW_EMPTY; sets as usize * ways + NARROW_PAD],
             wide: Vec::new(),
             stamps: vec![0; sets as usize * ways],
             dirty: vec![false; sets as usize * ways],
@@ -148,6 +187,11 @@ impl Cache {
         if self.ways == 16 {
             let tags: &[u32; 16] = self.narrow[s..s + 16].try_into().expect("16 ways");
             let m = eq_mask16(tags, k);
+            return (m != 0).then(|| m.trailing_zeros() as usize);
+        }
+        if self.ways <= 8 {
+            let tags: &[u32; 8] = self.narrow[s..s + 8].try_into().expect("8 tags");
+            let m = eq_mask8(tags, k) & ((1 << self.ways) - 1);
             return (m != 0).then(|| m.trailing_zeros() as usize);
         }
         self.narrow[s..s + self.ways].iter().position(|&t| t == k)
@@ -279,12 +323,21 @@ mod tests {
     /// The lookup is the plain LRU: against a reference that keeps each set's keys in
     /// recency order (victim: an empty way first, else the least recent), the same hits,
     /// misses and dirty victims on a pseudo-random stream of reads and writes over 3
-    /// sets of 4 ways (the tag scan) and of 16 ways (the one-step compare of 32-bit
-    /// tags), with keys spread apart, and keys past 32 bits arriving mid-stream (the
+    /// sets of 1, 4 and 6 ways (the eight-tag compare), 12 ways (the tag scan) and 16
+    /// ways (the one-step compare of 32-bit tags), with keys spread apart, and keys past 32 bits arriving mid-stream (the
     /// tags widened with lines in the cache).
     #[test]
     fn one_pass_lookup_is_plain_lru() {
-        for (ways, spread) in [(4usize, 1u64), (16, 1), (16, (1 << 16) + 1), (16, 1 << 40)] {
+        for (ways, spread) in [
+            (4usize, 1u64),
+            (6, 1),
+            (1, 1),
+            (12, 1),
+            (6, 1 << 40),
+            (16, 1),
+            (16, (1 << 16) + 1),
+            (16, 1 << 40),
+        ] {
             let mut c = Cache::new(3 * ways as u64 * 64, ways, 64);
             let mut sets: Vec<Vec<(u64, bool)>> = vec![Vec::new(); 3];
             let mut x = 12345u64;
@@ -371,6 +424,12 @@ mod tests {
                 t[i] = k;
                 assert_eq!(eq_mask16(&t, k), 1 << i, "key {k} way {i}");
             }
+            for i in 0..8 {
+                let mut t = [k.wrapping_add(1); 8];
+                t[i] = k;
+                assert_eq!(eq_mask8(&t, k), 1 << i, "key {k} way {i} of 8");
+            }
+            assert_eq!(eq_mask8(&[k; 8], k), 0xFF);
         }
     }
 }
