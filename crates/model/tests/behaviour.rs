@@ -650,7 +650,7 @@ fn digest_lists_pages_per_object() {
         dyn_id: 5,
         obj: 1,
         lane0,
-        ..p.accesses[0].clone()
+        ..p.accesses[0]
     });
     let cfg = MemCfg {
         first_touch_page: 256,
