@@ -41,7 +41,29 @@ pub struct Cache {
     /// The last key looked up and its slot: the next lookup of the same key is a hit in
     /// that slot (nothing ran in between that could evict it), found without the scan.
     last: (u64, usize),
+    /// Tag changes so far (each miss fills a way; [`Cache::clear`] empties them all): a
+    /// slot found at one count holds its key while the count is unchanged.
+    fills: u64,
+    /// The last group of keys [`Cache::access_group`] looked up: see [`Group`].
+    group: Group,
 }
+
+/// The last group of keys looked up together ([`Cache::access_group`]): the caller's id
+/// for it ([`NO_GROUP`] if none), [`Cache::fills`] after it, whether every key hit, and
+/// the slot each key was found in.
+#[derive(Clone, Debug)]
+struct Group {
+    id: u32,
+    fills: u64,
+    hit: bool,
+    len: usize,
+    slots: [u32; GROUP_KEYS],
+}
+
+/// No group: [`Cache::access_group`]'s `id` and `prev` when the caller has none.
+pub const NO_GROUP: u32 = u32::MAX;
+/// The most keys of a remembered group: a warp's 32 lanes each in their own line.
+const GROUP_KEYS: usize = 32;
 
 const EMPTY: u64 = u64::MAX;
 const NARROW_EMPTY: u32 = u32::MAX;
@@ -137,7 +159,20 @@ impl Cache {
             dirty: vec![false; sets as usize * ways],
             clock: 0,
             last: (EMPTY, 0),
+            fills: 0,
+            group: Group {
+                id: NO_GROUP,
+                fills: 0,
+                hit: false,
+                len: 0,
+                slots: [0; GROUP_KEYS],
+            },
         }
+    }
+
+    /// Forgets the last group (its id means nothing to the next caller: a new pass).
+    pub fn forget_group(&mut self) {
+        self.group.id = NO_GROUP;
     }
 
     /// Invalidates every line (dirty ones are dropped, not written back: used for the
@@ -148,6 +183,7 @@ impl Cache {
         self.stamps.fill(0);
         self.dirty.fill(false);
         self.last = (EMPTY, 0);
+        self.fills += 1;
     }
 
     /// Line size in bytes.
@@ -261,6 +297,7 @@ impl Cache {
             }
         }
         let i = s + v;
+        self.fills += 1;
         let old = self.swap_tag(i, key);
         self.stamps[i] = self.clock;
         let d = &mut self.dirty[i];
@@ -268,6 +305,57 @@ impl Cache {
         *d = write;
         self.last = (key, i);
         Outcome::Miss { evicted_dirty }
+    }
+
+    /// Looks up `keys` (each `>> shift`) in order, exactly as that many
+    /// [`Cache::access_key`] calls would, calling `miss(i, evicted_dirty)` for each key
+    /// `i` that misses; `id` names the group for the next call. When the caller knows the
+    /// keys are the same list as group `prev`'s (a warp reading a row per thread asks for
+    /// the same lines for several accesses), `prev` was this cache's last group, every key
+    /// of it hit and nothing was filled since, every key hits again in the slot it was
+    /// found in then: the stamps and dirty bits are set as the lookups would set them,
+    /// without the search (issue 12's prediction speed). Exact whatever was looked up in
+    /// between (hits only: they write their own stamps, which the lookups here overwrite
+    /// in the same order).
+    #[inline]
+    pub fn access_group(
+        &mut self,
+        keys: &[u64],
+        shift: u32,
+        write: bool,
+        id: u32,
+        prev: u32,
+        mut miss: impl FnMut(usize, Option<u64>),
+    ) {
+        let n = keys.len();
+        let g = &self.group;
+        if prev != NO_GROUP && prev == g.id && g.hit && g.fills == self.fills && g.len == n {
+            for &i in &g.slots[..n] {
+                self.clock += 1;
+                let i = i as usize;
+                self.stamps[i] = self.clock;
+                self.dirty[i] |= write;
+            }
+            self.last = (keys[n - 1] >> shift, g.slots[n - 1] as usize);
+            self.group.id = id;
+            return;
+        }
+        let fills = self.fills;
+        let keep = id != NO_GROUP && (2..=GROUP_KEYS).contains(&n);
+        for (i, &k) in keys.iter().enumerate() {
+            if let Outcome::Miss { evicted_dirty } = self.access_key(k >> shift, write) {
+                miss(i, evicted_dirty);
+            }
+            if keep {
+                self.group.slots[i] = self.last.1 as u32;
+            }
+        }
+        if keep {
+            self.group.id = id;
+            self.group.hit = self.fills == fills;
+            self.group.fills = self.fills;
+            self.group.len = n;
+        }
     }
 }
 
@@ -370,6 +458,64 @@ mod tests {
                     want,
                     "{ways} ways, spread {spread}"
                 );
+            }
+        }
+    }
+
+    /// `access_group` is `access_key` on each key: on a stream of groups that repeat the
+    /// group before them (named by `prev`, as the digest names them), with single
+    /// lookups, misses and writes in between, the misses reported, their dirty victims
+    /// and every later lookup equal the plain lookups'. Fails if a replayed group skipped a
+    /// stamp or a dirty bit, or replayed after a fill.
+    #[test]
+    fn group_lookups_are_key_lookups() {
+        for ways in [4usize, 6, 16] {
+            let mut a = Cache::new(8 * ways as u64 * 64, ways, 64);
+            let mut b = a.clone();
+            let mut x = 777u64;
+            let mut rnd = |m: u64| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 33) % m
+            };
+            let mut keys: Vec<u64> = Vec::new();
+            let mut prev = NO_GROUP;
+            let mut replays = 0;
+            for id in 0..20_000u32 {
+                // a new list one time in four, else the same list again
+                if keys.is_empty() || rnd(4) == 0 {
+                    keys = (0..2 + rnd(12))
+                        .map(|i| i * 8 + rnd(8 * ways as u64))
+                        .collect();
+                    keys.sort_unstable();
+                    keys.dedup();
+                    prev = NO_GROUP;
+                }
+                let write = rnd(5) == 0;
+                let mut want = Vec::new();
+                for (i, &k) in keys.iter().enumerate() {
+                    if let Outcome::Miss { evicted_dirty } = a.access_key(k, write) {
+                        want.push((i, evicted_dirty));
+                    }
+                }
+                let mut got = Vec::new();
+                let before = b.clock;
+                b.access_group(&keys, 0, write, id, prev, |i, e| got.push((i, e)));
+                assert_eq!(got, want, "{ways} ways, group {id}");
+                assert_eq!(b.clock - before, keys.len() as u64);
+                if want.is_empty() && prev != NO_GROUP {
+                    replays += 1;
+                }
+                prev = id;
+                // a single lookup between groups (a hit or a fill)
+                let k = rnd(16 * ways as u64);
+                let w = rnd(3) == 0;
+                assert_eq!(a.access_key(k, w), b.access_key(k, w));
+            }
+            assert!(replays > 1000, "{replays} repeated groups");
+            for k in 0..64 * ways as u64 {
+                assert_eq!(a.access_key(k, false), b.access_key(k, false), "probe {k}");
             }
         }
     }

@@ -5,7 +5,7 @@
 //! (§3.2.4), addressing instructions (§3.2.3) and the post-L2 DRAM stream with each
 //! request's dynamic instruction id (the "filtered memory trace").
 
-use crate::cache::{Cache, Outcome};
+use crate::cache::{Cache, Outcome, NO_GROUP};
 use crate::dram::DramReq;
 use crate::profile::{Kind, Profile, NO_OBJ};
 use crate::space::Place;
@@ -197,6 +197,14 @@ pub struct Digest {
     /// shared memory (G→S), its bank-conflict replays (cause (4)); `u32::MAX` for the
     /// other accesses.
     shared_rep: Vec<u32>,
+    /// Per access, for its sample units (`units`), its G→T and G→2T units (`tex1`,
+    /// `tex2`) and its G→C lines (`cunits`): the last earlier access of the same object
+    /// on the same SM that asked for two or more units of that kind, when its list was
+    /// the same ([`NO_GROUP`] otherwise). Both go to the same cache in every target, so
+    /// [`Cache::access_group`] finds the keys again without a search when that access
+    /// was the cache's last group (neuralnet's weights rows: the same lines for up to 16
+    /// accesses in a row).
+    same: [Vec<u32>; 4],
     /// SMs the accesses run on (the largest SM index + 1): the per-SM caches a pass needs.
     sms: usize,
     cfg: MemCfg,
@@ -351,8 +359,40 @@ impl Digest {
             d.unit0.push(d.units.len() as u32);
             d.page0.push(d.pages.len() as u32);
         }
+        d.same = [
+            same_as_before(p, &d.unit0, &d.units),
+            same_as_before(p, &d.tex1_0, &d.tex1),
+            same_as_before(p, &d.tex2_0, &d.tex2),
+            same_as_before(p, &d.cunit0, &d.cunits),
+        ];
         d
     }
+}
+
+/// Which of [`Digest::same`]'s lists.
+const SAME_UNITS: usize = 0;
+const SAME_TEX1: usize = 1;
+const SAME_TEX2: usize = 2;
+const SAME_CONST: usize = 3;
+
+/// [`Digest::same`] for one kind of units: per access, the last earlier access of the
+/// same object and SM with two or more units of the kind (`list[start[i]..start[i + 1]]`),
+/// when its units are the same list; [`NO_GROUP`] otherwise.
+fn same_as_before(p: &Profile, start: &[u32], list: &[u64]) -> Vec<u32> {
+    let mut last: std::collections::HashMap<(u16, u16), u32> = std::collections::HashMap::new();
+    let units = |i: usize| &list[start[i] as usize..start[i + 1] as usize];
+    (0..p.accesses.len())
+        .map(|i| {
+            if units(i).len() < 2 {
+                return NO_GROUP;
+            }
+            let a = &p.accesses[i];
+            match last.insert((a.obj, a.sm), i as u32) {
+                Some(j) if units(j as usize) == units(i) => j,
+                _ => NO_GROUP,
+            }
+        })
+        .collect()
 }
 
 /// [`run`] with the accesses that keep their sample component taken from `dig` (built
@@ -435,6 +475,13 @@ fn run_with(
         cst,
         frames,
     } = state;
+    // a group id is an access of this pass's profile
+    for c in std::iter::once(&mut *l2)
+        .chain(tex.iter_mut())
+        .chain(cst.iter_mut())
+    {
+        c.forget_group();
+    }
     // S→G: the array gets an address range after the highest allocation (§3.5), one
     // private slice per block
     let top = p
@@ -513,21 +560,30 @@ fn run_with(
             let units = &d.units[d.unit0[ai] as usize..d.unit0[ai + 1] as usize];
             let write = a.kind != Kind::Load;
             let t = a.dyn_id as f64;
+            let g = (ai as u32, d.same[SAME_UNITS][ai]);
             match target {
                 Place::Global => {
                     ev.replays[0] += u64::from(d.rep[ai]);
-                    for &k in units {
-                        l2_step(l2, frames, k * line, write, t, line, &mut ev);
-                    }
+                    l2_group(l2, frames, units, g, write, t, line, &mut ev);
                 }
                 Place::Tex1D | Place::Tex2D => {
                     let sm = a.sm as usize;
-                    tex_lookups(&mut tex[sm], l2, frames, units, tl_shift, t, line, &mut ev);
+                    tex_lookups(
+                        &mut tex[sm],
+                        l2,
+                        frames,
+                        units,
+                        g,
+                        tl_shift,
+                        t,
+                        line,
+                        &mut ev,
+                    );
                 }
                 Place::Const => {
                     ev.replays[2] += u64::from(d.rep[ai]);
                     let (sm, cl) = (a.sm as usize, u64::from(cfg.const_line));
-                    const_lookups(&mut cst[sm], l2, frames, units, cl, t, line, &mut ev);
+                    const_lookups(&mut cst[sm], l2, frames, units, g, cl, t, line, &mut ev);
                 }
                 Place::Shared => ev.replays[3] += u64::from(d.rep[ai]),
             }
@@ -571,13 +627,30 @@ fn run_with(
             for &ad in &d.pages[d.page0[ai] as usize..d.page0[ai + 1] as usize] {
                 frames.touch(ad);
             }
-            let units = if target == Place::Tex1D {
-                &d.tex1[d.tex1_0[ai] as usize..d.tex1_0[ai + 1] as usize]
+            let (units, same) = if target == Place::Tex1D {
+                (
+                    &d.tex1[d.tex1_0[ai] as usize..d.tex1_0[ai + 1] as usize],
+                    d.same[SAME_TEX1][ai],
+                )
             } else {
-                &d.tex2[d.tex2_0[ai] as usize..d.tex2_0[ai + 1] as usize]
+                (
+                    &d.tex2[d.tex2_0[ai] as usize..d.tex2_0[ai + 1] as usize],
+                    d.same[SAME_TEX2][ai],
+                )
             };
             let sm = a.sm as usize;
-            tex_lookups(&mut tex[sm], l2, frames, units, tl_shift, t, line, &mut ev);
+            let g = (ai as u32, same);
+            tex_lookups(
+                &mut tex[sm],
+                l2,
+                frames,
+                units,
+                g,
+                tl_shift,
+                t,
+                line,
+                &mut ev,
+            );
             continue;
         }
         if let Some(d) = dig.filter(|d| {
@@ -590,7 +663,8 @@ fn run_with(
             ev.replays[2] += u64::from(d.const_rep[ai]);
             let units = &d.cunits[d.cunit0[ai] as usize..d.cunit0[ai + 1] as usize];
             let (sm, cl) = (a.sm as usize, u64::from(cfg.const_line));
-            const_lookups(&mut cst[sm], l2, frames, units, cl, t, line, &mut ev);
+            let g = (ai as u32, d.same[SAME_CONST][ai]);
+            const_lookups(&mut cst[sm], l2, frames, units, g, cl, t, line, &mut ev);
             continue;
         }
         if let Some(d) = dig.filter(|d| {
@@ -621,16 +695,24 @@ fn run_with(
             Place::Global => {
                 ev.replays[0] += global_replays(&addrs, cfg, &mut keys);
                 distinct(&addrs, line, &mut keys);
-                for &k in &keys {
-                    l2_step(l2, frames, k * line, write, t, line, &mut ev);
-                }
+                l2_group(l2, frames, &keys, NONE2, write, t, line, &mut ev);
             }
             Place::Tex1D | Place::Tex2D => {
                 let tiling = (target == Place::Tex2D && oi != usize::MAX).then(|| &tilings[oi]);
                 units.clear();
                 tex_units(&addrs, tiling, tl_shift, &mut keys, &mut units);
                 let sm = a.sm as usize;
-                tex_lookups(&mut tex[sm], l2, frames, &units, tl_shift, t, line, &mut ev);
+                tex_lookups(
+                    &mut tex[sm],
+                    l2,
+                    frames,
+                    &units,
+                    NONE2,
+                    tl_shift,
+                    t,
+                    line,
+                    &mut ev,
+                );
             }
             Place::Const => {
                 keys.clear();
@@ -642,7 +724,7 @@ fn run_with(
                 let cl = u64::from(cfg.const_line);
                 distinct(&addrs, cl, &mut keys);
                 let sm = a.sm as usize;
-                const_lookups(&mut cst[sm], l2, frames, &keys, cl, t, line, &mut ev);
+                const_lookups(&mut cst[sm], l2, frames, &keys, NONE2, cl, t, line, &mut ev);
             }
             Place::Shared => {
                 ev.replays[3] += u64::from(bank_conflicts(&addrs, cfg.banks, cfg.bank_bytes));
@@ -678,18 +760,17 @@ fn tex_lookups(
     l2: &mut Cache,
     frames: &mut Frames,
     units: &[u64],
+    (id, prev): (u32, u32),
     tl_shift: u32,
     t: f64,
     line: u64,
     ev: &mut Events,
 ) {
-    for &ad in units {
-        ev.tex_access += 1;
-        if tex.access_key(ad >> tl_shift, false) != Outcome::Hit {
-            ev.tex_miss += 1;
-            l2_step(l2, frames, ad, false, t, line, ev);
-        }
-    }
+    ev.tex_access += units.len() as u64;
+    tex.access_group(units, tl_shift, false, id, prev, |i, _| {
+        ev.tex_miss += 1;
+        l2_step(l2, frames, units[i], false, t, line, ev);
+    });
 }
 
 /// The constant-cache lookups of one access (its distinct lines, as indices of
@@ -701,20 +782,20 @@ fn const_lookups(
     l2: &mut Cache,
     frames: &mut Frames,
     lines: &[u64],
+    (id, prev): (u32, u32),
     const_line: u64,
     t: f64,
     line: u64,
     ev: &mut Events,
 ) {
-    for &k in lines {
-        let ad = k * const_line;
-        ev.const_access += 1;
-        if cst.access(ad, false) != Outcome::Hit {
-            ev.const_miss += 1;
-            ev.replays[1] += 1;
-            l2_step(l2, frames, ad, false, t, line, ev);
-        }
-    }
+    // the constant cache's lines are `const_line` bytes: a line index is its key
+    debug_assert_eq!(cst.line_bytes(), const_line);
+    ev.const_access += lines.len() as u64;
+    cst.access_group(lines, 0, false, id, prev, |i, _| {
+        ev.const_miss += 1;
+        ev.replays[1] += 1;
+        l2_step(l2, frames, lines[i] * const_line, false, t, line, ev);
+    });
 }
 
 /// One L2 access of the pass: a miss of a load reads its line from DRAM, a miss that
@@ -731,23 +812,63 @@ fn l2_step(
 ) {
     ev.l2_access += 1;
     if let Outcome::Miss { evicted_dirty } = l2.access(addr, write) {
-        ev.l2_write_miss += u64::from(write);
-        if let Some(v) = evicted_dirty {
-            ev.l2_miss += 1;
-            ev.dram.push(DramReq {
-                t,
-                addr: frames.phys(v),
-                write: true,
-            });
-        }
-        if !write {
-            ev.l2_miss += 1;
-            ev.dram.push(DramReq {
-                t,
-                addr: frames.phys(addr & !(line - 1)),
-                write: false,
-            });
-        }
+        l2_miss(frames, addr, evicted_dirty, write, t, line, ev);
+    }
+}
+
+/// No group id and no earlier group (a pass over rewritten lanes).
+const NONE2: (u32, u32) = (NO_GROUP, NO_GROUP);
+
+/// The L2 lookups of one global access's distinct lines (`keys`: line indices), in
+/// order, as group `(id, prev)` ([`Cache::access_group`]): the same events as
+/// [`l2_step`] on each.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn l2_group(
+    l2: &mut Cache,
+    frames: &mut Frames,
+    keys: &[u64],
+    (id, prev): (u32, u32),
+    write: bool,
+    t: f64,
+    line: u64,
+    ev: &mut Events,
+) {
+    ev.l2_access += keys.len() as u64;
+    l2.access_group(keys, 0, write, id, prev, |i, evicted_dirty| {
+        l2_miss(frames, keys[i] * line, evicted_dirty, write, t, line, ev);
+    });
+}
+
+/// What an L2 miss of `addr` sends to DRAM: the dirty victim's write-back, and for a
+/// load the line's read (write-validate: a store miss reads nothing).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn l2_miss(
+    frames: &mut Frames,
+    addr: u64,
+    evicted_dirty: Option<u64>,
+    write: bool,
+    t: f64,
+    line: u64,
+    ev: &mut Events,
+) {
+    ev.l2_write_miss += u64::from(write);
+    if let Some(v) = evicted_dirty {
+        ev.l2_miss += 1;
+        ev.dram.push(DramReq {
+            t,
+            addr: frames.phys(v),
+            write: true,
+        });
+    }
+    if !write {
+        ev.l2_miss += 1;
+        ev.dram.push(DramReq {
+            t,
+            addr: frames.phys(addr & !(line - 1)),
+            write: false,
+        });
     }
 }
 
