@@ -68,28 +68,35 @@ const GROUP_KEYS: usize = 32;
 const EMPTY: u64 = u64::MAX;
 const NARROW_EMPTY: u32 = u32::MAX;
 
-/// Bit `i` set where `tags[i] == k`: four SSE2 compares of four tags each on x86-64
-/// (SSE2 is part of its baseline; the compiler left the plain loop scalar), the plain
-/// loop elsewhere.
+/// Bit `i` set where `tags[i] == k`, over `N` tags (a multiple of 4, at most 32): `N / 4`
+/// SSE2 compares of four tags each on x86-64 (SSE2 is part of its baseline; the compiler
+/// left the plain loop scalar), the plain loop elsewhere. 16 tags: a 16-way set (the
+/// presets' L2s); 8 tags: the sets of at most 8 ways (the K80's 6-way texture and 4-way
+/// constant caches), whose tags after the set's last way are the next set's (which never
+/// hold a key of this set) or [`NARROW_PAD`]'s empty ones, masked off by the caller all
+/// the same.
 #[inline(always)]
-fn eq_mask16(tags: &[u32; 16], k: u32) -> u32 {
+fn eq_mask<const N: usize>(tags: &[u32; N], k: u32) -> u32 {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{
             _mm_castsi128_ps, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_movemask_ps, _mm_set1_epi32,
         };
-        // SAFETY: SSE2 is always present on x86-64; the four unaligned 16-byte loads read
-        // `tags[0..4]`, `[4..8]`, `[8..12]`, `[12..16]`, all inside the array
+        const { assert!(N % 4 == 0 && N <= 32) };
+        // SAFETY: SSE2 is always present on x86-64; the unaligned 16-byte loads read
+        // `tags[4j..4j + 4]` for `j < N / 4`, all inside the array
         unsafe {
             let kv = _mm_set1_epi32(k as i32);
             let p = tags.as_ptr().cast::<std::arch::x86_64::__m128i>();
-            let q = |j: usize| {
-                _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
+            let mut m = 0u32;
+            for j in 0..N / 4 {
+                m |= (_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
                     _mm_loadu_si128(p.add(j)),
                     kv,
-                ))) as u32
-            };
-            q(0) | q(1) << 4 | q(2) << 8 | q(3) << 12
+                ))) as u32)
+                    << (4 * j);
+            }
+            m
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -102,42 +109,7 @@ fn eq_mask16(tags: &[u32; 16], k: u32) -> u32 {
     }
 }
 
-/// Bit `i` set where `tags[i] == k`, over eight tags (two SSE2 compares on x86-64): the
-/// sets of at most 8 ways (the K80's 6-way texture and 4-way constant caches). The tags
-/// after a set's last way are the next set's (which never hold a key of this set) or
-/// [`NARROW_PAD`]'s empty ones; the caller masks them off all the same.
-#[inline(always)]
-fn eq_mask8(tags: &[u32; 8], k: u32) -> u32 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            _mm_castsi128_ps, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_movemask_ps, _mm_set1_epi32,
-        };
-        // SAFETY: SSE2 is in the x86-64 baseline; both unaligned 16-byte loads read
-        // `tags[0..4]` and `[4..8]`, inside the array
-        unsafe {
-            let kv = _mm_set1_epi32(k as i32);
-            let p = tags.as_ptr().cast::<std::arch::x86_64::__m128i>();
-            let q = |j: usize| {
-                _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
-                    _mm_loadu_si128(p.add(j)),
-                    kv,
-                ))) as u32
-            };
-            q(0) | q(1) << 4
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let mut m = 0u32;
-        for (i, &t) in tags.iter().enumerate() {
-            m |= u32::from(t == k) << i;
-        }
-        m
-    }
-}
-
-/// Empty tags after the last set, so that [`eq_mask8`] may read eight tags from any
+/// Empty tags after the last set, so that [`eq_mask`] may read eight tags from any
 /// set's first way.
 const NARROW_PAD: usize = 8;
 
@@ -222,12 +194,12 @@ impl Cache {
         let k = key as u32;
         if self.ways == 16 {
             let tags: &[u32; 16] = self.narrow[s..s + 16].try_into().expect("16 ways");
-            let m = eq_mask16(tags, k);
+            let m = eq_mask::<16>(tags, k);
             return (m != 0).then(|| m.trailing_zeros() as usize);
         }
         if self.ways <= 8 {
             let tags: &[u32; 8] = self.narrow[s..s + 8].try_into().expect("8 tags");
-            let m = eq_mask8(tags, k) & ((1 << self.ways) - 1);
+            let m = eq_mask::<8>(tags, k) & ((1 << self.ways) - 1);
             return (m != 0).then(|| m.trailing_zeros() as usize);
         }
         self.narrow[s..s + self.ways].iter().position(|&t| t == k)
@@ -563,19 +535,19 @@ mod tests {
     #[test]
     fn eq_mask16_marks_equal_tags() {
         for k in [0u32, 7, 0x8000_0000, u32::MAX - 1] {
-            assert_eq!(eq_mask16(&[k ^ 1; 16], k), 0);
-            assert_eq!(eq_mask16(&[k; 16], k), 0xFFFF);
+            assert_eq!(eq_mask::<16>(&[k ^ 1; 16], k), 0);
+            assert_eq!(eq_mask::<16>(&[k; 16], k), 0xFFFF);
             for i in 0..16 {
                 let mut t = [k.wrapping_add(1); 16];
                 t[i] = k;
-                assert_eq!(eq_mask16(&t, k), 1 << i, "key {k} way {i}");
+                assert_eq!(eq_mask::<16>(&t, k), 1 << i, "key {k} way {i}");
             }
             for i in 0..8 {
                 let mut t = [k.wrapping_add(1); 8];
                 t[i] = k;
-                assert_eq!(eq_mask8(&t, k), 1 << i, "key {k} way {i} of 8");
+                assert_eq!(eq_mask::<8>(&t, k), 1 << i, "key {k} way {i} of 8");
             }
-            assert_eq!(eq_mask8(&[k; 8], k), 0xFF);
+            assert_eq!(eq_mask::<8>(&[k; 8], k), 0xFF);
         }
     }
 }
