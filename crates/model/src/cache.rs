@@ -82,7 +82,7 @@ fn eq_mask<const N: usize>(tags: &[u32; N], k: u32) -> u32 {
         use std::arch::x86_64::{
             _mm_castsi128_ps, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_movemask_ps, _mm_set1_epi32,
         };
-        const { assert!(N % 4 == 0 && N <= 32) };
+        const { assert!(N.is_multiple_of(4) && N <= 32) };
         // SAFETY: SSE2 is always present on x86-64; the unaligned 16-byte loads read
         // `tags[4j..4j + 4]` for `j < N / 4`, all inside the array
         unsafe {
