@@ -49,13 +49,12 @@ pub struct Cache {
 }
 
 /// The last group of keys looked up together ([`Cache::access_group`]): the caller's id
-/// for it ([`NO_GROUP`] if none), [`Cache::fills`] after it, whether every key hit, and
-/// the slot each key was found in.
+/// for it ([`NO_GROUP`] if none), [`Cache::fills`] before it (still the count now: no key
+/// of it missed and nothing was filled since) and the slot each key was found in.
 #[derive(Clone, Debug)]
 struct Group {
     id: u32,
     fills: u64,
-    hit: bool,
     len: usize,
     slots: [u32; GROUP_KEYS],
 }
@@ -135,7 +134,6 @@ impl Cache {
             group: Group {
                 id: NO_GROUP,
                 fills: 0,
-                hit: false,
                 len: 0,
                 slots: [0; GROUP_KEYS],
             },
@@ -301,7 +299,7 @@ impl Cache {
     ) {
         let n = keys.len();
         let g = &self.group;
-        if prev != NO_GROUP && prev == g.id && g.hit && g.fills == self.fills && g.len == n {
+        if prev != NO_GROUP && prev == g.id && g.fills == self.fills && g.len == n {
             for &i in &g.slots[..n] {
                 self.clock += 1;
                 let i = i as usize;
@@ -324,8 +322,7 @@ impl Cache {
         }
         if keep {
             self.group.id = id;
-            self.group.hit = self.fills == fills;
-            self.group.fills = self.fills;
+            self.group.fills = fills;
             self.group.len = n;
         }
     }
