@@ -44,25 +44,48 @@ pub struct Cache {
     /// Tag changes so far (each miss fills a way; [`Cache::clear`] empties them all): a
     /// slot found at one count holds its key while the count is unchanged.
     fills: u64,
-    /// The last group of keys [`Cache::access_group`] looked up: see [`Group`].
-    group: Group,
+    /// Per bank (the caller's stream of groups, see [`Cache::access_group`]), the last
+    /// group of keys looked up: see [`Group`].
+    groups: Vec<Group>,
+    /// The banks whose group has stamps not yet written ([`Group::pending`]).
+    pend: Vec<u32>,
 }
 
-/// The last group of keys looked up together ([`Cache::access_group`]): the caller's id
-/// for it ([`NO_GROUP`] if none), [`Cache::fills`] before it (still the count now: no key
-/// of it missed and nothing was filled since) and the slot each key was found in.
+/// The last group of keys one bank looked up together ([`Cache::access_group`]): the
+/// caller's id for it ([`NO_GROUP`] if none), [`Cache::fills`] when its slots were last
+/// known to hold its keys (still the count now: they do), and the slot each key was
+/// found in.
 #[derive(Clone, Debug)]
 struct Group {
     id: u32,
     fills: u64,
     len: usize,
+    /// When nonzero, the clock before the group's last repeat, whose stamps are not yet
+    /// written: key `k`'s slot is owed stamp `pending + k + 1` (a later stamp of the
+    /// slot, written since, stays). Written by [`Cache::settle`] before a victim is
+    /// chosen or the slots are replaced: stamps are read only to choose a victim, so a
+    /// warp repeating its row's lines many times between misses writes them once.
+    pending: u64,
+    /// Whether the bank is in [`Cache::pend`].
+    listed: bool,
     slots: [u32; GROUP_KEYS],
+}
+
+impl Group {
+    const NONE: Group = Group {
+        id: NO_GROUP,
+        fills: 0,
+        len: 0,
+        pending: 0,
+        listed: false,
+        slots: [0; GROUP_KEYS],
+    };
 }
 
 /// No group: [`Cache::access_group`]'s `id` and `prev` when the caller has none.
 pub const NO_GROUP: u32 = u32::MAX;
 /// The most keys of a remembered group: a warp's 32 lanes each in their own line.
-const GROUP_KEYS: usize = 32;
+pub const GROUP_KEYS: usize = 32;
 
 const EMPTY: u64 = u64::MAX;
 const NARROW_EMPTY: u32 = u32::MAX;
@@ -126,23 +149,22 @@ impl Cache {
             set_magic: (u64::MAX / sets).wrapping_add(1),
             narrow: vec![NARROW_EMPTY; sets as usize * ways + NARROW_PAD],
             wide: Vec::new(),
-            stamps: vec![0; sets as usize * ways],
+            stamps: vec![0; sets as usize * ways + NARROW_PAD],
             dirty: vec![false; sets as usize * ways],
             clock: 0,
             last: (EMPTY, 0),
             fills: 0,
-            group: Group {
-                id: NO_GROUP,
-                fills: 0,
-                len: 0,
-                slots: [0; GROUP_KEYS],
-            },
+            groups: Vec::new(),
+            pend: Vec::new(),
         }
     }
 
-    /// Forgets the last group (its id means nothing to the next caller: a new pass).
+    /// Forgets every bank's last group (their ids mean nothing to the next caller: a new
+    /// pass). Owed stamps stay owed: they are the cache's state.
     pub fn forget_group(&mut self) {
-        self.group.id = NO_GROUP;
+        for g in &mut self.groups {
+            g.id = NO_GROUP;
+        }
     }
 
     /// Invalidates every line (dirty ones are dropped, not written back: used for the
@@ -154,6 +176,13 @@ impl Cache {
         self.dirty.fill(false);
         self.last = (EMPTY, 0);
         self.fills += 1;
+        // the stamps owed are void: every way is empty (stamp 0)
+        for &b in &self.pend {
+            let g = &mut self.groups[b as usize];
+            g.pending = 0;
+            g.listed = false;
+        }
+        self.pend.clear();
     }
 
     /// Line size in bytes.
@@ -201,6 +230,34 @@ impl Cache {
             return (m != 0).then(|| m.trailing_zeros() as usize);
         }
         self.narrow[s..s + self.ways].iter().position(|&t| t == k)
+    }
+
+    /// The way of set `s` (its first slot) with the smallest stamp, the first of them: in
+    /// a set of at most eight ways, a pass over eight stamps (those after the set's last
+    /// way masked off: the next set's or [`NARROW_PAD`]'s) without a branch on the stamps
+    /// (the victim's way is unpredictable: the scan's branch missed once a miss).
+    #[inline(always)]
+    fn oldest_of(&self, s: usize) -> usize {
+        if self.ways <= 8 {
+            let st: &[u64; 8] = self.stamps[s..s + 8].try_into().expect("8 stamps");
+            let (mut v, mut oldest) = (0, u64::MAX);
+            for (i, &x) in st.iter().enumerate() {
+                let x = if i < self.ways { x } else { u64::MAX };
+                let older = x < oldest;
+                oldest = if older { x } else { oldest };
+                v = if older { i } else { v };
+            }
+            return v;
+        }
+        let mut v = 0;
+        let mut oldest = u64::MAX;
+        for (i, &st) in self.stamps[s..s + self.ways].iter().enumerate() {
+            if st < oldest {
+                oldest = st;
+                v = i;
+            }
+        }
+        v
     }
 
     /// Replaces the tag of slot `i` by `key`, returning the old one ([`EMPTY`] if none).
@@ -256,17 +313,11 @@ impl Cache {
             self.last = (key, i);
             return Outcome::Hit;
         }
-        // the victim: the first way of the smallest stamp
-        let stamps = &self.stamps[s..s + self.ways];
-        let mut v = 0;
-        let mut oldest = u64::MAX;
-        for (i, &st) in stamps.iter().enumerate() {
-            if st < oldest {
-                oldest = st;
-                v = i;
-            }
+        // the victim: the first way of the smallest stamp, every stamp owed written
+        if !self.pend.is_empty() {
+            self.settle_all();
         }
-        let i = s + v;
+        let i = s + self.oldest_of(s);
         self.fills += 1;
         let old = self.swap_tag(i, key);
         self.stamps[i] = self.clock;
@@ -277,16 +328,54 @@ impl Cache {
         Outcome::Miss { evicted_dirty }
     }
 
+    /// Whether slot `i` holds `key`.
+    #[inline(always)]
+    fn holds(&self, i: usize, key: u64) -> bool {
+        if self.wide.is_empty() {
+            key < u64::from(NARROW_EMPTY) && self.narrow[i] == key as u32
+        } else {
+            self.wide[i] == key
+        }
+    }
+
+    /// Writes the stamps bank `b`'s group owes ([`Group::pending`]), keeping any later
+    /// stamp a slot received since (a key listed twice keeps its last).
+    fn settle(&mut self, b: usize) {
+        let g = &mut self.groups[b];
+        let base = std::mem::take(&mut g.pending);
+        if base == 0 {
+            return;
+        }
+        for (k, &i) in g.slots[..g.len].iter().enumerate() {
+            let st = &mut self.stamps[i as usize];
+            *st = (*st).max(base + k as u64 + 1);
+        }
+    }
+
+    /// Writes every stamp owed (before a victim is chosen).
+    #[cold]
+    fn settle_all(&mut self) {
+        for j in 0..self.pend.len() {
+            let b = self.pend[j] as usize;
+            self.settle(b);
+            self.groups[b].listed = false;
+        }
+        self.pend.clear();
+    }
+
     /// Looks up `keys` (each `>> shift`) in order, exactly as that many
     /// [`Cache::access_key`] calls would, calling `miss(i, evicted_dirty)` for each key
-    /// `i` that misses; `id` names the group for the next call. When the caller knows the
-    /// keys are the same list as group `prev`'s (a warp reading a row per thread asks for
-    /// the same lines for several accesses), `prev` was this cache's last group, every key
-    /// of it hit and nothing was filled since, every key hits again in the slot it was
-    /// found in then: the stamps and dirty bits are set as the lookups would set them,
-    /// without the search (issue 12's prediction speed). Exact whatever was looked up in
-    /// between (hits only: they write their own stamps, which the lookups here overwrite
-    /// in the same order).
+    /// `i` that misses; `id` names the group for bank `bank`'s next call (a bank is one
+    /// stream of groups of the caller's: an object's accesses on one SM). When the caller
+    /// knows the keys are the same list as group `prev`'s (a warp reading a row per
+    /// thread asks for the same lines for several accesses) and `prev` was the bank's
+    /// last group, each key is in the slot it was found in then if nothing was filled
+    /// since or if each slot still holds its key (checked, not searched): then every key
+    /// hits there, its dirty bit is set as the lookups would set it and its stamp is
+    /// owed (written before the next victim is chosen), not searched for nor written (issue 12's prediction
+    /// speed). Exact whatever was looked up in between (hits write their own, later,
+    /// stamps; a fill writes every stamp owed before it chooses its victim).
+    #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn access_group(
         &mut self,
@@ -295,21 +384,39 @@ impl Cache {
         write: bool,
         id: u32,
         prev: u32,
+        bank: usize,
         mut miss: impl FnMut(usize, Option<u64>),
     ) {
         let n = keys.len();
-        let g = &self.group;
-        if prev != NO_GROUP && prev == g.id && g.fills == self.fills && g.len == n {
-            for &i in &g.slots[..n] {
-                self.clock += 1;
-                let i = i as usize;
-                self.stamps[i] = self.clock;
-                self.dirty[i] |= write;
+        if bank >= self.groups.len() {
+            self.groups.resize(bank + 1, Group::NONE);
+        }
+        let g = &self.groups[bank];
+        if prev != NO_GROUP
+            && prev == g.id
+            && g.len == n
+            && (g.fills == self.fills
+                || (0..n).all(|k| self.holds(g.slots[k] as usize, keys[k] >> shift)))
+        {
+            let g = &mut self.groups[bank];
+            if write {
+                for &i in &g.slots[..n] {
+                    self.dirty[i as usize] = true;
+                }
             }
+            g.pending = self.clock;
+            self.clock += n as u64;
+            g.fills = self.fills;
+            g.id = id;
             self.last = (keys[n - 1] >> shift, g.slots[n - 1] as usize);
-            self.group.id = id;
+            if !g.listed {
+                g.listed = true;
+                self.pend.push(bank as u32);
+            }
             return;
         }
+        // the bank's slots are about to be replaced: their stamps first
+        self.settle(bank);
         let fills = self.fills;
         let keep = id != NO_GROUP && (2..=GROUP_KEYS).contains(&n);
         for (i, &k) in keys.iter().enumerate() {
@@ -317,13 +424,15 @@ impl Cache {
                 miss(i, evicted_dirty);
             }
             if keep {
-                self.group.slots[i] = self.last.1 as u32;
+                self.groups[bank].slots[i] = self.last.1 as u32;
             }
         }
+        // (a group not kept leaves the bank's last one: its slots are checked when named)
         if keep {
-            self.group.id = id;
-            self.group.fills = fills;
-            self.group.len = n;
+            let g = &mut self.groups[bank];
+            g.id = id;
+            g.fills = fills;
+            g.len = n;
         }
     }
 }
@@ -431,11 +540,14 @@ mod tests {
         }
     }
 
-    /// `access_group` is `access_key` on each key: on a stream of groups that repeat the
-    /// group before them (named by `prev`, as the digest names them), with single
-    /// lookups, misses and writes in between, the misses reported, their dirty victims
-    /// and every later lookup equal the plain lookups'. Fails if a replayed group skipped a
-    /// stamp or a dirty bit, or replayed after a fill.
+    /// `access_group` is `access_key` on each key: on three interleaved streams (banks)
+    /// of groups that repeat their bank's group before them (named by `prev`, as the
+    /// digest names them), with single lookups, misses, writes and now and then a clear
+    /// in between, the misses reported, their dirty victims and every later lookup equal
+    /// the plain lookups'. Fails if a repeated group skipped a dirty bit, repeated over a
+    /// slot refilled since, or left a stamp owed when a victim was chosen or its slots
+    /// replaced. (Stamps owed at a clear are voided, keeping an empty way's stamp 0; left
+    /// owed, they would be older than every stamp after the clear and change no victim.)
     #[test]
     fn group_lookups_are_key_lookups() {
         for ways in [4usize, 6, 16] {
@@ -448,41 +560,50 @@ mod tests {
                     .wrapping_add(1442695040888963407);
                 (x >> 33) % m
             };
-            let mut keys: Vec<u64> = Vec::new();
-            let mut prev = NO_GROUP;
-            let mut replays = 0;
-            for id in 0..20_000u32 {
-                // a new list one time in four, else the same list again
-                if keys.is_empty() || rnd(4) == 0 {
-                    keys = (0..2 + rnd(12))
+            let mut keys: [Vec<u64>; 3] = Default::default();
+            let mut prev = [NO_GROUP; 3];
+            let (mut repeats, mut owed) = (0, 0);
+            for id in 0..30_000u32 {
+                let bank = rnd(3) as usize;
+                // a new list one time in four, else the bank's list again
+                if keys[bank].is_empty() || rnd(4) == 0 {
+                    let mut k: Vec<u64> = (0..2 + rnd(12))
                         .map(|i| i * 8 + rnd(8 * ways as u64))
                         .collect();
-                    keys.sort_unstable();
-                    keys.dedup();
-                    prev = NO_GROUP;
+                    k.sort_unstable();
+                    k.dedup();
+                    keys[bank] = k;
+                    prev[bank] = NO_GROUP;
                 }
                 let write = rnd(5) == 0;
                 let mut want = Vec::new();
-                for (i, &k) in keys.iter().enumerate() {
+                for (i, &k) in keys[bank].iter().enumerate() {
                     if let Outcome::Miss { evicted_dirty } = a.access_key(k, write) {
                         want.push((i, evicted_dirty));
                     }
                 }
                 let mut got = Vec::new();
                 let before = b.clock;
-                b.access_group(&keys, 0, write, id, prev, |i, e| got.push((i, e)));
+                let g = &keys[bank];
+                b.access_group(g, 0, write, id, prev[bank], bank, |i, e| got.push((i, e)));
                 assert_eq!(got, want, "{ways} ways, group {id}");
-                assert_eq!(b.clock - before, keys.len() as u64);
-                if want.is_empty() && prev != NO_GROUP {
-                    replays += 1;
+                assert_eq!(b.clock - before, g.len() as u64);
+                if want.is_empty() && prev[bank] != NO_GROUP {
+                    repeats += 1;
                 }
-                prev = id;
-                // a single lookup between groups (a hit or a fill)
+                owed += usize::from(!b.pend.is_empty());
+                prev[bank] = id;
+                // a single lookup between groups (a hit or a fill), a clear now and then
                 let k = rnd(16 * ways as u64);
                 let w = rnd(3) == 0;
                 assert_eq!(a.access_key(k, w), b.access_key(k, w));
+                if rnd(500) == 0 {
+                    a.clear();
+                    b.clear();
+                }
             }
-            assert!(replays > 1000, "{replays} repeated groups");
+            assert!(repeats > 1000, "{repeats} repeated groups");
+            assert!(owed > 1000, "stamps owed after {owed} groups");
             for k in 0..64 * ways as u64 {
                 assert_eq!(a.access_key(k, false), b.access_key(k, false), "probe {k}");
             }

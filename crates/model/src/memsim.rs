@@ -5,7 +5,7 @@
 //! (§3.2.4), addressing instructions (§3.2.3) and the post-L2 DRAM stream with each
 //! request's dynamic instruction id (the "filtered memory trace").
 
-use crate::cache::{Cache, Outcome, NO_GROUP};
+use crate::cache::{Cache, Outcome, GROUP_KEYS, NO_GROUP};
 use crate::dram::DramReq;
 use crate::profile::{Kind, Profile, NO_OBJ};
 use crate::space::Place;
@@ -200,11 +200,16 @@ pub struct Digest {
     /// Per access, for its sample units (`units`), its G→T and G→2T units (`tex1`,
     /// `tex2`) and its G→C lines (`cunits`): the last earlier access of the same object
     /// on the same SM that asked for two or more units of that kind, when its list was
-    /// the same ([`NO_GROUP`] otherwise). Both go to the same cache in every target, so
+    /// the same, compared by cache line (texture units are lane addresses) ([`NO_GROUP`]
+    /// otherwise). Both go to the same cache in every target, so
     /// [`Cache::access_group`] finds the keys again without a search when that access
-    /// was the cache's last group (neuralnet's weights rows: the same lines for up to 16
-    /// accesses in a row).
-    same: [Vec<u32>; 4],
+    /// was the last group of the object's bank (neuralnet's weights rows: the same lines
+    /// for up to 16 accesses in a row). Then, for the texture units (sample, G→T, G→2T),
+    /// the L2 lines their misses read: the first access of the run of accesses of the
+    /// same object and SM (two or more units each) asking for the same L2 lines, named
+    /// by every access of the run (the L2 lookups of an access whose units all missed
+    /// are a group: [`tex_lookups`]).
+    same: [Vec<u32>; 7],
     /// SMs the accesses run on (the largest SM index + 1): the per-SM caches a pass needs.
     sms: usize,
     cfg: MemCfg,
@@ -359,13 +364,37 @@ impl Digest {
             d.unit0.push(d.units.len() as u32);
             d.page0.push(d.pages.len() as u32);
         }
+        // a unit's cache line: texture units are lane addresses (in lines of tl_shift
+        // bits), the others line indices already
+        let l2_shift = line.trailing_zeros();
+        let sample_tex: Vec<bool> = p
+            .accesses
+            .iter()
+            .map(|a| {
+                let o = p.objects.get(a.obj as usize).filter(|_| a.obj != NO_OBJ);
+                matches!(o.map_or(a.place, |o| o.place), Place::Tex1D | Place::Tex2D)
+            })
+            .collect();
+        let unit_shift = |i: usize| if sample_tex[i] { tl_shift } else { 0 };
+        let l2_of_tex = |i: usize| if sample_tex[i] { l2_shift } else { 64 };
         d.same = [
-            same_as_before(p, &d.unit0, &d.units),
-            same_as_before(p, &d.tex1_0, &d.tex1),
-            same_as_before(p, &d.tex2_0, &d.tex2),
-            same_as_before(p, &d.cunit0, &d.cunits),
+            same_as_before(p, &d.unit0, &d.units, unit_shift, false),
+            same_as_before(p, &d.tex1_0, &d.tex1, |_| tl_shift, false),
+            same_as_before(p, &d.tex2_0, &d.tex2, |_| tl_shift, false),
+            same_as_before(p, &d.cunit0, &d.cunits, |_| 0, false),
+            same_as_before(p, &d.unit0, &d.units, l2_of_tex, true),
+            same_as_before(p, &d.tex1_0, &d.tex1, |_| l2_shift, true),
+            same_as_before(p, &d.tex2_0, &d.tex2, |_| l2_shift, true),
         ];
         d
+    }
+
+    /// Per access, the last earlier access of its object on its SM whose units it
+    /// repeats line for line ([`NO_GROUP`] where none), for its sample units, its units
+    /// as a 1-D and as a 2-D texture and its constant lines: what lets a prediction find
+    /// them again without a search ([`Cache::access_group`]), shown for tests.
+    pub fn repeats(&self) -> [&[u32]; 4] {
+        [&self.same[0], &self.same[1], &self.same[2], &self.same[3]]
     }
 }
 
@@ -374,25 +403,51 @@ const SAME_UNITS: usize = 0;
 const SAME_TEX1: usize = 1;
 const SAME_TEX2: usize = 2;
 const SAME_CONST: usize = 3;
+const SAME_UNITS_L2: usize = 4;
+const SAME_TEX1_L2: usize = 5;
+const SAME_TEX2_L2: usize = 6;
 
 /// [`Digest::same`] for one kind of units: per access, the last earlier access of the
 /// same object and SM with two or more units of the kind (`list[start[i]..start[i + 1]]`),
-/// when its units are the same list; [`NO_GROUP`] otherwise.
-fn same_as_before(p: &Profile, start: &[u32], list: &[u64]) -> Vec<u32> {
-    let mut last: std::collections::HashMap<(u16, u16), u32> = std::collections::HashMap::new();
+/// when its units are the same list of lines (each unit `>> shift(i)`; a shift of 64
+/// or more: no list); [`NO_GROUP`] otherwise. With `root`, the first access of the run
+/// of such accesses with the same list instead (the access itself when the list
+/// differs from the last one's).
+fn same_as_before(
+    p: &Profile,
+    start: &[u32],
+    list: &[u64],
+    shift: impl Fn(usize) -> u32,
+    root: bool,
+) -> Vec<u32> {
+    // per (object, SM): the last access with a list, and the root of its run
+    let mut last: std::collections::HashMap<(u16, u16), (u32, u32)> =
+        std::collections::HashMap::new();
     let units = |i: usize| &list[start[i] as usize..start[i + 1] as usize];
-    (0..p.accesses.len())
-        .map(|i| {
-            if units(i).len() < 2 {
-                return NO_GROUP;
-            }
-            let a = &p.accesses[i];
-            match last.insert((a.obj, a.sm), i as u32) {
-                Some(j) if units(j as usize) == units(i) => j,
-                _ => NO_GROUP,
-            }
-        })
-        .collect()
+    let same = |i: usize, j: usize| {
+        let (a, b) = (units(i), units(j));
+        let (si, sj) = (shift(i), shift(j));
+        a.len() == b.len() && a.iter().zip(b).all(|(&x, &y)| x >> si == y >> sj)
+    };
+    let mut out = Vec::with_capacity(p.accesses.len());
+    for i in 0..p.accesses.len() {
+        if units(i).len() < 2 || shift(i) >= 64 {
+            out.push(NO_GROUP);
+            continue;
+        }
+        let a = &p.accesses[i];
+        let e = last.entry((a.obj, a.sm)).or_insert((NO_GROUP, i as u32));
+        let (j, r) = *e;
+        let repeat = j != NO_GROUP && same(i, j as usize);
+        let r = if repeat { r } else { i as u32 };
+        *e = (i as u32, r);
+        out.push(match (root, repeat) {
+            (true, _) => r,
+            (false, true) => j,
+            (false, false) => NO_GROUP,
+        });
+    }
+    out
 }
 
 /// [`run`] with the accesses that keep their sample component taken from `dig` (built
@@ -536,9 +591,20 @@ fn run_with(
         }
     }
     let n_acc = fast.map_or(p.accesses.len(), |d| d.cached.len());
+    // the groups' banks: one per object (and one for the accesses of none) in a per-SM
+    // cache, one per SM and object in the L2
+    let banks = p.objects.len() + 1;
     for j in 0..n_acc {
         let ai = fast.map_or(j, |d| d.cached[j] as usize);
         let a = &p.accesses[ai];
+        let bank = (a.obj as usize).min(banks - 1);
+        let grp = |same: u32, l2_run: u32| Grp {
+            id: ai as u32,
+            prev: same,
+            bank,
+            l2_run,
+            l2_bank: a.sm as usize * banks + bank,
+        };
         let (target, elem, sample, oi) = if a.obj == NO_OBJ || a.obj as usize >= placement.len() {
             (a.place, 4, a.place, usize::MAX)
         } else {
@@ -560,7 +626,7 @@ fn run_with(
             let units = &d.units[d.unit0[ai] as usize..d.unit0[ai + 1] as usize];
             let write = a.kind != Kind::Load;
             let t = a.dyn_id as f64;
-            let g = (ai as u32, d.same[SAME_UNITS][ai]);
+            let g = grp(d.same[SAME_UNITS][ai], d.same[SAME_UNITS_L2][ai]);
             match target {
                 Place::Global => {
                     ev.replays[0] += u64::from(d.rep[ai]);
@@ -627,19 +693,18 @@ fn run_with(
             for &ad in &d.pages[d.page0[ai] as usize..d.page0[ai + 1] as usize] {
                 frames.touch(ad);
             }
-            let (units, same) = if target == Place::Tex1D {
+            let (units, g) = if target == Place::Tex1D {
                 (
                     &d.tex1[d.tex1_0[ai] as usize..d.tex1_0[ai + 1] as usize],
-                    d.same[SAME_TEX1][ai],
+                    grp(d.same[SAME_TEX1][ai], d.same[SAME_TEX1_L2][ai]),
                 )
             } else {
                 (
                     &d.tex2[d.tex2_0[ai] as usize..d.tex2_0[ai + 1] as usize],
-                    d.same[SAME_TEX2][ai],
+                    grp(d.same[SAME_TEX2][ai], d.same[SAME_TEX2_L2][ai]),
                 )
             };
             let sm = a.sm as usize;
-            let g = (ai as u32, same);
             tex_lookups(
                 &mut tex[sm],
                 l2,
@@ -663,7 +728,7 @@ fn run_with(
             ev.replays[2] += u64::from(d.const_rep[ai]);
             let units = &d.cunits[d.cunit0[ai] as usize..d.cunit0[ai + 1] as usize];
             let (sm, cl) = (a.sm as usize, u64::from(cfg.const_line));
-            let g = (ai as u32, d.same[SAME_CONST][ai]);
+            let g = grp(d.same[SAME_CONST][ai], NO_GROUP);
             const_lookups(&mut cst[sm], l2, frames, units, g, cl, t, line, &mut ev);
             continue;
         }
@@ -695,7 +760,7 @@ fn run_with(
             Place::Global => {
                 ev.replays[0] += global_replays(&addrs, cfg, &mut keys);
                 distinct(&addrs, line, &mut keys);
-                l2_group(l2, frames, &keys, NONE2, write, t, line, &mut ev);
+                l2_group(l2, frames, &keys, NO_GRP, write, t, line, &mut ev);
             }
             Place::Tex1D | Place::Tex2D => {
                 let tiling = (target == Place::Tex2D && oi != usize::MAX).then(|| &tilings[oi]);
@@ -707,7 +772,7 @@ fn run_with(
                     l2,
                     frames,
                     &units,
-                    NONE2,
+                    NO_GRP,
                     tl_shift,
                     t,
                     line,
@@ -724,7 +789,17 @@ fn run_with(
                 let cl = u64::from(cfg.const_line);
                 distinct(&addrs, cl, &mut keys);
                 let sm = a.sm as usize;
-                const_lookups(&mut cst[sm], l2, frames, &keys, NONE2, cl, t, line, &mut ev);
+                const_lookups(
+                    &mut cst[sm],
+                    l2,
+                    frames,
+                    &keys,
+                    NO_GRP,
+                    cl,
+                    t,
+                    line,
+                    &mut ev,
+                );
             }
             Place::Shared => {
                 ev.replays[3] += u64::from(bank_conflicts(&addrs, cfg.banks, cfg.bank_bytes));
@@ -751,8 +826,32 @@ fn global_replays(addrs: &[(u64, u32)], cfg: &MemCfg, keys: &mut Vec<u64>) -> u6
     }
 }
 
+/// How one access's lookups name their groups ([`Cache::access_group`]): its own id,
+/// the access whose list it repeats and its bank in the per-SM cache (the object), and
+/// for the L2 the run its texture misses' lines belong to ([`Digest::same`]) and its bank
+/// there (SM and object).
+#[derive(Clone, Copy, Debug)]
+struct Grp {
+    id: u32,
+    prev: u32,
+    bank: usize,
+    l2_run: u32,
+    l2_bank: usize,
+}
+
+/// No group: a pass over rewritten lanes.
+const NO_GRP: Grp = Grp {
+    id: NO_GROUP,
+    prev: NO_GROUP,
+    bank: 0,
+    l2_run: NO_GROUP,
+    l2_bank: 0,
+};
+
 /// The texture-cache lookups of one access (its units: first-lane addresses, see
-/// [`tex_units`]); a miss reads the unit's L2 line.
+/// [`tex_units`]); a miss reads the unit's L2 line. The L2 reads follow the texture
+/// lookups (the same L2 lookups in the same order: the two caches are apart); when every
+/// unit missed, they are the run `g.l2_run`'s group of lines.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn tex_lookups(
@@ -760,17 +859,46 @@ fn tex_lookups(
     l2: &mut Cache,
     frames: &mut Frames,
     units: &[u64],
-    (id, prev): (u32, u32),
+    g: Grp,
     tl_shift: u32,
     t: f64,
     line: u64,
     ev: &mut Events,
 ) {
     ev.tex_access += units.len() as u64;
-    tex.access_group(units, tl_shift, false, id, prev, |i, _| {
-        ev.tex_miss += 1;
-        l2_step(l2, frames, units[i], false, t, line, ev);
+    if units.len() > GROUP_KEYS {
+        tex.access_group(units, tl_shift, false, g.id, g.prev, g.bank, |i, _| {
+            ev.tex_miss += 1;
+            l2_step(l2, frames, units[i], false, t, line, ev);
+        });
+        return;
+    }
+    let mut missed = [0u8; GROUP_KEYS];
+    let mut n = 0;
+    tex.access_group(units, tl_shift, false, g.id, g.prev, g.bank, |i, _| {
+        missed[n] = i as u8;
+        n += 1;
     });
+    ev.tex_miss += n as u64;
+    if n == units.len() && g.l2_run != NO_GROUP {
+        ev.l2_access += n as u64;
+        let (run, shift) = (g.l2_run, line.trailing_zeros());
+        l2.access_group(
+            units,
+            shift,
+            false,
+            run,
+            run,
+            g.l2_bank,
+            |i, evicted_dirty| {
+                l2_miss(frames, units[i], evicted_dirty, false, t, line, ev);
+            },
+        );
+    } else {
+        for &i in &missed[..n] {
+            l2_step(l2, frames, units[i as usize], false, t, line, ev);
+        }
+    }
 }
 
 /// The constant-cache lookups of one access (its distinct lines, as indices of
@@ -782,7 +910,7 @@ fn const_lookups(
     l2: &mut Cache,
     frames: &mut Frames,
     lines: &[u64],
-    (id, prev): (u32, u32),
+    g: Grp,
     const_line: u64,
     t: f64,
     line: u64,
@@ -791,7 +919,7 @@ fn const_lookups(
     // the constant cache's lines are `const_line` bytes: a line index is its key
     debug_assert_eq!(cst.line_bytes(), const_line);
     ev.const_access += lines.len() as u64;
-    cst.access_group(lines, 0, false, id, prev, |i, _| {
+    cst.access_group(lines, 0, false, g.id, g.prev, g.bank, |i, _| {
         ev.const_miss += 1;
         ev.replays[1] += 1;
         l2_step(l2, frames, lines[i] * const_line, false, t, line, ev);
@@ -816,28 +944,33 @@ fn l2_step(
     }
 }
 
-/// No group id and no earlier group (a pass over rewritten lanes).
-const NONE2: (u32, u32) = (NO_GROUP, NO_GROUP);
-
 /// The L2 lookups of one global access's distinct lines (`keys`: line indices), in
-/// order, as group `(id, prev)` ([`Cache::access_group`]): the same events as
-/// [`l2_step`] on each.
+/// order, as group `g.id` of bank `g.l2_bank` repeating `g.prev`
+/// ([`Cache::access_group`]): the same events as [`l2_step`] on each.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn l2_group(
     l2: &mut Cache,
     frames: &mut Frames,
     keys: &[u64],
-    (id, prev): (u32, u32),
+    g: Grp,
     write: bool,
     t: f64,
     line: u64,
     ev: &mut Events,
 ) {
     ev.l2_access += keys.len() as u64;
-    l2.access_group(keys, 0, write, id, prev, |i, evicted_dirty| {
-        l2_miss(frames, keys[i] * line, evicted_dirty, write, t, line, ev);
-    });
+    l2.access_group(
+        keys,
+        0,
+        write,
+        g.id,
+        g.prev,
+        g.l2_bank,
+        |i, evicted_dirty| {
+            l2_miss(frames, keys[i] * line, evicted_dirty, write, t, line, ev);
+        },
+    );
 }
 
 /// What an L2 miss of `addr` sends to DRAM: the dirty victim's write-back, and for a

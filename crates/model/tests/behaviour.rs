@@ -543,10 +543,22 @@ fn miss_ratio_counts_every_dram_request_writes_included() {
 fn digested_pass_equals_the_plain_pass() {
     let p = neuralnet();
     let w = p.object("D__WEIGHTS").expect("weights object");
-    for page in [0u64, 4096] {
+    // the defaults, and a K80-like texture cache of 6 ways of 32-byte lines (four to an
+    // L2 line: weights rows miss in it and read their L2 lines as a group)
+    let k80_tex = MemCfg {
+        tex_bytes: 12 << 10,
+        tex_ways: 6,
+        tex_line: 32,
+        ..MemCfg::default()
+    };
+    for (page, tex) in [(0u64, false), (4096, false), (4096, true)] {
         let cfg = MemCfg {
             first_touch_page: page,
-            ..MemCfg::default()
+            ..if tex {
+                k80_tex.clone()
+            } else {
+                MemCfg::default()
+            }
         };
         let d = memsim::Digest::new(&p, &cfg);
         assert!(d.covers(&p, &cfg));
@@ -667,6 +679,37 @@ fn digest_lists_pages_per_object() {
         assert_eq!(memsim::run_digested(&p, &t, &cfg, &d), plain, "{t:?}");
         assert!(plain.total_req() > 0);
     }
+}
+
+/// The digest names an access that asks for the same lines as the last access of its
+/// object on its SM (what lets a prediction find them without a search), comparing
+/// texture units by texture line, not by the address of their first lane: one warp reads
+/// each lane's own 64 bytes, moved by 4 bytes (the same 32-byte texture lines, other
+/// addresses), then by 32 (the next texture lines, the same 128-byte L2 lines). Fails if
+/// lists were compared by address (the second access would name none) or too coarsely
+/// (the third would name the second for the texture).
+#[test]
+fn digest_names_repeated_lists_by_line() {
+    let shift = [0u64, 4, 32];
+    let p = synthetic(1, 3, 4, Place::Global, 4096, |_, it, l| {
+        u64::from(l) * 64 + shift[it as usize]
+    });
+    let cfg = MemCfg {
+        tex_line: 32,
+        ..MemCfg::default()
+    };
+    assert_eq!((cfg.l2_line, cfg.const_line), (128, 64));
+    let d = memsim::Digest::new(&p, &cfg);
+    let none = locus_model::cache::NO_GROUP;
+    let [units, tex1, tex2, cst] = d.repeats();
+    assert_eq!(units, [none, 0, 1], "global: the same L2 lines each time");
+    assert_eq!(
+        tex1,
+        [none, 0, none],
+        "G→T: the same texture lines, then others"
+    );
+    assert_eq!(tex2.len(), 3);
+    assert_eq!(cst, [none, 0, 1], "G→C: the same 64-byte constant lines");
 }
 
 /// Per-launch prediction (issue 12, spec §3.7: one launch configuration per prediction):
