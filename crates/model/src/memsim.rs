@@ -210,6 +210,10 @@ pub struct Digest {
     /// by every access of the run (the L2 lookups of an access whose units all missed
     /// are a group: [`tex_lookups`]).
     same: [Vec<u32>; 7],
+    /// Per access, for each of the first four lists of `same`: whether a later access
+    /// names it there (else its lookups need not be remembered: most accesses of a
+    /// kernel that streams, as sort's, are named by none).
+    named: [Vec<bool>; 4],
     /// SMs the accesses run on (the largest SM index + 1): the per-SM caches a pass needs.
     sms: usize,
     cfg: MemCfg,
@@ -386,6 +390,7 @@ impl Digest {
             same_as_before(p, &d.tex1_0, &d.tex1, |_| l2_shift, true),
             same_as_before(p, &d.tex2_0, &d.tex2, |_| l2_shift, true),
         ];
+        d.named = std::array::from_fn(|k| named_later(&d.same[k]));
         d
     }
 
@@ -412,7 +417,8 @@ const SAME_TEX2_L2: usize = 6;
 /// when its units are the same list of lines (each unit `>> shift(i)`; a shift of 64
 /// or more: no list); [`NO_GROUP`] otherwise. With `root`, the first access of the run
 /// of such accesses with the same list instead (the access itself when the list
-/// differs from the last one's).
+/// differs from the last one's), or [`NO_GROUP`] for a run of one access (nothing
+/// repeats it).
 fn same_as_before(
     p: &Profile,
     start: &[u32],
@@ -447,7 +453,32 @@ fn same_as_before(
             (false, false) => NO_GROUP,
         });
     }
+    if root {
+        let mut runs = vec![0u32; out.len()];
+        for &r in &out {
+            if r != NO_GROUP {
+                runs[r as usize] += 1;
+            }
+        }
+        for r in &mut out {
+            if *r != NO_GROUP && runs[*r as usize] < 2 {
+                *r = NO_GROUP;
+            }
+        }
+    }
     out
+}
+
+/// Per access, whether a later access names it in `same` (one of [`Digest::same`]'s
+/// lists of earlier accesses): only such an access's lookups are remembered as a group.
+fn named_later(same: &[u32]) -> Vec<bool> {
+    let mut named = vec![false; same.len()];
+    for &j in same {
+        if j != NO_GROUP {
+            named[j as usize] = true;
+        }
+    }
+    named
 }
 
 /// [`run`] with the accesses that keep their sample component taken from `dig` (built
@@ -598,9 +629,13 @@ fn run_with(
         let ai = fast.map_or(j, |d| d.cached[j] as usize);
         let a = &p.accesses[ai];
         let bank = (a.obj as usize).min(banks - 1);
-        let grp = |same: u32, l2_run: u32| Grp {
-            id: ai as u32,
-            prev: same,
+        let grp = |d: &Digest, kind: usize, l2_run: u32| Grp {
+            id: if d.named[kind][ai] {
+                ai as u32
+            } else {
+                NO_GROUP
+            },
+            prev: d.same[kind][ai],
             bank,
             l2_run,
             l2_bank: a.sm as usize * banks + bank,
@@ -626,7 +661,7 @@ fn run_with(
             let units = &d.units[d.unit0[ai] as usize..d.unit0[ai + 1] as usize];
             let write = a.kind != Kind::Load;
             let t = a.dyn_id as f64;
-            let g = grp(d.same[SAME_UNITS][ai], d.same[SAME_UNITS_L2][ai]);
+            let g = grp(d, SAME_UNITS, d.same[SAME_UNITS_L2][ai]);
             match target {
                 Place::Global => {
                     ev.replays[0] += u64::from(d.rep[ai]);
@@ -696,12 +731,12 @@ fn run_with(
             let (units, g) = if target == Place::Tex1D {
                 (
                     &d.tex1[d.tex1_0[ai] as usize..d.tex1_0[ai + 1] as usize],
-                    grp(d.same[SAME_TEX1][ai], d.same[SAME_TEX1_L2][ai]),
+                    grp(d, SAME_TEX1, d.same[SAME_TEX1_L2][ai]),
                 )
             } else {
                 (
                     &d.tex2[d.tex2_0[ai] as usize..d.tex2_0[ai + 1] as usize],
-                    grp(d.same[SAME_TEX2][ai], d.same[SAME_TEX2_L2][ai]),
+                    grp(d, SAME_TEX2, d.same[SAME_TEX2_L2][ai]),
                 )
             };
             let sm = a.sm as usize;
@@ -728,7 +763,7 @@ fn run_with(
             ev.replays[2] += u64::from(d.const_rep[ai]);
             let units = &d.cunits[d.cunit0[ai] as usize..d.cunit0[ai + 1] as usize];
             let (sm, cl) = (a.sm as usize, u64::from(cfg.const_line));
-            let g = grp(d.same[SAME_CONST][ai], NO_GROUP);
+            let g = grp(d, SAME_CONST, NO_GROUP);
             const_lookups(&mut cst[sm], l2, frames, units, g, cl, t, line, &mut ev);
             continue;
         }
