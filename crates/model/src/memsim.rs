@@ -1338,6 +1338,65 @@ pub fn bank_conflicts(addrs: &[(u64, u32)], banks: u32, bank_bytes: u32) -> u32 
 mod tests {
     use super::*;
 
+    /// What makes repeated lists cheap, on one object's accesses on one SM (another
+    /// object's and another SM's between them): a repeat names the access before it
+    /// only when the lists are equal line for line; a run's accesses name its first
+    /// access, a run of one names none; an access is named later only if some access
+    /// names it. Fails if a change in the list, in the object or in the SM were ignored,
+    /// or if runs of one kept a name (each a group recorded for nothing).
+    #[test]
+    fn repeats_runs_and_names() {
+        let a = |obj: u16, sm: u16| crate::profile::Access {
+            dyn_id: 0,
+            sm,
+            block: 0,
+            obj,
+            kind: Kind::Load,
+            place: Place::Global,
+            lane0: 0,
+            nlanes: 32,
+        };
+        let p = Profile {
+            accesses: vec![
+                a(0, 0),
+                a(0, 0),
+                a(1, 0),
+                a(0, 1),
+                a(0, 0),
+                a(0, 0),
+                a(0, 0),
+            ],
+            ..Profile::default()
+        };
+        // lists (units >> 4): L, L (= L line for line), L of object 1, L on SM 1, M, M, N
+        let lists: [&[u64]; 7] = [
+            &[16, 32],
+            &[17, 33],
+            &[16, 32],
+            &[16, 32],
+            &[48, 64],
+            &[48, 64],
+            &[80, 96],
+        ];
+        let mut start = vec![0u32];
+        let mut list = Vec::new();
+        for l in lists {
+            list.extend_from_slice(l);
+            start.push(list.len() as u32);
+        }
+        let n = NO_GROUP;
+        let same = same_as_before(&p, &start, &list, |_| 4, false);
+        assert_eq!(same, [n, 0, n, n, n, 4, n]);
+        assert_eq!(
+            named_later(&same),
+            [true, false, false, false, true, false, false]
+        );
+        let runs = same_as_before(&p, &start, &list, |_| 4, true);
+        assert_eq!(runs, [0, 0, n, n, 4, 4, n]);
+        // by address (shift 0) the first two differ
+        assert_eq!(same_as_before(&p, &start, &list, |_| 0, false)[1], n);
+    }
+
     fn lanes(f: impl Fn(u64) -> u64) -> Vec<(u64, u32)> {
         (0..32).map(|i| (f(i), 4)).collect()
     }
