@@ -189,6 +189,13 @@ impl PlaceSpace {
         };
         Ok((sp, width))
     }
+    /// Texture and constant memory are read-only in a kernel (spec §2.2).
+    pub fn read_only(self) -> bool {
+        matches!(
+            self,
+            PlaceSpace::Tex1d | PlaceSpace::Tex2d { .. } | PlaceSpace::Const
+        )
+    }
     pub fn name(self) -> &'static str {
         match self {
             PlaceSpace::Global => "global",
@@ -258,11 +265,16 @@ pub fn find_object(objs: &[DataObject], name: &str) -> Result<usize, String> {
 }
 
 /// Resolve `[place]` against the workload's objects, applying the legality rules of spec
-/// §2.2 and §4: texture and constant are read-only (the object must be allocated
-/// read-only); constant objects together fit `spaces.const_bytes`; a 1-D texture has at
+/// §2.2 and §4: constant objects together fit `spaces.const_bytes`; a 1-D texture has at
 /// most `tex1d_max_elems` elements, a 2-D one sides of at most `tex2d_max_side`; a shared
 /// object fits `shared_bytes_per_block`. Returns the space of each object (`None`: as the
 /// workload issues it).
+///
+/// Texture and constant memory are read-only *in a kernel* (§2.2): an object the workload
+/// writes may still be placed there, and the placement applies in the launches that do not
+/// write it (the simulator decides per launch and reports, per kernel, the placements it
+/// did not apply: `KernelStats::place_not_applied`), as a program binds a texture or
+/// copies to constant memory for the kernels that only read the array.
 pub fn resolve(
     place: &BTreeMap<String, String>,
     objs: &[DataObject],
@@ -279,16 +291,6 @@ pub fn resolve(
         let elem = o.elem_bytes.max(1) as u64;
         let elems = o.bytes / elem;
         let what = format!("place.{name} = {v} (object `{}`, {} B)", o.name, o.bytes);
-        let read_only = matches!(
-            sp,
-            PlaceSpace::Tex1d | PlaceSpace::Tex2d { .. } | PlaceSpace::Const
-        );
-        if read_only && !o.read_only {
-            return Err(format!(
-                "{what}: refused, {} memory is read-only in a kernel (spec §2.2) and the workload writes this object; place it in global or shared",
-                sp.name()
-            ));
-        }
         match &mut sp {
             PlaceSpace::Tex1d if elems > cfg.tex1d_max_elems => {
                 return Err(format!(
@@ -633,11 +635,10 @@ mod tests {
             obj("weights2", 30 << 10, true),
         ];
         let p = |k: &str, v: &str| BTreeMap::from([(k.to_string(), v.to_string())]);
-        // a written object cannot be texture or constant
-        let e = resolve(&p("out", "const"), &objs, &cfg).unwrap_err();
-        assert!(e.contains("out") && e.contains("read-only"), "{e}");
-        let e = resolve(&p("out", "tex2d"), &objs, &cfg).unwrap_err();
-        assert!(e.contains("read-only"), "{e}");
+        // a written object may be texture or constant: the rule is per kernel (§2.2),
+        // applied by the simulator per launch
+        let r = resolve(&p("out", "const"), &objs, &cfg).unwrap();
+        assert_eq!(r[1], Some(PlaceSpace::Const));
         // capacity: constant 64 KB, shared 48 KB per block
         let e = resolve(&p("big", "const"), &objs, &cfg).unwrap_err();
         assert!(e.contains("spaces.const_bytes") && e.contains("big"), "{e}");

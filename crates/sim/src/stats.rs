@@ -230,6 +230,11 @@ pub struct KernelStats {
     /// constant cache hits and misses, shared bank conflicts; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spaces: Option<crate::spaces::SpaceCounters>,
+    /// Objects placed in texture or constant memory (`[place]`) that this kernel may write,
+    /// so their placement did not apply in it (both spaces are read-only in a kernel, HMS
+    /// spec §2.2): its accesses to them stayed global. Absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub place_not_applied: Vec<String>,
 }
 
 /// DRAM totals of a node.

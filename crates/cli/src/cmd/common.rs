@@ -25,7 +25,9 @@ pub struct MachineArgs {
     /// Place every access to a data object in a memory space (HMS placement model, preset
     /// k80): `--place weights=const`; spaces global, tex1d, tex2d (tex2d:N, N the row width),
     /// const, shared. The object is named as the workload names it, or by a part of that
-    /// name matching one object. Repeatable; same as `--set place.<obj>=<space>`.
+    /// name matching one object. Texture and constant are read-only in a kernel: a kernel
+    /// that may write the object keeps it global (named in a warning and in the kernel's
+    /// `place_not_applied`). Repeatable; same as `--set place.<obj>=<space>`.
     #[arg(long = "place", value_name = "OBJ=SPACE")]
     pub place: Vec<String>,
 }

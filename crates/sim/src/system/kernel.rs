@@ -334,6 +334,7 @@ impl System {
         }
         let may_write_objects = self.apps[a].may_write.take();
         let spaces = self.spaces_finish(a, diff.warp_insts);
+        let place_not_applied = self.spaces_not_applied(a);
         let app = &self.apps[a];
         self.kernels.push(KernelStats {
             index: app.index - 1,
@@ -346,6 +347,7 @@ impl System {
             written_objects,
             may_write_objects,
             spaces,
+            place_not_applied,
         });
     }
 
@@ -434,8 +436,9 @@ impl System {
         Ok(())
     }
 
-    fn report(&self, name: &str, warnings: Vec<String>, t_host: Instant) -> Report {
+    fn report(&self, name: &str, mut warnings: Vec<String>, t_host: Instant) -> Report {
         let secs = t_host.elapsed().as_secs_f64().max(1e-9);
+        warnings.extend(self.place_warnings());
         let sim = self.sim_stats(warnings);
         let host = HostStats {
             seconds: secs,
@@ -703,6 +706,35 @@ impl System {
                 early_reads: c.early_reads,
             }),
         })
+    }
+
+    /// One warning per object whose texture or constant placement some launches did not
+    /// apply (they may write it; `KernelStats::place_not_applied`), naming those kernels.
+    fn place_warnings(&self) -> Vec<String> {
+        let mut by_obj: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+        for k in &self.kernels {
+            for o in &k.place_not_applied {
+                let ks = by_obj.entry(o.as_str()).or_default();
+                if !ks.contains(&k.name.as_str()) {
+                    ks.push(&k.name);
+                }
+            }
+        }
+        by_obj
+            .into_iter()
+            .map(|(o, ks)| {
+                let n = self
+                    .kernels
+                    .iter()
+                    .filter(|k| k.place_not_applied.iter().any(|x| x == o))
+                    .count();
+                format!(
+                    "place.{o}: not applied in {n} of {} launches (kernels {}), which may write `{o}`: texture and constant memory are read-only in a kernel, so their accesses to it stayed global",
+                    self.kernels.len(),
+                    ks.join(", ")
+                )
+            })
+            .collect()
     }
 
     fn sim_stats(&self, warnings: Vec<String>) -> SimStats {

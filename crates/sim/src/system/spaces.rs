@@ -25,6 +25,14 @@ pub(crate) struct SpaceState {
     pub const_shift: u32,
     /// Placement of each data object (`None`: as the workload issues it).
     pub place: Vec<Option<PlaceSpace>>,
+    /// Placement of each data object in the current launch of its application: `place`,
+    /// except that an object placed in texture or constant memory stays global in a launch
+    /// that may write it (both spaces are read-only in a kernel, spec §2.2; a program binds
+    /// a texture or copies to constant memory per kernel, so the rule is per kernel).
+    pub in_launch: Vec<Option<PlaceSpace>>,
+    /// Per application: the objects whose texture or constant placement its current launch
+    /// did not apply (it may write them), reported with the kernel's statistics.
+    pub not_applied: Vec<Vec<String>>,
     /// Is any object placed (the rewrite of generated blocks is skipped otherwise)?
     pub any_placed: bool,
     /// Earliest time each SM may issue again after replays.
@@ -52,6 +60,8 @@ impl SpaceState {
             tex_shift: s.tex_line_bytes.trailing_zeros(),
             const_shift: s.const_line_bytes.trailing_zeros(),
             place: Vec::new(),
+            in_launch: Vec::new(),
+            not_applied: Vec::new(),
             any_placed: false,
             issue_free: vec![0; nsm],
             c: SpaceCounters::default(),
@@ -62,31 +72,70 @@ impl SpaceState {
 
 impl System {
     /// Resolve `[place]` against the workload's objects (after `set_objects`); an illegal
-    /// placement is a configuration error naming the object and the rule.
+    /// placement is a configuration error naming the object and the rule. When an object
+    /// the workload writes is placed in texture or constant memory, each launch's writes
+    /// must be known before it runs ([`System::compute_read_only_bits`] is turned on) to
+    /// decide whether the placement applies in it.
     pub(crate) fn spaces_objects(&mut self) -> Result<(), SimError> {
         let Some(st) = self.spaces.as_mut() else {
             return Ok(());
         };
         st.place = spaces::resolve(&self.cfg.place, &self.objects, &self.cfg.spaces)
             .map_err(SimError::Config)?;
+        st.in_launch = st.place.clone();
         st.any_placed = st.place.iter().any(|p| p.is_some());
+        if st
+            .place
+            .iter()
+            .zip(&self.objects)
+            .any(|(p, o)| p.is_some_and(|p| p.read_only()) && !o.read_only)
+        {
+            self.read_only_probe = true;
+        }
         Ok(())
     }
 
-    /// A launch of application `a` begins: snapshot the counters and invalidate the
-    /// texture and constant caches of its SMs (neither is coherent with writes).
+    /// A launch of application `a` begins (after its read-only bits are known): snapshot
+    /// the counters, invalidate the texture and constant caches of its SMs (neither is
+    /// coherent with writes), and decide which placements apply in this launch.
     pub(crate) fn spaces_launch(&mut self, a: usize) {
         let (first, count) = (self.apps[a].first_sm, self.apps[a].sms);
-        if let Some(st) = self.spaces.as_mut() {
-            if st.before.len() <= a {
-                st.before.resize(a + 1, SpaceCounters::default());
-            }
-            st.before[a] = st.c;
-            for sm in first..first + count {
-                st.tex[sm].clear();
-                st.cst[sm].clear();
-            }
+        let Some(st) = self.spaces.as_mut() else {
+            return;
+        };
+        if st.before.len() <= a {
+            st.before.resize(a + 1, SpaceCounters::default());
+            st.not_applied.resize(a + 1, Vec::new());
         }
+        st.before[a] = st.c;
+        for sm in first..first + count {
+            st.tex[sm].clear();
+            st.cst[sm].clear();
+        }
+        st.not_applied[a].clear();
+        for (o, p) in st.place.iter().enumerate() {
+            if self.obj_app.get(o).copied().unwrap_or(0) as usize != a {
+                continue;
+            }
+            let written = !self.objects[o].read_only && self.obj_may_write[o];
+            st.in_launch[o] = match p {
+                Some(p) if p.read_only() && written => {
+                    st.not_applied[a].push(self.objects[o].name.clone());
+                    None
+                }
+                _ => *p,
+            };
+        }
+    }
+
+    /// The objects whose texture or constant placement application `a`'s launch that just
+    /// ended did not apply, because it may write them (empty when the spaces are off).
+    pub(crate) fn spaces_not_applied(&mut self, a: usize) -> Vec<String> {
+        self.spaces
+            .as_mut()
+            .and_then(|st| st.not_applied.get_mut(a))
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// The counters of application `a`'s launch that just ended (`None` when the spaces
@@ -98,9 +147,10 @@ impl System {
         Some(d)
     }
 
-    /// Rewrite the spaces of a freshly generated block by `[place]`: every access to a
-    /// placed object goes to its space (loads only for texture and constant, which are
-    /// read-only; loads and stores for shared; atomics stay global).
+    /// Rewrite the spaces of a freshly generated block by `[place]` as it applies in the
+    /// current launch (`SpaceState::in_launch`): every access to a placed object goes to its
+    /// space (loads only for texture and constant, which are read-only; loads and stores
+    /// for shared; atomics stay global).
     pub(crate) fn spaces_rewrite(&mut self, sm: usize, slot: usize) {
         let Some(st) = self.spaces.as_mut() else {
             return;
@@ -119,7 +169,7 @@ impl System {
                     continue;
                 }
                 let obj = wp.lines[inst.first_line as usize].obj;
-                let Some(Some(p)) = st.place.get(obj as usize) else {
+                let Some(Some(p)) = st.in_launch.get(obj as usize) else {
                     continue;
                 };
                 let load = inst.class == InstClass::Load;
