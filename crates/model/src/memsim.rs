@@ -261,10 +261,11 @@ impl Digest {
         let mut seen: std::collections::HashSet<(u16, u64), PageHash> =
             std::collections::HashSet::default();
         for a in &p.accesses {
-            let (place, oi) = if a.obj == NO_OBJ || a.obj as usize >= p.objects.len() {
-                (a.place, usize::MAX)
+            let place = a.place;
+            let oi = if a.obj == NO_OBJ || a.obj as usize >= p.objects.len() {
+                usize::MAX
             } else {
-                (p.objects[a.obj as usize].place, a.obj as usize)
+                a.obj as usize
             };
             addrs.clear();
             addrs.extend(p.lanes_of(a).iter().map(|l| (l.addr, u32::from(l.bytes))));
@@ -374,10 +375,7 @@ impl Digest {
         let sample_tex: Vec<bool> = p
             .accesses
             .iter()
-            .map(|a| {
-                let o = p.objects.get(a.obj as usize).filter(|_| a.obj != NO_OBJ);
-                matches!(o.map_or(a.place, |o| o.place), Place::Tex1D | Place::Tex2D)
-            })
+            .map(|a| matches!(a.place, Place::Tex1D | Place::Tex2D))
             .collect();
         let unit_shift = |i: usize| if sample_tex[i] { tl_shift } else { 0 };
         let l2_of_tex = |i: usize| if sample_tex[i] { l2_shift } else { 64 };
@@ -640,14 +638,17 @@ fn run_with(
             l2_run,
             l2_bank: a.sm as usize * banks + bank,
         };
+        // an access of an object left in its sample component keeps its own component
+        // (an object accessed in several: `ObjInfo::place`); a moved one takes the target
         let (target, elem, sample, oi) = if a.obj == NO_OBJ || a.obj as usize >= placement.len() {
             (a.place, 4, a.place, usize::MAX)
         } else {
             let o = &p.objects[a.obj as usize];
+            let t = placement[a.obj as usize];
             (
-                placement[a.obj as usize],
+                if t == o.place { a.place } else { t },
                 o.elem_bytes,
-                o.place,
+                a.place,
                 a.obj as usize,
             )
         };

@@ -30,7 +30,11 @@ pub struct ObjInfo {
     pub elem_bytes: u32,
     /// Whether the kernel stores to it (then it may not go to T, 2T or C).
     pub written: bool,
-    /// Its component in the sample placement.
+    /// Its component in the sample placement: the one most of its accesses use (ties: the
+    /// first seen). An object accessed in several components (SHOC md's positions: its own
+    /// from global, the neighbours' through the texture) keeps each access's own
+    /// ([`Access::place`]) while it stays in this component; moved, every access goes to the
+    /// target.
     pub place: Place,
     /// Elements per row when seen as a 2-D array (2-D texture layout); 0 = square-ish.
     pub row_elems: u64,
@@ -342,7 +346,10 @@ pub fn collect(w: &mut dyn Workload, opts: &CollectOpts) -> Result<Profile, Stri
         .collect();
     let shared_obj = p.objects.len() as u16;
     let mut shared_used = false;
-    let mut seen_place = vec![false; p.objects.len()];
+    // per object: its warp-level accesses in each component (Place::ALL's order) and the
+    // order in which the components were first seen (ties go to the first seen)
+    let mut place_count = vec![[0u64; 5]; p.objects.len()];
+    let mut place_first = vec![[u64::MAX; 5]; p.objects.len()];
     let mut progs: Vec<BlockProgram> = Vec::new();
     let (mut mlp_sum, mut mlp_n) = (0u64, 0u64);
     let mut pending: Vec<u16> = Vec::with_capacity(64);
@@ -458,14 +465,14 @@ pub fn collect(w: &mut dyn Workload, opts: &CollectOpts) -> Result<Profile, Stri
                                 InstClass::Store => Kind::Store,
                                 _ => Kind::Atomic,
                             };
-                            if (obj as usize) < seen_place.len() {
+                            if (obj as usize) < place_count.len() {
                                 let o = &mut p.objects[obj as usize];
                                 o.accesses += 1;
                                 o.written |= kind != Kind::Load;
-                                if !seen_place[obj as usize] {
-                                    seen_place[obj as usize] = true;
-                                    o.place = place;
-                                }
+                                let k = place.index();
+                                place_count[obj as usize][k] += 1;
+                                let first = &mut place_first[obj as usize][k];
+                                *first = (*first).min(dyn_id);
                             }
                             p.accesses.push(Access {
                                 dyn_id,
@@ -518,6 +525,21 @@ pub fn collect(w: &mut dyn Workload, opts: &CollectOpts) -> Result<Profile, Stri
             by_class,
         });
         block_base += nb;
+    }
+    // an object's component in the sample: the one most of its accesses use (SHOC md's
+    // kernel reads its own atom's position from global and every neighbour's through the
+    // texture: the paper places `d_position` in T); each access keeps its own (`Access::place`)
+    for (o, (n, first)) in p
+        .objects
+        .iter_mut()
+        .zip(place_count.iter().zip(&place_first))
+    {
+        if let Some(k) = (0..5)
+            .filter(|&k| n[k] > 0)
+            .max_by_key(|&k| (n[k], std::cmp::Reverse(first[k])))
+        {
+            o.place = Place::ALL[k];
+        }
     }
     p.kernel = kernel.unwrap_or_default();
     if p.launches == 0 {

@@ -29,6 +29,11 @@ impl Place {
         Place::Shared,
     ];
 
+    /// Position in [`Place::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
     /// Parses a component name: `global|g`, `tex1d|texture|t`, `tex2d|2t`,
     /// `const|constant|c`, `shared|s` (case-insensitive).
     pub fn parse(s: &str) -> Option<Place> {

@@ -1017,3 +1017,78 @@ fn addressing_delta_cannot_remove_the_memory_instructions() {
     let e = exact.predict(&[Place::Tex1D], Flags::ours(), None).unwrap();
     assert_eq!(t.t_comp, e.t_comp, "floored at the {n} loads");
 }
+
+/// An object read in two components (SHOC md's positions: each thread's own from global,
+/// its neighbours' through the texture). Profiled, the object takes the component most of
+/// its accesses use and every access keeps its own; the model keeps each access's own
+/// component while the object stays, and sends every access to the target once it moves.
+/// Fails if the profile took the first access's component (G: the paper's
+/// `d_position(T→G)` could not be expressed) or the pass gave a kept object's accesses the
+/// object's component (the global reads timed as texture reads, or the reverse).
+#[test]
+fn mixed_component_object_keeps_each_access_until_moved() {
+    let mut w = locus_workload::registry::build(
+        "shoc-md",
+        &[
+            ("atoms".to_string(), "1024".to_string()),
+            ("neighbors".to_string(), "8".to_string()),
+        ]
+        .into(),
+        1,
+    )
+    .unwrap();
+    let opts = CollectOpts {
+        kernel: Some("compute_lj_force".into()),
+        max_launches: 1,
+        ..CollectOpts::default()
+    };
+    let md = collect(&mut w, &opts).unwrap();
+    let pos = md.object("d_position").expect("positions");
+    let of = |pl: Place| {
+        md.accesses
+            .iter()
+            .filter(|a| a.obj as usize == pos && a.place == pl)
+            .count() as u64
+    };
+    let (g, t) = (of(Place::Global), of(Place::Tex1D));
+    assert!(
+        g > 0 && t > g,
+        "own reads {g} global, neighbours' {t} texture"
+    );
+    assert_eq!(md.objects[pos].place, Place::Tex1D);
+    assert_eq!(g + t, md.objects[pos].accesses);
+
+    // a synthetic mixed object: every fourth access global, the rest texture
+    let mut p = synthetic(26, 16, 4, Place::Tex1D, 4096, |w, it, l| {
+        u64::from((it + w) % 8) * 128 + u64::from(l) * 4
+    });
+    for (i, a) in p.accesses.iter_mut().enumerate() {
+        if i % 4 == 0 {
+            a.place = Place::Global;
+        }
+    }
+    let n = p.accesses.len() as u64;
+    let ng = n.div_ceil(4);
+    let cfg = MemCfg::default();
+    let d = memsim::Digest::new(&p, &cfg);
+    let kept = memsim::run(&p, &[Place::Tex1D], &cfg);
+    assert_eq!(kept.req[Place::Global as usize], ng);
+    assert_eq!(kept.req[Place::Tex1D as usize], n - ng);
+    assert_eq!(kept.tex_access, n - ng);
+    // G 2 addressing instructions per access, T none
+    assert_eq!(kept.addr_insts, 2 * ng);
+    for place in Place::ALL {
+        let plain = memsim::run(&p, &[place], &cfg);
+        assert_eq!(
+            memsim::run_digested(&p, &[place], &cfg, &d),
+            plain,
+            "{place:?}"
+        );
+        if place != Place::Tex1D {
+            assert_eq!(
+                plain.req[place as usize], n,
+                "{place:?}: every access moves"
+            );
+        }
+    }
+}
