@@ -268,10 +268,10 @@ fn object_alias(workload: &str, paper: &str) -> &'static str {
         ("shoc-md5hash", "foundKey") => "d_foundKey",
         ("shoc-s3d", "gpu_p") => "gpu_p",
         ("shoc-s3d", "gpu_y") => "gpu_y",
-        // shared scratch arrays: the profile's one shared pseudo-object
-        ("shoc-fft", "smem") | ("shoc-reduction", "sdata") | ("shoc-sort", "sBlockOffsets") => {
-            "__shared"
-        }
+        // shared scratch arrays: the profile's one shared pseudo-object where the kernel
+        // names no shared array, else the array (`Kernel::shared_arrays`)
+        ("shoc-fft", "smem") | ("shoc-reduction", "sdata") => "__shared",
+        ("shoc-sort", "sBlockOffsets") => "sBlockOffsets",
         _ => "",
     }
 }
@@ -301,14 +301,18 @@ pub fn realise(case: &Case, p: &locus_model::Profile) -> Result<Vec<Realised>, S
                 from.short()
             ));
         }
-        let (place, param) = if name == "__shared" {
-            let param = match (case.workload, to) {
-                ("shoc-fft", Place::Global) => ("smem_space", "global"),
-                ("shoc-reduction", Place::Global) => ("sdata_space", "global"),
+        let (place, param) = if o.place == Place::Shared {
+            // a shared array is no data object of the simulator: the workload's parameter
+            // moves it
+            let param = match (case.workload, name, to) {
+                ("shoc-fft", "__shared", Place::Global) => ("smem_space", "global"),
+                ("shoc-reduction", "__shared", Place::Global) => ("sdata_space", "global"),
+                ("shoc-sort", "sBlockOffsets", Place::Global) => ("sblockoffsets_space", "global"),
                 _ => {
                     return Err(format!(
-                        "`{paper}` is one of several shared arrays of {}; the model's profile holds a block's shared memory as one object, so moving only `{paper}` cannot be expressed",
-                        p.kernel
+                        "`{paper}` is a shared array of {}; no workload parameter moves it to {}",
+                        p.kernel,
+                        to.name()
                     ))
                 }
             };
@@ -1106,8 +1110,11 @@ pub fn place_pairs(p: &locus_model::Profile, target: &[Place]) -> Result<Vec<(St
         if o.place == t {
             continue;
         }
-        if o.name == "__shared" {
-            bail!("the block's shared memory is no data object of the simulator; it cannot be moved with --place");
+        if o.place == Place::Shared {
+            bail!(
+                "`{}` is in the block's shared memory, no data object of the simulator; it cannot be moved with --place (a workload parameter may move it: `locus workloads -v`)",
+                o.name
+            );
         }
         out.push((o.name.clone(), t.name().to_string()));
     }

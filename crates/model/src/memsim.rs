@@ -304,6 +304,14 @@ impl Digest {
                     r
                 }
                 Place::Shared => {
+                    let conflicts = bank_conflicts(&addrs, cfg.banks, cfg.bank_bytes);
+                    // S→G: offsets in the array (a named array starts at its `base`)
+                    if oi != usize::MAX {
+                        let base = p.objects[oi].base;
+                        for x in addrs.iter_mut() {
+                            x.0 -= base;
+                        }
+                    }
                     let one_line = addrs
                         .iter()
                         .all(|&(ad, b)| ad / line == (ad + u64::from(b.max(1)) - 1) / line);
@@ -314,7 +322,7 @@ impl Digest {
                         d.moved.extend(keys.iter().map(|&k| k as u32));
                     }
                     d.moved_rep.push(mrep);
-                    bank_conflicts(&addrs, cfg.banks, cfg.bank_bytes)
+                    conflicts
                 }
             };
             if place != Place::Shared {
@@ -780,6 +788,7 @@ fn run_with(
         for l in p.lanes_of(a) {
             let addr = if sample == Place::Shared && target.off_chip() {
                 new_base[oi] + u64::from(a.block) * p.objects[oi].bytes + l.addr
+                    - p.objects[oi].base
             } else if sample.off_chip() && target == Place::Shared && oi != usize::MAX {
                 l.addr - p.objects[oi].base
             } else {

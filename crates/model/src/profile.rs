@@ -22,7 +22,8 @@ pub const NO_OBJ: u16 = u16::MAX;
 pub struct ObjInfo {
     /// Name (the workload's allocation name).
     pub name: String,
-    /// Virtual base address (shared arrays: 0, offsets are block-relative).
+    /// Virtual base address (shared arrays: their byte offset in the block's shared memory,
+    /// 0 for the undivided `__shared`; their accesses' offsets are block-relative).
     pub base: u64,
     /// Size in bytes (shared arrays: bytes per block).
     pub bytes: u64,
@@ -346,6 +347,11 @@ pub fn collect(w: &mut dyn Workload, opts: &CollectOpts) -> Result<Profile, Stri
         .collect();
     let shared_obj = p.objects.len() as u16;
     let mut shared_used = false;
+    // the kernel's named shared arrays (`Workload::launch_shared_arrays`): while profiling,
+    // the k-th is object `shared_obj + 1 + k` and an access outside every one is
+    // `shared_obj` (`__shared`, the undivided scratch area); renumbered at the end
+    let mut shared_arrays: Vec<locus_workload::SharedArray> = Vec::new();
+    let mut shared_named_used: Vec<bool> = Vec::new();
     // per object: its warp-level accesses in each component (Place::ALL's order) and the
     // order in which the components were first seen (ties go to the first seen)
     let mut place_count = vec![[0u64; 5]; p.objects.len()];
@@ -373,6 +379,12 @@ pub fn collect(w: &mut dyn Workload, opts: &CollectOpts) -> Result<Profile, Stri
         }
         p.launches += 1;
         p.blocks_total += nb;
+        for a in w.launch_shared_arrays() {
+            if !shared_arrays.iter().any(|b| b.name == a.name) {
+                shared_arrays.push(a);
+                shared_named_used.push(false);
+            }
+        }
         if p.accesses.len() >= opts.max_accesses {
             let mut bp = BlockProgram::default();
             for b in 0..nb {
@@ -453,8 +465,20 @@ pub fn collect(w: &mut dyn Workload, opts: &CollectOpts) -> Result<Profile, Stri
                             }));
                             let place = Place::of_space(inst.space);
                             let obj = if inst.space == Space::Shared {
-                                shared_used = true;
-                                shared_obj
+                                let off = lanes.first().map_or(0, |l| l.addr);
+                                match shared_arrays.iter().position(|s| {
+                                    off >= u64::from(s.offset)
+                                        && off < u64::from(s.offset) + u64::from(s.bytes)
+                                }) {
+                                    Some(k) => {
+                                        shared_named_used[k] = true;
+                                        shared_obj + 1 + k as u16
+                                    }
+                                    None => {
+                                        shared_used = true;
+                                        shared_obj
+                                    }
+                                }
                             } else {
                                 lanes
                                     .first()
@@ -548,22 +572,59 @@ pub fn collect(w: &mut dyn Workload, opts: &CollectOpts) -> Result<Profile, Stri
             p.workload, p.kernel
         ));
     }
-    if shared_used {
+    // the shared objects after the global ones: `__shared` (if used), then each named
+    // array used, in declaration order
+    let mut renumber = vec![u16::MAX; 1 + shared_arrays.len()];
+    let mut next = shared_obj;
+    for (k, used) in std::iter::once(shared_used)
+        .chain(shared_named_used.iter().copied())
+        .enumerate()
+    {
+        if !used {
+            continue;
+        }
+        renumber[k] = next;
+        next += 1;
+        let tmp = shared_obj + k as u16;
         let (accesses, written) = p
             .accesses
             .iter()
-            .filter(|a| a.obj == shared_obj)
+            .filter(|a| a.obj == tmp)
             .fold((0, false), |(n, wr), a| (n + 1, wr || a.kind != Kind::Load));
+        let (name, base, bytes, elem_bytes) = match k.checked_sub(1) {
+            None => (
+                "__shared".to_string(),
+                0,
+                u64::from(p.smem_per_block.max(4)),
+                4,
+            ),
+            Some(i) => {
+                let s = &shared_arrays[i];
+                (
+                    s.name.clone(),
+                    u64::from(s.offset),
+                    u64::from(s.bytes.max(1)),
+                    s.elem_bytes.max(1),
+                )
+            }
+        };
         p.objects.push(ObjInfo {
-            name: "__shared".into(),
-            base: 0,
-            bytes: u64::from(p.smem_per_block.max(4)),
-            elem_bytes: 4,
+            name,
+            base,
+            bytes,
+            elem_bytes,
             written,
             place: Place::Shared,
             row_elems: 0,
             accesses,
         });
+    }
+    if shared_named_used.iter().any(|&u| u) {
+        for a in &mut p.accesses {
+            if a.obj != NO_OBJ && a.obj >= shared_obj {
+                a.obj = renumber[(a.obj - shared_obj) as usize];
+            }
+        }
     }
     p.mlp = if mlp_n == 0 {
         1.0

@@ -1092,3 +1092,79 @@ fn mixed_component_object_keeps_each_access_until_moved() {
         }
     }
 }
+
+/// A kernel that names its shared arrays (SHOC sort's reorderData: `sKeys2`, `sValues2`,
+/// `sOffsets`, `sBlockOffsets`) is profiled with one object per array, at its offset in
+/// the block's shared memory, and one array moves to global alone: its accesses only, at
+/// the array's own offsets in a private slice per block. Fails if the arrays were one
+/// object (the paper's `sBlockOffsets(S→G)` inexpressible), if an access went to the
+/// wrong array, or if S→G kept the array's offset in shared memory (the slice's lines
+/// shifted: here 4160 B, two lines more per block).
+#[test]
+fn named_shared_arrays_move_alone() {
+    let mut w = locus_workload::registry::build(
+        "shoc-sort",
+        &[("n".to_string(), "8192".to_string())].into(),
+        1,
+    )
+    .unwrap();
+    let opts = CollectOpts {
+        kernel: Some("reorderData".into()),
+        max_launches: 8,
+        ..CollectOpts::default()
+    };
+    let p = collect(&mut w, &opts).unwrap();
+    let names: Vec<&str> = p
+        .objects
+        .iter()
+        .filter(|o| o.place == Place::Shared)
+        .map(|o| o.name.as_str())
+        .collect();
+    assert_eq!(names, ["sKeys2", "sValues2", "sOffsets", "sBlockOffsets"]);
+    let sbo = p.object("sBlockOffsets").unwrap();
+    assert_eq!((p.objects[sbo].base, p.objects[sbo].bytes), (4160, 64));
+    let of = |o: usize| p.accesses.iter().filter(|a| a.obj as usize == o).count() as u64;
+    // every shared access belongs to one array, inside it
+    let shared = p
+        .accesses
+        .iter()
+        .filter(|a| a.place == Place::Shared)
+        .count() as u64;
+    let named: u64 = (0..p.objects.len())
+        .filter(|&o| p.objects[o].place == Place::Shared)
+        .map(of)
+        .sum();
+    assert_eq!(named, shared);
+    for a in p.accesses.iter().filter(|a| a.obj as usize == sbo) {
+        for l in p.lanes_of(a) {
+            assert!((4160..4224).contains(&l.addr), "{}", l.addr);
+        }
+    }
+    let cfg = MemCfg::default();
+    let d = memsim::Digest::new(&p, &cfg);
+    let sample = p.sample_placement();
+    let s = memsim::run(&p, &sample, &cfg);
+    let mut t = sample.clone();
+    t[sbo] = Place::Global;
+    let moved = memsim::run(&p, &t, &cfg);
+    assert_eq!(memsim::run_digested(&p, &t, &cfg, &d), moved);
+    let (g, sh) = (Place::Global as usize, Place::Shared as usize);
+    assert_eq!(moved.req[g], s.req[g] + of(sbo));
+    assert_eq!(moved.req[sh], s.req[sh] - of(sbo));
+    // each access of the moved array reads 16 words of its block's 64-byte slice: one L2
+    // line; the slices follow the off-chip arrays (256-byte aligned), so no DRAM line
+    // lies past the last slice
+    assert_eq!(moved.l2_access, s.l2_access + of(sbo));
+    let top = p
+        .objects
+        .iter()
+        .filter(|o| o.place.off_chip())
+        .map(|o| o.base + o.bytes)
+        .max()
+        .unwrap();
+    let end = ((top + 255) & !255) + p.blocks * 64;
+    let past = |e: &memsim::Events| e.dram.iter().filter(|r| r.addr >= end).count();
+    assert_eq!(past(&s), 0);
+    assert_eq!(past(&moved), 0);
+    assert!(moved.dram.len() > s.dram.len());
+}

@@ -844,6 +844,11 @@ pub trait Kernel: Send + Sync {
     fn profile_hints(&self, _mem: &Memory) -> Vec<ProfileHint> {
         Vec::new()
     }
+    /// The named arrays of the block's shared memory (byte offsets: word `i` of
+    /// [`Thread::sh_ld`] is byte `4 i`); empty (the default) when not declared.
+    fn shared_arrays(&self) -> Vec<crate::program::SharedArray> {
+        Vec::new()
+    }
     /// The data objects this launch may write (global stores and atomics), declared before
     /// it runs: every other object is read-only in it (issue 7 §4's per-kernel read-only
     /// bit). `None` (the default): not declared; a policy that needs the bit then gets it
@@ -1038,6 +1043,11 @@ impl Workload for ModelWorkload {
             Some((k, _)) => k.profile_hints(&self.mem),
             None => Vec::new(),
         }
+    }
+    fn launch_shared_arrays(&self) -> Vec<crate::program::SharedArray> {
+        self.cur
+            .as_ref()
+            .map_or_else(Vec::new, |(k, _)| k.shared_arrays())
     }
     fn launch_writes(&mut self, compute: bool) -> Option<Vec<ObjId>> {
         let (kernel, info) = self.cur.as_ref()?;

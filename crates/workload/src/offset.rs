@@ -81,6 +81,9 @@ impl Workload for Offset {
     fn warnings(&self) -> Vec<String> {
         self.inner.warnings()
     }
+    fn launch_shared_arrays(&self) -> Vec<crate::program::SharedArray> {
+        self.inner.launch_shared_arrays()
+    }
     fn launch_writes(&mut self, compute: bool) -> Option<Vec<crate::program::ObjId>> {
         let objs = self.inner.launch_writes(compute)?;
         Some(objs.into_iter().map(|o| o + self.obj_offset).collect())

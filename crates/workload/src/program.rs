@@ -393,6 +393,18 @@ pub struct ProfileHint {
     pub cv: f64,
 }
 
+/// A named array in a block's shared memory (`__shared__ T name[n]` of the CUDA source):
+/// `bytes` bytes from byte `offset` of the block's shared memory. Declared by a kernel so
+/// that a consumer can tell its shared arrays apart (the HMS model moves one of several:
+/// SHOC sort's `sBlockOffsets(S→G)`); the simulator itself does not need it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SharedArray {
+    pub name: String,
+    pub offset: u32,
+    pub bytes: u32,
+    pub elem_bytes: u32,
+}
+
 /// Errors of workload generation (trace read errors, bad parameters).
 #[derive(Debug, thiserror::Error)]
 pub enum WorkloadError {
@@ -448,6 +460,11 @@ pub trait Workload: Send {
     }
     /// Warnings collected while reading (unknown opcodes ...).
     fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// The named shared arrays of the current launch ([`SharedArray`]); empty when the
+    /// kernel declares none (its shared memory is then one undivided scratch area).
+    fn launch_shared_arrays(&self) -> Vec<SharedArray> {
         Vec::new()
     }
     /// The data objects the current launch may write (store or atomic), known before its

@@ -27,7 +27,7 @@ use super::common::{bad, entry, host, kinfo};
 use crate::gen::rng::Rng;
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
-use crate::program::{Dim3, KernelInfo, ObjId, WorkloadError};
+use crate::program::{Dim3, KernelInfo, ObjId, SharedArray, WorkloadError};
 use crate::registry::{BenchSpec, ParamSpec, Params};
 
 /// Registry entry.
@@ -109,6 +109,25 @@ impl Kernel for Reorder {
     }
     fn phases(&self) -> u32 {
         2
+    }
+    /// `__shared__ uint sKeys2[512], sValues2[512], sOffsets[16], sBlockOffsets[16]` (the
+    /// last in global memory with `sblockoffsets_space=global`).
+    fn shared_arrays(&self) -> Vec<SharedArray> {
+        let arr = |name: &str, w0: u32, w1: u32| SharedArray {
+            name: name.into(),
+            offset: w0 * 4,
+            bytes: (w1 - w0) * 4,
+            elem_bytes: 4,
+        };
+        let mut v = vec![
+            arr("sKeys2", SH_KEYS, SH_VALS),
+            arr("sValues2", SH_VALS, SH_OFF),
+            arr("sOffsets", SH_OFF, SH_BOFF),
+        ];
+        if self.sbo_g.is_none() {
+            v.push(arr("sBlockOffsets", SH_BOFF, SH_BOFF + 16));
+        }
+        v
     }
     /// Per thread (sm_70+ SASS, issue 7 §1 counting). Phase 0: `MOV; S2R x2; IMAD` (i),
     /// the two source addresses (2), `LDG.64` x2, `STS.64` x2 (recorded as 4 `STS`), the
