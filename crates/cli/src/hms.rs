@@ -268,9 +268,9 @@ fn object_alias(workload: &str, paper: &str) -> &'static str {
         ("shoc-md5hash", "foundKey") => "d_foundKey",
         ("shoc-s3d", "gpu_p") => "gpu_p",
         ("shoc-s3d", "gpu_y") => "gpu_y",
-        // shared scratch arrays: the profile's one shared pseudo-object where the kernel
-        // names no shared array, else the array (`Kernel::shared_arrays`)
-        ("shoc-fft", "smem") | ("shoc-reduction", "sdata") => "__shared",
+        // shared arrays, named by their kernels (`Kernel::shared_arrays`)
+        ("shoc-fft", "smem") => "smem",
+        ("shoc-reduction", "sdata") => "sdata",
         ("shoc-sort", "sBlockOffsets") => "sBlockOffsets",
         _ => "",
     }
@@ -304,19 +304,15 @@ pub fn realise(case: &Case, p: &locus_model::Profile) -> Result<Vec<Realised>, S
         let (place, param) = if o.place == Place::Shared {
             // a shared array is no data object of the simulator: the workload's parameter
             // moves it
-            let param = match (case.workload, name, to) {
-                ("shoc-fft", "__shared", Place::Global) => ("smem_space", "global"),
-                ("shoc-reduction", "__shared", Place::Global) => ("sdata_space", "global"),
-                ("shoc-sort", "sBlockOffsets", Place::Global) => ("sblockoffsets_space", "global"),
-                _ => {
-                    return Err(format!(
-                        "`{paper}` is a shared array of {}; no workload parameter moves it to {}",
-                        p.kernel,
-                        to.name()
-                    ))
-                }
-            };
-            (None, Some(param))
+            let param = shared_move_param(case.workload, &o.name, to).ok_or_else(|| {
+                format!(
+                    "`{}` is a shared array of {}; no workload parameter moves it to {}",
+                    o.name,
+                    p.kernel,
+                    to.name()
+                )
+            })?;
+            (None, Some((param, "global")))
         } else {
             (Some((o.name.clone(), to.name().to_string())), None)
         };
@@ -1101,24 +1097,51 @@ pub fn cosine(a: &[f64], b: &[f64]) -> f64 {
     }
 }
 
-/// The simulator's `--place` pairs that realise `target` (a model placement) from the
-/// sample: one per moved off-chip object; a moved shared pseudo-object cannot be placed
-/// by name (error).
-pub fn place_pairs(p: &locus_model::Profile, target: &[Place]) -> Result<Vec<(String, String)>> {
-    let mut out = Vec::new();
+/// The workload parameter that moves shared array `array` of `workload` to `to`: a kernel
+/// model's `<array>_space` parameter (the array's name in lower case; its value `global`),
+/// which only moves shared arrays to global memory (SHOC fft's `smem_space`, reduction's
+/// `sdata_space`, sort's `sblockoffsets_space`).
+pub fn shared_move_param(workload: &str, array: &str, to: Place) -> Option<&'static str> {
+    if to != Place::Global {
+        return None;
+    }
+    let spec = locus_workload::registry::find(workload)?;
+    let name = format!("{}_space", array.to_ascii_lowercase());
+    spec.params.iter().find(|p| p.name == name).map(|p| p.name)
+}
+
+/// A placement as the simulator runs it: `--place` pairs (object, space) and workload
+/// parameters (`name=value`).
+pub type SimPlacement = (Vec<(String, String)>, Vec<String>);
+
+/// How the simulator realises `target` (a model placement) from the sample: `--place`
+/// pairs for the moved off-chip objects and `<param>=global` workload parameters for the
+/// shared arrays moved to global memory ([`shared_move_param`]); any other move of a
+/// shared array cannot be simulated (error).
+pub fn place_pairs(
+    workload: &str,
+    p: &locus_model::Profile,
+    target: &[Place],
+) -> Result<SimPlacement> {
+    let (mut place, mut params) = (Vec::new(), Vec::new());
     for (o, &t) in p.objects.iter().zip(target) {
         if o.place == t {
             continue;
         }
         if o.place == Place::Shared {
-            bail!(
-                "`{}` is in the block's shared memory, no data object of the simulator; it cannot be moved with --place (a workload parameter may move it: `locus workloads -v`)",
-                o.name
-            );
+            let Some(param) = shared_move_param(workload, &o.name, t) else {
+                bail!(
+                    "`{}` is in the block's shared memory, no data object of the simulator, and no workload parameter moves it to {}",
+                    o.name,
+                    t.name()
+                );
+            };
+            params.push(format!("{param}=global"));
+            continue;
         }
-        out.push((o.name.clone(), t.name().to_string()));
+        place.push((o.name.clone(), t.name().to_string()));
     }
-    Ok(out)
+    Ok((place, params))
 }
 
 #[cfg(test)]

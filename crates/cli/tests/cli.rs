@@ -1035,6 +1035,34 @@ fn repro_hms_quick_writes_report_and_rank_check_works() {
         .count();
     assert_eq!(checked, 5, "{stdout}");
     assert!(stdout.contains("rank correlation (Spearman)"), "{stdout}");
+    // a named shared array moved to global is simulated through its workload's
+    // `<array>_space=global` (sort's sBlockOffsets); one without such a parameter is not
+    let (code, stdout, err) = locus(&[
+        "model",
+        "rank",
+        "-w",
+        "shoc-sort",
+        "--param",
+        "n=8192",
+        "--kernel",
+        "reorderData",
+        "--max-launches",
+        "2",
+        "--objects",
+        "sBlockOffsets,sKeys2",
+        "--check",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let block = |name: &str| {
+        // the placement that moves this array alone
+        let i = stdout.find(&format!(". {name}(S→G) ")).expect(name);
+        stdout[i..].lines().nth(1).unwrap_or("").to_string()
+    };
+    assert!(block("sBlockOffsets").contains("simulated "), "{stdout}");
+    assert!(
+        block("sKeys2").contains("no workload parameter moves it"),
+        "{stdout}"
+    );
 }
 
 /// `locus validate gpu` on the checked-in H100 measurements, transpose only: the model's

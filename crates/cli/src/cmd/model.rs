@@ -133,7 +133,8 @@ pub struct RankArgs {
     /// Print the best this many placements (0: all).
     #[arg(long, default_value_t = 20)]
     pub top: usize,
-    /// Simulate every printed placement on the machine (`--place` for each moved array)
+    /// Simulate every printed placement on the machine (`--place` for each moved array; a
+    /// shared array moved to global by its workload's `<array>_space=global` parameter)
     /// and print the simulated time beside the prediction, the simulated rank and the
     /// rank correlation (Spearman) of predicted and simulated times (spec §6.3, Fig. 6).
     /// Implies `--measure` for the sample.
@@ -406,9 +407,11 @@ fn rank(a: RankArgs) -> Result<()> {
                 truth[i] = p.measured.as_ref().map(|me| me.cycles);
                 continue;
             }
-            match hms::place_pairs(p, c)
-                .and_then(|pl| simulate(&cfg, &wa, &p.kernel, a.m.max_launches, &pl))
-            {
+            match hms::place_pairs(&p.workload, p, c).and_then(|(pl, params)| {
+                let mut wa = wa.clone();
+                wa.params.extend(params);
+                simulate(&cfg, &wa, &p.kernel, a.m.max_launches, &pl)
+            }) {
                 Ok(me) => truth[i] = Some(me.cycles),
                 Err(e) => why[i] = format!("{e:#}"),
             }
@@ -465,7 +468,12 @@ fn rank(a: RankArgs) -> Result<()> {
             }
         }
     }
-    if a.check {
+    if a.check && checked.len() < 2 {
+        println!(
+            "rank correlation (Spearman): none, {} placement(s) simulated (it needs two; `--top` prints more)",
+            checked.len()
+        );
+    } else if a.check {
         println!(
             "rank correlation (Spearman) of predicted and simulated times over {} placements: {:.3}",
             checked.len(),

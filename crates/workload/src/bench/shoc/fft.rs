@@ -21,7 +21,7 @@ use super::common::{bad, entry, host, kinfo, Regs};
 use crate::gen::rng::Rng;
 use crate::memory::{Elem, Memory};
 use crate::model::{Kernel, ModelWorkload, Thread};
-use crate::program::{Dim3, KernelInfo, ObjId, WorkloadError};
+use crate::program::{Dim3, KernelInfo, ObjId, SharedArray, WorkloadError};
 use crate::registry::{BenchSpec, ParamSpec, Params};
 
 /// Registry entry.
@@ -190,6 +190,19 @@ impl Kernel for Fft512 {
     }
     fn phases(&self) -> u32 {
         8
+    }
+    /// `__shared__ float smem[8 * 8 * 9]` (none with `smem_space=global`).
+    fn shared_arrays(&self) -> Vec<SharedArray> {
+        self.smem_g
+            .is_none()
+            .then(|| SharedArray {
+                name: "smem".into(),
+                offset: 0,
+                bytes: SMEM as u32 * 4,
+                elem_bytes: 4,
+            })
+            .into_iter()
+            .collect()
     }
     /// Per thread (sm_70+ SASS, issue 7 §1 counting): entry `MOV; S2R x3`, `hi`, `lo`, the
     /// block offset and the work address (4 int), `LDG.64` x8 at constant offsets; `FFT8`

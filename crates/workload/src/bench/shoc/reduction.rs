@@ -19,7 +19,7 @@
 use super::common::{addr_ld, bad, entry, host, kinfo, loop_step, MemSpace, WarpTail};
 use crate::memory::Memory;
 use crate::model::{Kernel, ModelWorkload, Thread};
-use crate::program::{Dim3, KernelInfo, ObjId, WorkloadError};
+use crate::program::{Dim3, KernelInfo, ObjId, SharedArray, WorkloadError};
 use crate::registry::{BenchSpec, ParamSpec, Params};
 
 /// Registry entry.
@@ -111,6 +111,19 @@ impl Kernel for Reduce {
     }
     fn phases(&self) -> u32 {
         4
+    }
+    /// `__shared__ float sdata[256]` (none with `sdata_space=global`).
+    fn shared_arrays(&self) -> Vec<SharedArray> {
+        self.sdata_g
+            .is_none()
+            .then(|| SharedArray {
+                name: "sdata".into(),
+                offset: 0,
+                bytes: BS as u32 * 4,
+                elem_bytes: 4,
+            })
+            .into_iter()
+            .collect()
     }
     /// Per thread, the instructions of SHOC's `reduce<float, 256>` (sm_70+ SASS, issue 7 §1
     /// counting). Phase 0: `MOV; S2R x2`, `i` and `gridSize` (`IMAD` x2, `SHF`), the shared
