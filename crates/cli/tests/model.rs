@@ -54,6 +54,26 @@ fn rank_and_predict_neuralnet_weights() {
             && out.contains("the target predicted in"),
         "{out}"
     );
+    // an array read in two components: named in the one most of its accesses use, the
+    // others counted (SHOC md: each thread's own position from global, 8 neighbours'
+    // through the texture)
+    let (code, out, err) = locus(&[
+        "model",
+        "predict",
+        "-w",
+        "shoc-md",
+        "--param",
+        "atoms=1024",
+        "--param",
+        "neighbors=8",
+        "--target",
+        "d_position=global",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("d_position T (288, 32 of them in G)") && out.contains("d_position(T→G)"),
+        "{out}"
+    );
 }
 
 /// Bad input exits 2 with a message naming the problem and the fix.

@@ -15,6 +15,7 @@ use locus_model::model::{Flags, Model, Prediction};
 use locus_model::profile::{collect, CollectOpts, Measured, Profile};
 use locus_model::search;
 use locus_model::train::Coefs;
+use locus_model::Place;
 use std::path::PathBuf;
 
 /// `locus model ...`
@@ -213,6 +214,39 @@ fn resolved(a: &ModelArgs) -> WorkloadArgs {
 
 /// Simulates the workload on `cfg` with `place` overrides; the kernel's cycles and
 /// executed / issued warp instructions over its launches among the first `launches`.
+/// The profiled arrays with their sample component and accesses; an array read in several
+/// components (`ObjInfo::place`: the one most of its accesses use) lists the others.
+fn arrays_line(p: &Profile) -> String {
+    p.objects
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.accesses > 0)
+        .map(|(i, o)| {
+            let mut by = [0u64; 5];
+            for a in p.accesses.iter().filter(|a| a.obj as usize == i) {
+                by[a.place.index()] += 1;
+            }
+            let others: Vec<String> = Place::ALL
+                .iter()
+                .filter(|&&pl| pl != o.place && by[pl.index()] > 0)
+                .map(|&pl| format!("{} of them in {}", by[pl.index()], pl.short()))
+                .collect();
+            if others.is_empty() {
+                format!("{} {} ({})", o.name, o.place.short(), o.accesses)
+            } else {
+                format!(
+                    "{} {} ({}, {})",
+                    o.name,
+                    o.place.short(),
+                    o.accesses,
+                    others.join(", ")
+                )
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn simulate(
     cfg: &locus_sim::Config,
     wa: &WorkloadArgs,
@@ -312,6 +346,10 @@ fn predict(a: PredictArgs) -> Result<()> {
         p.total_warps,
         p.warps_per_sm,
         p.accesses.len()
+    );
+    println!(
+        "arrays (sample component, warp-level accesses): {}",
+        arrays_line(p)
     );
     if let Some(me) = &p.measured {
         println!(
