@@ -876,6 +876,20 @@ fn place_runs_on_k80_and_refuses_illegal_placements() {
     let (code, out, err) = locus(&args);
     assert_eq!(code, 0, "{err}");
     assert!(!out.contains("place."), "{out}");
+    // a shared array is no data object: the refusal names the parameter that moves it
+    let (code, _, err) = locus(&[
+        "run",
+        "-p",
+        "k80",
+        "-w",
+        "shoc-sort",
+        "--param",
+        "n=8192",
+        "--place",
+        "sBlockOffsets=global",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--param sblockoffsets_space=global"), "{err}");
     // placements need the spaces model
     let (code, _, err) = locus(&["run", "-w", "neuralnet", "--place", "weights=const"]);
     assert_eq!(code, 2);

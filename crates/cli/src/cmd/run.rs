@@ -28,6 +28,30 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
+/// `--place NAME=...` where NAME is no data object but a shared array that the workload
+/// moves with a parameter (`<name>_space`, HMS's S→G moves): refused with that parameter
+/// named, before the run (the simulator's own refusal only lists the data objects).
+fn check_shared_places(
+    cfg: &locus_sim::Config,
+    wa: &super::common::WorkloadArgs,
+    objs: &[locus_workload::DataObject],
+) -> Result<()> {
+    let Some(name) = wa.workload.as_deref() else {
+        return Ok(());
+    };
+    for (key, space) in &cfg.place {
+        if locus_sim::spaces::find_object(objs, key).is_ok() {
+            continue;
+        }
+        if let Some(p) = crate::hms::shared_move_param(name, key, locus_model::Place::Global) {
+            anyhow::bail!(
+                "place.{key} = {space}: `{key}` is a shared array of {name}, no data object of the simulator; move it to global memory with `--param {p}=global` (shared arrays go nowhere else)"
+            );
+        }
+    }
+    Ok(())
+}
+
 pub fn run(a: RunArgs) -> Result<()> {
     if let Some(p) = &a.stats_json {
         check_output_file(p, "--stats-json")?;
@@ -44,6 +68,9 @@ pub fn run(a: RunArgs) -> Result<()> {
         None
     };
     let input_seconds = t_input.elapsed().as_secs_f64();
+    if let Some(w) = &w {
+        check_shared_places(&cfg, &a.workload, w.objects())?;
+    }
     let mut sys = locus_sim::System::new(&cfg);
     let start = Instant::now();
     let mut bar: Option<ProgressBar> = None;
