@@ -56,6 +56,9 @@ pub fn hw_for(cfg: &Config) -> Hw {
         avg_inst_lat: f64::from(cfg.sm.fp_latency),
         max_warps_per_sm: cfg.sm.max_warps,
         max_blocks_per_sm: cfg.sm.max_blocks,
+        max_threads_per_sm: cfg.sm.max_threads,
+        registers_per_sm: cfg.sm.registers,
+        smem_per_sm: cfg.sm.smem_bytes,
         clock_ghz: cfg.system.sm_clock_ghz,
         hit_lat,
         shmem_lat: f64::from(cfg.sm.smem_latency),
@@ -467,6 +470,9 @@ pub fn sample_model(cfg: &Config, b: &Bench, hw: &Hw) -> Result<(Model, SimOut)>
         sms: hw.sms,
         max_warps_per_sm: hw.max_warps_per_sm,
         max_blocks_per_sm: hw.max_blocks_per_sm,
+        max_threads_per_sm: hw.max_threads_per_sm,
+        registers_per_sm: hw.registers_per_sm,
+        smem_per_sm: hw.smem_per_sm,
         line_bytes: cfg.system.line_bytes,
         ..CollectOpts::default()
     };

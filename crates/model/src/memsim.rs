@@ -110,6 +110,11 @@ pub struct Events {
     /// Bytes staged into shared memory per kernel (objects moved X→S: copy-in, and copy-out
     /// for written ones), for the initialisation cost (§3.5 \[D\]).
     pub staging_bytes: u64,
+    /// Bytes of shared memory each block gains (objects moved X→S) or gives up (shared
+    /// arrays moved S→X) under the placement: `N` is recomputed with it
+    /// ([`Profile::warps_per_sm_with`], §7 #18 \[D\]).
+    #[serde(default)]
+    pub smem_delta: i64,
 }
 
 impl Events {
@@ -601,6 +606,10 @@ fn run_with(
     for (o, &t) in p.objects.iter().zip(placement) {
         if o.place.off_chip() && t == Place::Shared {
             ev.staging_bytes += o.bytes * p.blocks * (1 + u64::from(o.written));
+            ev.smem_delta += o.bytes as i64;
+        }
+        if o.place == Place::Shared && t.off_chip() {
+            ev.smem_delta -= o.bytes as i64;
         }
     }
     let mut addrs: Vec<(u64, u32)> = Vec::with_capacity(32);

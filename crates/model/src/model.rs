@@ -45,6 +45,14 @@ pub struct Hw {
     pub max_warps_per_sm: u32,
     /// Resident blocks per SM at most.
     pub max_blocks_per_sm: u32,
+    /// Resident threads per SM at most, 32-bit registers and shared memory (bytes) per
+    /// SM: with the blocks and warps above, the occupancy calculator that sets `N`
+    /// (§7 #18 \[D\]: recomputed when a placement changes a block's shared memory).
+    pub max_threads_per_sm: u32,
+    /// 32-bit registers per SM.
+    pub registers_per_sm: u32,
+    /// Shared memory per SM (bytes).
+    pub smem_per_sm: u32,
     /// Core clock (GHz) converting ns to cycles.
     pub clock_ghz: f64,
     /// `hit_lat` (cycles), the L2 latency used for every cache (§3.3.1).
@@ -95,6 +103,9 @@ impl Default for Hw {
             avg_inst_lat: 9.0,
             max_warps_per_sm: 64,
             max_blocks_per_sm: 16,
+            max_threads_per_sm: 2048,
+            registers_per_sm: 131072,
+            smem_per_sm: 114688,
             clock_ghz: 0.875,
             hit_lat: 215.0,
             shmem_lat: 47.0,
@@ -720,7 +731,9 @@ impl Model {
         let hw = &self.hw;
         let w = p.total_warps.max(1) as f64;
         let s = f64::from(p.active_sms.max(1));
-        let n = f64::from(p.warps_per_sm.max(1));
+        // N under the target: a placement that changes a block's shared memory changes
+        // the occupancy (§7 #18 [D])
+        let n = f64::from(p.warps_per_sm_with(ev.smem_delta).max(1));
         let executed = p.inst_executed() as f64;
         // ---- T_comp (Eqs. 2-3, 13-16) ----
         let rep_model_s = se.replays_total() as f64;

@@ -116,6 +116,13 @@ pub struct LaunchShape {
     pub active_sms: u32,
     /// `N` of the launch: resident warps per SM.
     pub warps_per_sm: u32,
+    /// Resident blocks per SM by every limit but shared memory (0 in profiles written
+    /// before session 33: `N` is then kept whatever the placement).
+    #[serde(default)]
+    pub bps_other: u32,
+    /// Shared memory per SM (bytes) of the profiled machine.
+    #[serde(default)]
+    pub smem_per_sm: u32,
     /// Its first access in [`Profile::accesses`] and one past its last.
     pub accesses: (usize, usize),
     /// Its first `dyn_id` and one past its last.
@@ -185,6 +192,13 @@ pub struct CollectOpts {
     pub max_warps_per_sm: u32,
     /// Resident blocks per SM at most.
     pub max_blocks_per_sm: u32,
+    /// Resident threads, 32-bit registers and shared memory (bytes) per SM at most (the
+    /// occupancy calculator's other limits, as the simulator applies them).
+    pub max_threads_per_sm: u32,
+    /// 32-bit registers per SM.
+    pub registers_per_sm: u32,
+    /// Shared memory per SM (bytes).
+    pub smem_per_sm: u32,
     /// Line size for coalescing (does not change lane addresses).
     pub line_bytes: u32,
     /// Rows of 2-D arrays by object name (elements per row), for the 2-D texture layout.
@@ -202,6 +216,9 @@ impl Default for CollectOpts {
             sms: 13,
             max_warps_per_sm: 64,
             max_blocks_per_sm: 16,
+            max_threads_per_sm: 2048,
+            registers_per_sm: 131072,
+            smem_per_sm: 114688,
             line_bytes: 128,
             row_elems: Vec::new(),
             max_accesses: 1 << 18,
@@ -210,6 +227,35 @@ impl Default for CollectOpts {
 }
 
 impl Profile {
+    /// `N` (resident warps per SM) with each block's shared memory changed by `delta`
+    /// bytes, as a placement moving arrays into (+) or out of (-) shared memory changes it
+    /// (§7 #18 \[D\]: the occupancy calculator again, the simulator's): per launch, the
+    /// blocks that fit by every other limit and by the shared memory, capped by the
+    /// blocks each SM gets; the largest over the launches, as [`Profile::warps_per_sm`].
+    /// `delta` 0, or a profile without the limits (written before session 33), gives
+    /// [`Profile::warps_per_sm`].
+    pub fn warps_per_sm_with(&self, delta: i64) -> u32 {
+        if delta == 0
+            || self.launch_shapes.is_empty()
+            || self.launch_shapes.iter().any(|l| l.bps_other == 0)
+        {
+            return self.warps_per_sm;
+        }
+        self.launch_shapes
+            .iter()
+            .map(|l| {
+                let smem = (i64::from(l.smem_per_block) + delta).max(0) as u64;
+                let by_smem = u64::from(l.smem_per_sm)
+                    .checked_div(smem)
+                    .unwrap_or(u64::MAX);
+                let bps = u64::from(l.bps_other).min(by_smem).max(1);
+                let per_sm = l.blocks_total.div_ceil(u64::from(l.active_sms.max(1)));
+                (per_sm.min(bps) * u64::from(l.warps_per_block)) as u32
+            })
+            .max()
+            .unwrap_or(self.warps_per_sm)
+    }
+
     /// Lanes of access `a`.
     pub fn lanes_of(&self, a: &Access) -> &[Lane] {
         &self.lanes[a.lane0 as usize..a.lane0 as usize + a.nlanes as usize]
@@ -399,9 +445,24 @@ pub fn collect(w: &mut dyn Workload, opts: &CollectOpts) -> Result<Profile, Stri
         p.warps_per_block = wpb;
         p.smem_per_block = info.smem_per_block;
         p.total_warps += nb * u64::from(wpb);
-        let bps = (opts.max_warps_per_sm / wpb.max(1))
-            .min(opts.max_blocks_per_sm)
-            .max(1);
+        // the occupancy calculator (blocks, threads, warps, registers and shared memory),
+        // as the simulator applies it; the limit without shared memory is kept so a
+        // placement that changes the block's shared memory recomputes `N` (§7 #18)
+        let occ = |smem: u32| {
+            let mut k = info.clone();
+            k.smem_per_block = smem;
+            locus_workload::sharing::occupancy(
+                &k,
+                opts.max_blocks_per_sm,
+                opts.max_threads_per_sm,
+                opts.registers_per_sm,
+                opts.smem_per_sm,
+            )
+            .min(opts.max_warps_per_sm / wpb.max(1))
+            .max(1)
+        };
+        let bps = occ(info.smem_per_block);
+        let bps_other = occ(0);
         let wave = u64::from(opts.sms) * u64::from(bps);
         p.active_sms = p.active_sms.max(nb.min(u64::from(opts.sms)) as u32);
         let resident = (nb.div_ceil(u64::from(opts.sms))).min(u64::from(bps)) as u32;
@@ -544,6 +605,8 @@ pub fn collect(w: &mut dyn Workload, opts: &CollectOpts) -> Result<Profile, Stri
             smem_per_block: info.smem_per_block,
             active_sms: nb.min(u64::from(opts.sms)) as u32,
             warps_per_sm: resident * wpb,
+            bps_other,
+            smem_per_sm: opts.smem_per_sm,
             accesses: (acc0, p.accesses.len()),
             dyn_ids: (dyn0, p.dyn_insts),
             by_class,

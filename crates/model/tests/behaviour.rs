@@ -1168,3 +1168,88 @@ fn named_shared_arrays_move_alone() {
     assert_eq!(past(&moved), 0);
     assert!(moved.dram.len() > s.dram.len());
 }
+
+/// §7 #18 \[D\]: `N` follows the occupancy calculator when a placement changes a block's
+/// shared memory. 416 one-warp blocks on 13 SMs (32 per SM) fit 16 per SM by every limit
+/// but shared memory; a 16 KB array moved G→S leaves room for 114688 / 16384 = 7 blocks
+/// (7 warps: Eq. 11's `N / N_max` 7/64 against the sample's 16/64), and S→G of a shared
+/// array gives the room back. Fails if `N` stays the sample's, if the delta has the wrong
+/// sign or misses the launch's own shared memory.
+#[test]
+fn shared_placement_recomputes_occupancy() {
+    let (warps, iters) = (416, 4);
+    let shape = |p: &Profile| locus_model::profile::LaunchShape {
+        blocks: p.blocks,
+        blocks_total: p.blocks,
+        block0: 0,
+        warps_per_block: 1,
+        smem_per_block: p.smem_per_block,
+        active_sms: 13,
+        warps_per_sm: p.warps_per_sm,
+        bps_other: 16,
+        smem_per_sm: 114688,
+        accesses: (0, p.accesses.len()),
+        dyn_ids: (0, p.dyn_insts),
+        by_class: p.by_class,
+    };
+    let mut p = synthetic(warps, iters, 4, Place::Global, 16384, |w, it, l| {
+        u64::from((w * iters + it) * 32 + l) * 4 % 16384
+    });
+    p.warps_per_sm = 16;
+    p.launch_shapes = vec![shape(&p)];
+    assert_eq!(p.warps_per_sm_with(0), 16);
+    assert_eq!(p.warps_per_sm_with(16384), 7);
+    let m = Model::new(p, Hw::default());
+    let s = m.predict(&[Place::Global], Flags::ours(), None).unwrap();
+    let t = m.predict(&[Place::Shared], Flags::ours(), None).unwrap();
+    assert_eq!(s.features[10], 16.0 / 64.0);
+    assert_eq!(t.features[10], 7.0 / 64.0);
+    // the other way: a block's 16 KB shared array (its launch holds 7 blocks per SM) moved
+    // to global frees the room: 16 blocks again
+    let mut q = synthetic(warps, iters, 4, Place::Shared, 16384, |_, it, l| {
+        u64::from(it * 32 + l) * 4
+    });
+    q.warps_per_sm = 7;
+    q.launch_shapes = vec![shape(&q)];
+    assert_eq!(q.warps_per_sm_with(0), 7);
+    assert_eq!(q.warps_per_sm_with(-16384), 16);
+    let m = Model::new(q, Hw::default());
+    let s = m.predict(&[Place::Shared], Flags::ours(), None).unwrap();
+    let t = m.predict(&[Place::Global], Flags::ours(), None).unwrap();
+    assert_eq!(s.features[10], 7.0 / 64.0);
+    assert_eq!(t.features[10], 16.0 / 64.0);
+}
+
+/// The sample's `N` comes from the occupancy calculator the simulator applies, shared
+/// memory included: SHOC reduction's blocks (256 threads, 8 warps, 1 KB of `sdata`) on a
+/// machine of 2.5 KB of shared memory per SM fit 2 blocks per SM (16 warps), not the 8
+/// its 64 warps would hold; with `sdata` moved to global (S→G) the limit is the blocks
+/// each of the 13 SMs gets (64 blocks: 5, 40 warps). Fails if the profile ignores shared
+/// memory or the S→G delta.
+#[test]
+fn sample_occupancy_counts_shared_memory() {
+    let params: BTreeMap<String, String> = [("iterations".to_string(), "1".to_string())].into();
+    let mut w = locus_workload::registry::build("shoc-reduction", &params, 1).unwrap();
+    let opts = CollectOpts {
+        kernel: Some("reduce".into()),
+        max_launches: 1,
+        smem_per_sm: 2560,
+        ..CollectOpts::default()
+    };
+    let p = collect(&mut w, &opts).unwrap();
+    assert_eq!(p.smem_per_block, 1024);
+    assert_eq!(p.warps_per_sm, 16);
+    assert_eq!(p.blocks, 64);
+    assert_eq!(p.warps_per_sm_with(-1024), 40);
+    let sdata = p.objects.iter().position(|o| o.name == "sdata").unwrap();
+    let ev = memsim::run(
+        &p,
+        &p.objects
+            .iter()
+            .enumerate()
+            .map(|(i, o)| if i == sdata { Place::Global } else { o.place })
+            .collect::<Vec<_>>(),
+        &MemCfg::default(),
+    );
+    assert_eq!(ev.smem_delta, -1024);
+}

@@ -460,6 +460,11 @@ pub struct SpaceCounters {
     pub shared_conflicted_insts: u64,
     /// Warp memory instructions whose space `[place]` changed.
     pub placed_insts: u64,
+    /// Warp instructions the shared-memory staging of objects placed `shared` added
+    /// (the copy in at each block's start, the copy back of written ones at its end).
+    pub staged_insts: u64,
+    /// Bytes those copies moved (the object's size per block, twice when written back).
+    pub staged_bytes: u64,
 }
 
 impl SpaceCounters {
@@ -481,6 +486,8 @@ impl SpaceCounters {
             shared_insts: self.shared_insts - e.shared_insts,
             shared_conflicted_insts: self.shared_conflicted_insts - e.shared_conflicted_insts,
             placed_insts: self.placed_insts - e.placed_insts,
+            staged_insts: self.staged_insts - e.staged_insts,
+            staged_bytes: self.staged_bytes - e.staged_bytes,
         }
     }
     /// All replays.

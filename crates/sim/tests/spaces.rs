@@ -444,3 +444,157 @@ fn shared_accesses_hold_the_lsu_path_one_cycle_per_wavefront() {
         }
     }
 }
+
+/// The kernels of [`staging_program`]: `user` reads `tab[gid % n]` into `out[gid]` (and
+/// with `write` also stores `tab[gid % n]` back, plus one); `other` touches only `out`.
+struct Stage {
+    tab: ObjId,
+    out: ObjId,
+    n: u64,
+    user: bool,
+    write: bool,
+}
+
+impl Kernel for Stage {
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: if self.user { "user" } else { "other" }.into(),
+            grid: Dim3::x(4),
+            block: Dim3::x(64),
+            regs_per_thread: 16,
+            smem_per_block: if self.user { 4096 } else { 0 },
+        }
+    }
+    fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
+        let i = t.gid();
+        if self.user {
+            let v: f32 = t.ld(self.tab, i % self.n);
+            t.st(self.out, i, v);
+            if self.write {
+                t.st(self.tab, i % self.n, v + 1.0);
+            }
+        } else {
+            let v: f32 = t.ld(self.out, i);
+            t.st(self.out, i, v * 2.0);
+        }
+    }
+    fn writes(&self) -> Option<Vec<ObjId>> {
+        Some(if self.write {
+            vec![self.tab, self.out]
+        } else {
+            vec![self.out]
+        })
+    }
+}
+
+/// `user` (4 KB of shared memory of its own) then `other` over a table of `n` floats.
+fn staging_program(n: u64, write: bool) -> ModelWorkload {
+    let mut m = Memory::new();
+    let tab = m.alloc_from::<f32>("tab", &vec![1.0; n as usize], !write);
+    let out = m.alloc::<f32>("out", 256, false);
+    let k = |user| -> Box<dyn Kernel> {
+        Box::new(Stage {
+            tab,
+            out,
+            n,
+            user,
+            write,
+        })
+    };
+    ModelWorkload::new("stage", m, Box::new(Seq(vec![k(true), k(false)])))
+}
+
+/// An object placed in shared memory is copied there by each block that uses it, as the
+/// program the placement stands for does (spec §3.5 / §7 #17, `staging.rs`): warp `w` of a
+/// 64-thread block copies elements `64 r + 32 w + lane`, five instructions an iteration
+/// (two integer, the global load, the shared store, the branch), then a barrier; a written
+/// object is copied back the same way at the end. The staged bytes count against the
+/// block's shared memory (the K80's 112 KB per SM hold two 40 KB tables beside the
+/// kernel's 4 KB: 2 blocks per SM, 16 without the placement). A kernel that never reads the table stages nothing. Fails if
+/// the copy is missing, sized or counted wrong, skips the write-back, or is paid by a
+/// kernel that does not use the object.
+#[test]
+fn shared_placement_stages_the_object_in_each_block() {
+    let n = 10_000u64;
+    let iters = |w: u64| (n - 32 * w).div_ceil(64);
+    let per_block_iters = iters(0) + iters(1);
+    for write in [false, true] {
+        let c =
+            locus_sim::preset::load(Some("k80"), None, &["place.tab=shared".to_string()]).unwrap();
+        let g = locus_sim::preset::load(Some("k80"), None, &[]).unwrap();
+        let r = System::new(&c)
+            .run(&mut staging_program(n, write), &mut |_| {})
+            .unwrap();
+        let plain = System::new(&g)
+            .run(&mut staging_program(n, write), &mut |_| {})
+            .unwrap();
+        let (user, other) = (&r.sim.kernels[0], &r.sim.kernels[1]);
+        let copies = if write { 2 } else { 1 };
+        let s = user.spaces.unwrap();
+        // per block: 5 per iteration and a barrier per warp and copy
+        assert_eq!(
+            s.staged_insts,
+            4 * copies * (5 * per_block_iters + 2),
+            "write {write}"
+        );
+        assert_eq!(s.staged_bytes, 4 * copies * n * 4);
+        let by = &user.summary.mem_insts_by_space;
+        let by0 = &plain.sim.kernels[0].summary.mem_insts_by_space;
+        // the kernel's own table reads are shared loads (8 warps); the copy adds a global
+        // load and a shared store per iteration, the copy back a shared load and a
+        // global store
+        assert_eq!(by["shared"].load, 8 + (copies - 1) * 4 * per_block_iters);
+        assert_eq!(
+            by["shared"].store,
+            4 * per_block_iters + if write { 8 } else { 0 }
+        );
+        assert_eq!(by["global"].load, 4 * per_block_iters);
+        assert_eq!(
+            by["global"].store,
+            by0["global"].store - if write { 8 } else { 0 } + (copies - 1) * 4 * per_block_iters
+        );
+        assert_eq!(
+            user.summary.counters.warp_insts,
+            plain.sim.kernels[0].summary.counters.warp_insts + s.staged_insts
+        );
+        assert_eq!(
+            (user.blocks_per_sm, plain.sim.kernels[0].blocks_per_sm),
+            (2, 16)
+        );
+        // `other` never reads the table: no copy, its occupancy and timing unchanged
+        assert_eq!(other.spaces.unwrap().staged_insts, 0);
+        assert_eq!(other.blocks_per_sm, 16);
+        assert_eq!(
+            other.summary.counters.warp_insts,
+            plain.sim.kernels[1].summary.counters.warp_insts
+        );
+        assert!(user.summary.cycles > plain.sim.kernels[0].summary.cycles);
+    }
+}
+
+/// Placed objects that, beside the kernel's own shared memory, exceed what a block may hold
+/// are refused at the launch, naming the key: with 40,000 B per block, 8,976 floats (35,904
+/// B) fit beside `user`'s 4,096 B and 8,977 do not (though the table alone fits, so the
+/// placement itself is accepted).
+#[test]
+fn staged_objects_beyond_a_blocks_shared_memory_are_refused() {
+    let c = locus_sim::preset::load(
+        Some("k80"),
+        None,
+        &[
+            "place.tab=shared".to_string(),
+            "spaces.shared_bytes_per_block=40000".to_string(),
+        ],
+    )
+    .unwrap();
+    assert!(System::new(&c)
+        .run(&mut staging_program(8_976, false), &mut |_| {})
+        .is_ok());
+    let e = System::new(&c)
+        .run(&mut staging_program(8_977, false), &mut |_| {})
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("spaces.shared_bytes_per_block"), "{e}");
+    assert!(e.contains("35908 B") && e.contains("own 4096 B"), "{e}");
+}

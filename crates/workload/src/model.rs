@@ -1053,28 +1053,34 @@ impl Workload for ModelWorkload {
         let (kernel, info) = self.cur.as_ref()?;
         let mut objs = match kernel.writes() {
             Some(w) => w,
-            None if compute => dry_run_writes(&**kernel, info, &self.mem, &mut self.scratch),
+            None if compute => dry_run(&**kernel, info, &self.mem, &mut self.scratch).1,
             None => return None,
         };
         objs.sort_unstable();
         objs.dedup();
         Some(objs)
     }
+    fn launch_objects(&mut self) -> Option<Vec<ObjId>> {
+        let (kernel, info) = self.cur.as_ref()?;
+        Some(dry_run(&**kernel, info, &self.mem, &mut self.scratch).0)
+    }
 }
 
-/// The objects a launch writes, found by running every thread of every block functionally,
+/// The objects a launch accesses (any load, store or atomic outside shared memory) and
+/// those it writes, found by running every thread of every block functionally,
 /// blocks in order and inside a block in the order [`run_block`] runs them, on a scratch
 /// copy of `mem`: the same values are read and written as when the simulator generates the
 /// blocks in order (fair round-robin), so the answer is exact for that order. Costs one
 /// functional execution of the kernel and a copy of the memory.
-fn dry_run_writes(
+fn dry_run(
     kernel: &dyn Kernel,
     info: &KernelInfo,
     mem: &Memory,
     sc: &mut Scratch,
-) -> Vec<ObjId> {
+) -> (Vec<ObjId>, Vec<ObjId>) {
     let mut mem = mem.clone();
     let mut written = vec![false; mem.objects().len()];
+    let mut accessed = vec![false; mem.objects().len()];
     let threads = info.threads_per_block() as u64;
     let phases = kernel.phases().max(1);
     let mut ops = Vec::new();
@@ -1102,9 +1108,13 @@ fn dry_run_writes(
                 };
                 kernel.thread(&mut t, phase);
                 for op in &ops {
-                    if matches!(op.class, InstClass::Store | InstClass::Atomic)
-                        && op.space != Space::Shared
-                    {
+                    if op.space == Space::Shared || !op.class.is_mem() {
+                        continue;
+                    }
+                    if let Some(a) = accessed.get_mut(op.obj as usize) {
+                        *a = true;
+                    }
+                    if matches!(op.class, InstClass::Store | InstClass::Atomic) {
                         if let Some(w) = written.get_mut(op.obj as usize) {
                             *w = true;
                         }
@@ -1113,9 +1123,8 @@ fn dry_run_writes(
             }
         }
     }
-    (0..written.len() as ObjId)
-        .filter(|&o| written[o as usize])
-        .collect()
+    let set = |v: &[bool]| (0..v.len() as ObjId).filter(|&o| v[o as usize]).collect();
+    (set(&accessed), set(&written))
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -88,6 +88,10 @@ impl Workload for Offset {
         let objs = self.inner.launch_writes(compute)?;
         Some(objs.into_iter().map(|o| o + self.obj_offset).collect())
     }
+    fn launch_objects(&mut self) -> Option<Vec<crate::program::ObjId>> {
+        let objs = self.inner.launch_objects()?;
+        Some(objs.into_iter().map(|o| o + self.obj_offset).collect())
+    }
 }
 
 #[cfg(test)]

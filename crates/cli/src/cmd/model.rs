@@ -287,6 +287,9 @@ fn model(a: &ModelArgs, measure: bool) -> Result<(Model, locus_sim::Config, Work
         sms: hw.sms,
         max_warps_per_sm: hw.max_warps_per_sm,
         max_blocks_per_sm: hw.max_blocks_per_sm,
+        max_threads_per_sm: hw.max_threads_per_sm,
+        registers_per_sm: hw.registers_per_sm,
+        smem_per_sm: hw.smem_per_sm,
         max_accesses: a.max_accesses,
         line_bytes: cfg.system.line_bytes,
         ..CollectOpts::default()

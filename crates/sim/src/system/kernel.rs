@@ -204,11 +204,25 @@ impl System {
         if let Some(n) = &mut self.ndp {
             n.launch(&info.name);
         }
-        let bps = self.blocks_per_sm(&info);
+        // the placements of this launch, and the shared memory its staged objects add to
+        // each block (`staging.rs`)
+        self.spaces_launch(a);
+        self.spaces_probe_staged(a, w, &info)?;
+        let staged = self.staged_smem_bytes(a);
+        let mut occ = info.clone();
+        occ.smem_per_block = (u64::from(info.smem_per_block) + staged).min(u32::MAX as u64) as u32;
+        if staged > 0 && u64::from(occ.smem_per_block) > self.cfg.spaces.shared_bytes_per_block {
+            return Err(SimError::Config(format!(
+                "kernel {}: the objects placed in shared memory ({staged} B) and the kernel's own {} B exceed the {} B a block may hold (spaces.shared_bytes_per_block); place fewer objects in shared",
+                info.name, info.smem_per_block, self.cfg.spaces.shared_bytes_per_block
+            )));
+        }
+        let bps = self.blocks_per_sm(&occ);
         if bps == 0 {
             return Err(SimError::Config(format!(
-                "kernel {} (block {}x{}x{}, {} regs/thread, {} B shared) does not fit on one SM (sm.max_threads {}, sm.registers {}, sm.smem_bytes {}, sm.max_warps {})",
-                info.name, info.block.x, info.block.y, info.block.z, info.regs_per_thread, info.smem_per_block,
+                "kernel {} (block {}x{}x{}, {} regs/thread, {} B shared{}) does not fit on one SM (sm.max_threads {}, sm.registers {}, sm.smem_bytes {}, sm.max_warps {})",
+                info.name, info.block.x, info.block.y, info.block.z, info.regs_per_thread, occ.smem_per_block,
+                if staged > 0 { format!(", {staged} B of it staged objects") } else { String::new() },
                 self.cfg.sm.max_threads, self.cfg.sm.registers, self.cfg.sm.smem_bytes, self.cfg.sm.max_warps
             )));
         }
@@ -255,7 +269,6 @@ impl System {
         app.start = self.q.now();
         app.before = self.c;
         app.bps = bps;
-        self.spaces_launch(a);
         let app = &mut self.apps[a];
         app.blocks_done = 0;
         app.index += 1;

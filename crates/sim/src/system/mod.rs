@@ -14,6 +14,7 @@ mod ndp;
 mod ready;
 mod sm;
 mod spaces;
+mod staging;
 
 use crate::cache::{Mshrs, SetAssoc};
 use crate::coherence::{Checker, Directory, Inval};

@@ -55,6 +55,7 @@ impl System {
         }
         if self.spaces.is_some() {
             self.spaces_rewrite(sm, slot);
+            self.spaces_stage(sm, slot);
         }
         let nw = self.sms[sm].blocks[slot].prog.warps.len();
         let base = sm * self.max_warps;

@@ -40,6 +40,11 @@ pub(crate) struct SpaceState {
     pub c: SpaceCounters,
     /// Counters at the start of each application's current launch.
     pub before: Vec<SpaceCounters>,
+    /// Per application: the objects its current launch stages in shared memory
+    /// (`staging.rs`).
+    pub staged: Vec<Vec<super::staging::Staged>>,
+    /// A warp program reused to build staged warps.
+    pub stage_scratch: locus_workload::WarpProgram,
 }
 
 fn cache(bytes: u32, line: u32, ways: u32) -> SetAssoc {
@@ -66,6 +71,8 @@ impl SpaceState {
             issue_free: vec![0; nsm],
             c: SpaceCounters::default(),
             before: Vec::new(),
+            staged: Vec::new(),
+            stage_scratch: Default::default(),
         }
     }
 }
@@ -106,7 +113,9 @@ impl System {
         if st.before.len() <= a {
             st.before.resize(a + 1, SpaceCounters::default());
             st.not_applied.resize(a + 1, Vec::new());
+            st.staged.resize(a + 1, Vec::new());
         }
+        st.staged[a].clear();
         st.before[a] = st.c;
         for sm in first..first + count {
             st.tex[sm].clear();
@@ -125,6 +134,16 @@ impl System {
                 }
                 _ => *p,
             };
+            if st.in_launch[o] == Some(PlaceSpace::Shared) {
+                let ob = &self.objects[o];
+                st.staged[a].push(super::staging::Staged {
+                    obj: o as u16,
+                    base: ob.base,
+                    bytes: ob.bytes,
+                    elem: u64::from(ob.elem_bytes.max(1)),
+                    write_back: written,
+                });
+            }
         }
     }
 

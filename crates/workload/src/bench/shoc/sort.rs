@@ -104,7 +104,12 @@ impl Kernel for Reorder {
             Dim3::x(self.blocks as u32),
             Dim3::x(BS as u32),
             16,
-            (SH_BOFF + 16) * 4,
+            // sBlockOffsets moved to global no longer takes shared memory
+            if self.sbo_g.is_none() {
+                (SH_BOFF + 16) * 4
+            } else {
+                SH_BOFF * 4
+            },
         )
     }
     fn phases(&self) -> u32 {
