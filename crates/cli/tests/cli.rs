@@ -914,7 +914,7 @@ fn repro_hms_quick_writes_report_and_rank_check_works() {
         "hms",
         "--quick",
         "--workloads",
-        "shoc-neuralnet,matmul",
+        "shoc-neuralnet,matmul,shoc-triad",
         "-q",
         "-o",
         out.to_str().unwrap(),
@@ -979,8 +979,17 @@ fn repro_hms_quick_writes_report_and_rank_check_works() {
     assert_eq!(cases.lines().filter(|l| l.starts_with("test,")).count(), 5);
     assert_eq!(
         cases.lines().filter(|l| l.starts_with("training,")).count(),
-        8
+        10
     );
+    // triad B(G→S) is refused by the spec's whole-array rule (listed, not predicted) and
+    // run under the named reading `block-range` on its own
+    let triad = cases.lines().find(|l| l.contains("B(G→S)")).unwrap();
+    assert!(triad.contains("the model refuses the placement"), "{triad}");
+    assert!(report.contains("## The named reading `block-range`"));
+    let br = std::fs::read_to_string(out.join("block-range.csv")).unwrap();
+    let row = br.lines().nth(1).unwrap();
+    assert!(row.starts_with("training,triad,triad,\"B(G→S)\","), "{row}");
+    assert!(row.ends_with(",\"\""), "not skipped: {row}");
     // the error decomposition (issue 12): each row's factors rebuild its T / T_sim, which
     // holds only if T_mem is requests x AMAT / (active SMs x ITMLP) as Eq. 4 with Eq. 17
     let dec = std::fs::read_to_string(out.join("decomposition.csv")).unwrap();

@@ -57,6 +57,13 @@ pub struct MemCfg {
     /// arrays as on the paper's K80 (§2.3). Set from the preset by the CLI.
     #[serde(default)]
     pub first_touch_page: u64,
+    /// What a move into shared memory copies per block: false, the whole object (spec
+    /// §4's rule, default); true, the named reading `block-range` (the simulator's
+    /// `spaces.shared_stage`): the range of the object each block's accesses span, which
+    /// sets the capacity check, `T_init`'s bytes and the occupancy change
+    /// ([`Profile::block_spans`]).
+    #[serde(default)]
+    pub shared_block_range: bool,
 }
 
 impl Default for MemCfg {
@@ -76,6 +83,7 @@ impl Default for MemCfg {
             transaction: 128,
             global_replay: GlobalReplay::Literal,
             first_touch_page: 0,
+            shared_block_range: false,
         }
     }
 }
@@ -603,10 +611,25 @@ fn run_with(
             }
         })
         .collect();
-    for (o, &t) in p.objects.iter().zip(placement) {
+    let spans = if cfg.shared_block_range
+        && p.objects
+            .iter()
+            .zip(placement)
+            .any(|(o, &t)| o.place.off_chip() && t == Place::Shared)
+    {
+        p.block_spans()
+    } else {
+        Vec::new()
+    };
+    for (i, (o, &t)) in p.objects.iter().zip(placement).enumerate() {
         if o.place.off_chip() && t == Place::Shared {
-            ev.staging_bytes += o.bytes * p.blocks * (1 + u64::from(o.written));
-            ev.smem_delta += o.bytes as i64;
+            // per block: the whole object, or (block-range) the range the block reads
+            let (per_block, all_blocks) = match spans.get(i) {
+                Some(&s) => s,
+                None => (o.bytes, o.bytes * p.blocks),
+            };
+            ev.staging_bytes += all_blocks * (1 + u64::from(o.written));
+            ev.smem_delta += per_block as i64;
         }
         if o.place == Place::Shared && t.off_chip() {
             ev.smem_delta -= o.bytes as i64;

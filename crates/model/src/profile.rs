@@ -256,6 +256,35 @@ impl Profile {
             .unwrap_or(self.warps_per_sm)
     }
 
+    /// Per object: the bytes the accesses of one recorded block span (first byte to one
+    /// past the last), the largest over the blocks and their sum over the blocks that
+    /// access it. What a block copies into shared memory under the named reading
+    /// `block-range` ([`crate::memsim::MemCfg::shared_block_range`]).
+    pub fn block_spans(&self) -> Vec<(u64, u64)> {
+        let mut by: std::collections::HashMap<(u16, u32), (u64, u64)> =
+            std::collections::HashMap::new();
+        for a in &self.accesses {
+            if a.obj == NO_OBJ {
+                continue;
+            }
+            let r = by.entry((a.obj, a.block)).or_insert((u64::MAX, 0));
+            for l in self.lanes_of(a) {
+                r.0 = r.0.min(l.addr);
+                r.1 = r.1.max(l.addr + u64::from(l.bytes.max(1)));
+            }
+        }
+        let mut out = vec![(0u64, 0u64); self.objects.len()];
+        for ((o, _), (lo, hi)) in by {
+            if let Some(s) = out.get_mut(o as usize) {
+                if hi > lo {
+                    s.0 = s.0.max(hi - lo);
+                    s.1 += hi - lo;
+                }
+            }
+        }
+        out
+    }
+
     /// Lanes of access `a`.
     pub fn lanes_of(&self, a: &Access) -> &[Lane] {
         &self.lanes[a.lane0 as usize..a.lane0 as usize + a.nlanes as usize]

@@ -20,7 +20,13 @@ pub fn legal(p: &Profile, target: &[Place], hw: &crate::model::Hw) -> Result<(),
     }
     let mut const_bytes = 0;
     let mut shared_bytes = 0;
-    for (o, &t) in p.objects.iter().zip(target) {
+    // the named reading `block-range`: a block holds the range of a moved object it reads
+    let spans = if hw.mem.shared_block_range {
+        p.block_spans()
+    } else {
+        Vec::new()
+    };
+    for (i, (o, &t)) in p.objects.iter().zip(target).enumerate() {
         if t == o.place {
             if t == Place::Shared {
                 shared_bytes += o.bytes;
@@ -55,7 +61,7 @@ pub fn legal(p: &Profile, target: &[Place], hw: &crate::model::Hw) -> Result<(),
                     ));
                 }
             }
-            Place::Shared => shared_bytes += o.bytes,
+            Place::Shared => shared_bytes += spans.get(i).map_or(o.bytes, |s| s.0),
             _ => {}
         }
     }
@@ -67,8 +73,13 @@ pub fn legal(p: &Profile, target: &[Place], hw: &crate::model::Hw) -> Result<(),
     }
     if shared_bytes > hw.smem_per_block {
         return Err(format!(
-            "the arrays placed in shared memory take {shared_bytes} B per block, more than {} B",
-            hw.smem_per_block
+            "the arrays placed in shared memory take {shared_bytes} B per block, more than {} B{}",
+            hw.smem_per_block,
+            if hw.mem.shared_block_range {
+                ""
+            } else {
+                " (each block copies a moved array whole, spec §4; the named reading spaces.shared_stage = \"block-range\" copies only the range each block reads)"
+            }
         ));
     }
     Ok(())

@@ -1253,3 +1253,35 @@ fn sample_occupancy_counts_shared_memory() {
     );
     assert_eq!(ev.smem_delta, -1024);
 }
+
+/// The named reading `block-range` of a move into shared memory: each block holds only the
+/// range of the array its own accesses span. 52 one-warp blocks each read 4 x 32
+/// consecutive floats (512 B) of a 1 MB array: refused whole (a block holds 48 KB, spec
+/// §4), legal by range, `T_init`'s bytes are the 52 ranges (26 KB, not 52 MB) and a block
+/// gains 512 B of shared memory. Fails if the range is the whole array, summed over the
+/// wrong blocks, or the reading leaks into the default.
+#[test]
+fn block_range_shared_move_takes_each_blocks_range() {
+    let (warps, iters) = (52u32, 4u32);
+    let p = synthetic(warps, iters, 4, Place::Global, 1 << 20, |w, it, l| {
+        u64::from((w * iters + it) * 32 + l) * 4
+    });
+    assert_eq!(p.block_spans()[0], (512, 52 * 512));
+    let whole = Hw::default();
+    let e = search::legal(&p, &[Place::Shared], &whole).unwrap_err();
+    assert!(e.contains("block-range"), "{e}");
+    let mut hw = Hw::default();
+    hw.mem.shared_block_range = true;
+    search::legal(&p, &[Place::Shared], &hw).unwrap();
+    let ev = memsim::run(&p, &[Place::Shared], &hw.mem);
+    assert_eq!(ev.staging_bytes, 52 * 512);
+    assert_eq!(ev.smem_delta, 512);
+    assert_eq!(ev.req[Place::Shared as usize], u64::from(warps * iters));
+    // the default reading on an array that fits: the whole array per block
+    let small = synthetic(warps, iters, 4, Place::Global, 32 << 10, |w, it, l| {
+        u64::from((w * iters + it) * 32 + l) * 4 % (32 << 10)
+    });
+    let ev = memsim::run(&small, &[Place::Shared], &Hw::default().mem);
+    assert_eq!(ev.staging_bytes, 52 * (32 << 10));
+    assert_eq!(ev.smem_delta, 32 << 10);
+}

@@ -26,6 +26,23 @@ pub enum GlobalReplay {
     Segments,
 }
 
+/// What a block copies into its shared memory for an object placed there
+/// (`system/staging.rs`; spec §4's shared rule).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SharedStage {
+    /// The spec's literal rule (§4: "the per-block footprint (whole array ...)", §7 #19:
+    /// offset = addr - base): every block copies the whole object, which must fit
+    /// `shared_bytes_per_block`.
+    Whole,
+    /// A named reading, not the spec's: each block copies only the contiguous range of
+    /// the object its own accesses span (offset = addr - the range's start), so an array
+    /// far larger than a block's shared memory may be placed there when each block reads
+    /// a slice of it (HMS Table IV's triad B(G→S): B is 1 MB, a block reads 512 B). The
+    /// largest range of any block must fit, checked at each launch.
+    BlockRange,
+}
+
 /// `[spaces]`: the memory spaces of spec §2 (defaults: spec §2.4, K80 per GK210 die).
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -59,6 +76,9 @@ pub struct SpacesCfg {
     pub shared_bank_bytes: u32,
     /// Shared memory per block, bytes: an object placed `shared` must fit (§2.4: 48 KB).
     pub shared_bytes_per_block: u64,
+    /// What a block copies into shared memory for an object placed there: `whole` (the
+    /// spec's rule, default) or `block-range` (the range its own accesses span).
+    pub shared_stage: SharedStage,
     /// Transaction size of replay rule (1), bytes (§2.4: 128).
     pub global_transaction_bytes: u32,
     /// Replay rule (1) (§7 #12: literal by default).
@@ -85,6 +105,7 @@ impl Default for SpacesCfg {
             shared_banks: 32,
             shared_bank_bytes: 4,
             shared_bytes_per_block: 48 << 10,
+            shared_stage: SharedStage::Whole,
             global_transaction_bytes: 128,
             global_replay: GlobalReplay::Literal,
             tex1d_max_elems: 1 << 27,
@@ -319,9 +340,12 @@ pub fn resolve(
                     ));
                 }
             }
-            PlaceSpace::Shared if o.bytes > cfg.shared_bytes_per_block => {
+            PlaceSpace::Shared
+                if o.bytes > cfg.shared_bytes_per_block
+                    && cfg.shared_stage == SharedStage::Whole =>
+            {
                 return Err(format!(
-                    "{what}: refused, shared memory holds {} B per block (spaces.shared_bytes_per_block); shrink the input",
+                    "{what}: refused, shared memory holds {} B per block (spaces.shared_bytes_per_block) and each block copies the whole object (spaces.shared_stage = \"whole\", the spec's rule); shrink the input, or copy only the range each block reads with spaces.shared_stage = \"block-range\"",
                     cfg.shared_bytes_per_block
                 ))
             }

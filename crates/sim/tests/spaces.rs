@@ -598,3 +598,45 @@ fn staged_objects_beyond_a_blocks_shared_memory_are_refused() {
     assert!(e.contains("spaces.shared_bytes_per_block"), "{e}");
     assert!(e.contains("35908 B") && e.contains("own 4096 B"), "{e}");
 }
+
+/// `spaces.shared_stage = "block-range"` (a named reading beside the spec's whole-array
+/// rule): each block copies only the range of the object its own accesses span. A table of
+/// 20,000 floats (80 KB, refused whole: a block holds 48 KB) read at `tab[gid]` by 4 blocks
+/// of 64 threads: block b copies floats 64 b .. 64 b + 64 (256 B), one iteration per warp
+/// (5 instructions and a barrier: 12 per block), and the 256 B join the kernel's 4 KB for
+/// occupancy (still 16 blocks per SM). Fails if the range is the whole object, another
+/// block's, or the element grid is lost.
+#[test]
+fn block_range_staging_copies_what_each_block_reads() {
+    let n = 20_000u64;
+    let whole =
+        locus_sim::preset::load(Some("k80"), None, &["place.tab=shared".to_string()]).unwrap();
+    let e = System::new(&whole)
+        .run(&mut staging_program(n, false), &mut |_| {})
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("shared_stage"), "{e}");
+    let c = locus_sim::preset::load(
+        Some("k80"),
+        None,
+        &[
+            "place.tab=shared".to_string(),
+            "spaces.shared_stage=\"block-range\"".to_string(),
+        ],
+    )
+    .unwrap();
+    let r = System::new(&c)
+        .run(&mut staging_program(n, false), &mut |_| {})
+        .unwrap();
+    let user = &r.sim.kernels[0];
+    let s = user.spaces.unwrap();
+    assert_eq!(s.staged_insts, 4 * 12);
+    assert_eq!(s.staged_bytes, 4 * 256);
+    let by = &user.summary.mem_insts_by_space;
+    assert_eq!(by["global"].load, 4 * 2);
+    assert_eq!(by["shared"].store, 4 * 2);
+    assert_eq!(by["shared"].load, 8);
+    assert_eq!(user.blocks_per_sm, 16);
+    assert_eq!(r.sim.kernels[1].spaces.unwrap().staged_insts, 0);
+}

@@ -1060,14 +1060,15 @@ impl Workload for ModelWorkload {
         objs.dedup();
         Some(objs)
     }
-    fn launch_objects(&mut self) -> Option<Vec<ObjId>> {
+    fn launch_objects(&mut self) -> Option<Vec<(ObjId, u64)>> {
         let (kernel, info) = self.cur.as_ref()?;
         Some(dry_run(&**kernel, info, &self.mem, &mut self.scratch).0)
     }
 }
 
-/// The objects a launch accesses (any load, store or atomic outside shared memory) and
-/// those it writes, found by running every thread of every block functionally,
+/// The objects a launch accesses (any load, store or atomic outside shared memory), each
+/// with the largest byte range one block's accesses to it span, and the objects it
+/// writes, found by running every thread of every block functionally,
 /// blocks in order and inside a block in the order [`run_block`] runs them, on a scratch
 /// copy of `mem`: the same values are read and written as when the simulator generates the
 /// blocks in order (fair round-robin), so the answer is exact for that order. Costs one
@@ -1077,15 +1078,20 @@ fn dry_run(
     info: &KernelInfo,
     mem: &Memory,
     sc: &mut Scratch,
-) -> (Vec<ObjId>, Vec<ObjId>) {
+) -> (Vec<(ObjId, u64)>, Vec<ObjId>) {
     let mut mem = mem.clone();
-    let mut written = vec![false; mem.objects().len()];
-    let mut accessed = vec![false; mem.objects().len()];
+    let n = mem.objects().len();
+    let mut written = vec![false; n];
+    let mut accessed = vec![false; n];
+    // the largest span over blocks, and this block's (first byte, one past the last)
+    let mut span = vec![0u64; n];
+    let mut range = vec![(u64::MAX, 0u64); n];
     let threads = info.threads_per_block() as u64;
     let phases = kernel.phases().max(1);
     let mut ops = Vec::new();
     for block in 0..info.num_blocks() {
         sc.smem.clear();
+        range.fill((u64::MAX, 0));
         let bidx = info.grid.unlinear(block);
         for phase in 0..phases {
             for local in 0..threads {
@@ -1113,6 +1119,9 @@ fn dry_run(
                     }
                     if let Some(a) = accessed.get_mut(op.obj as usize) {
                         *a = true;
+                        let r = &mut range[op.obj as usize];
+                        r.0 = r.0.min(op.addr);
+                        r.1 = r.1.max(op.addr + u64::from(op.bytes.max(1)));
                     }
                     if matches!(op.class, InstClass::Store | InstClass::Atomic) {
                         if let Some(w) = written.get_mut(op.obj as usize) {
@@ -1122,9 +1131,18 @@ fn dry_run(
                 }
             }
         }
+        for (s, r) in span.iter_mut().zip(&range) {
+            if r.1 > r.0 {
+                *s = (*s).max(r.1 - r.0);
+            }
+        }
     }
-    let set = |v: &[bool]| (0..v.len() as ObjId).filter(|&o| v[o as usize]).collect();
-    (set(&accessed), set(&written))
+    let objs = (0..n as ObjId)
+        .filter(|&o| accessed[o as usize])
+        .map(|o| (o, span[o as usize]))
+        .collect();
+    let writes = (0..n as ObjId).filter(|&o| written[o as usize]).collect();
+    (objs, writes)
 }
 
 #[allow(clippy::too_many_arguments)]

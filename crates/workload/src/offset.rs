@@ -88,9 +88,13 @@ impl Workload for Offset {
         let objs = self.inner.launch_writes(compute)?;
         Some(objs.into_iter().map(|o| o + self.obj_offset).collect())
     }
-    fn launch_objects(&mut self) -> Option<Vec<crate::program::ObjId>> {
+    fn launch_objects(&mut self) -> Option<Vec<(crate::program::ObjId, u64)>> {
         let objs = self.inner.launch_objects()?;
-        Some(objs.into_iter().map(|o| o + self.obj_offset).collect())
+        Some(
+            objs.into_iter()
+                .map(|(o, s)| (o + self.obj_offset, s))
+                .collect(),
+        )
     }
 }
 

@@ -484,11 +484,12 @@ pub trait Workload: Send {
     /// The data objects the current launch accesses at all (any load, store or atomic
     /// outside shared memory), known before its first block runs, at the cost of working
     /// it out: kernel models run every thread of the launch functionally on a scratch copy
-    /// of memory (the dry run of [`Workload::launch_writes`]). Sorted, without duplicates;
-    /// `None`: unknown (traces). Asked only when an object is placed in shared memory:
-    /// a launch copies such an object into each block's shared memory only when it
-    /// uses it (the simulator's staging).
-    fn launch_objects(&mut self) -> Option<Vec<ObjId>> {
+    /// of memory (the dry run of [`Workload::launch_writes`]). Each with the largest range
+    /// of it one block's accesses span (bytes, first byte to last). Sorted by object,
+    /// without duplicates; `None`: unknown (traces). Asked only when an object is placed
+    /// in shared memory: a launch copies such an object into each block's shared memory
+    /// only when it uses it, whole or the range a block reads (the simulator's staging).
+    fn launch_objects(&mut self) -> Option<Vec<(ObjId, u64)>> {
         None
     }
     /// The next launch as a [`Launch`] view, or `None` when the program is done.

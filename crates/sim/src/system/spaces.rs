@@ -142,6 +142,8 @@ impl System {
                     bytes: ob.bytes,
                     elem: u64::from(ob.elem_bytes.max(1)),
                     write_back: written,
+                    block_range: self.cfg.spaces.shared_stage
+                        == crate::spaces::SharedStage::BlockRange,
                 });
             }
         }

@@ -23,7 +23,7 @@
 
 use super::System;
 use locus_workload::{
-    coalesce, InstClass, LaneAddr, Space, WarpInst, WarpProgram, NO_OBJ, REG_ALL,
+    coalesce, InstClass, LaneAddr, Space, WarpInst, WarpProgram, CHUNK_BYTES, NO_OBJ, REG_ALL,
 };
 
 /// Program counters of the staging instructions (outside the kernel models' sites).
@@ -31,7 +31,9 @@ const PC_STAGE: u32 = 0xFFFF_FF00;
 /// The register a staging load writes (the store waits on every outstanding load).
 const STAGE_REG: u16 = 0xFF00;
 
-/// One object to stage: its base, size, element size and whether the block writes it back.
+/// One object to stage: the range a block copies (the whole object, or with
+/// `spaces.shared_stage = "block-range"` the largest range one block spans, replaced per
+/// block by that block's own), its element size and whether the block writes it back.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Staged {
     pub obj: u16,
@@ -39,6 +41,54 @@ pub(crate) struct Staged {
     pub bytes: u64,
     pub elem: u64,
     pub write_back: bool,
+    /// Each block copies only the range its accesses span (`SharedStage::BlockRange`).
+    pub block_range: bool,
+}
+
+/// The range (first byte, one past the last) of object `obj` that the accesses of block
+/// program `prog` span: their lane addresses where recorded, else the chunks of their line
+/// requests (lines of `line_bytes`) clipped to `[lo, hi)`; `None` when the block does not
+/// access it.
+fn block_span(
+    prog: &locus_workload::BlockProgram,
+    obj: u16,
+    lo: u64,
+    hi: u64,
+    line_bytes: u64,
+) -> Option<(u64, u64)> {
+    let (mut a, mut b) = (u64::MAX, 0u64);
+    for wp in &prog.warps {
+        for (i, inst) in wp.insts.iter().enumerate() {
+            if inst.nlines == 0 || wp.lines[inst.first_line as usize].obj != obj {
+                continue;
+            }
+            match wp.lanes_of(i) {
+                Some(ls) if !ls.is_empty() => {
+                    for l in ls {
+                        a = a.min(l.addr);
+                        b = b.max(l.addr + u64::from(l.bytes.max(1)));
+                    }
+                }
+                _ => {
+                    // the 32-byte chunks each line request touches (its sector bits),
+                    // or the whole line
+                    for l in wp.lines_of(inst) {
+                        let (s, e) = if l.sectors != 0 {
+                            (
+                                l.addr + CHUNK_BYTES * u64::from(l.sectors.trailing_zeros()),
+                                l.addr + CHUNK_BYTES * u64::from(32 - l.sectors.leading_zeros()),
+                            )
+                        } else {
+                            (l.addr, l.addr + line_bytes)
+                        };
+                        a = a.min(s.max(lo));
+                        b = b.max(e.min(hi));
+                    }
+                }
+            }
+        }
+    }
+    (b > a).then_some((a, b))
 }
 
 /// Appends one memory instruction of lanes `lanes` (lane index, address) of `elem` bytes
@@ -175,18 +225,37 @@ impl System {
         if info.num_blocks() == 0 {
             objs.clear();
         } else if let Some(used) = used {
-            objs.retain(|s| used.binary_search(&s.obj).is_ok());
+            objs.retain_mut(|s| match used.binary_search_by_key(&s.obj, |u| u.0) {
+                Ok(i) => {
+                    if s.block_range {
+                        s.bytes = used[i].1;
+                    }
+                    true
+                }
+                Err(_) => false,
+            });
         } else {
             // a workload that cannot say (a trace): the objects its first block accesses
-            let mut bp = locus_workload::BlockProgram::default();
+            // (and the range it spans)
+            let mut bp = locus_workload::BlockProgram {
+                record_lanes: self.record_lanes,
+                ..Default::default()
+            };
             let t = std::time::Instant::now();
             w.gen_block(0, true, self.cfg.system.line_bytes, &mut bp)?;
             self.host_functional += t.elapsed();
-            objs.retain(|s| {
-                bp.warps
-                    .iter()
-                    .any(|wp| wp.lines.iter().any(|l| l.obj == s.obj))
-            });
+            let line = u64::from(self.cfg.system.line_bytes);
+            objs.retain_mut(
+                |s| match block_span(&bp, s.obj, s.base, s.base + s.bytes, line) {
+                    Some((lo, hi)) => {
+                        if s.block_range {
+                            s.bytes = hi - lo;
+                        }
+                        true
+                    }
+                    None => false,
+                },
+            );
         }
         self.spaces.as_mut().expect("spaces on").staged[a] = objs;
         Ok(())
@@ -216,11 +285,30 @@ impl System {
             .as_ref()
             .map_or(32, |i| i.threads_per_block().max(1) as u64);
         let line = self.cfg.system.line_bytes;
-        let objs = std::mem::take(&mut st.staged[a]);
+        let launch = std::mem::take(&mut st.staged[a]);
         let mut scratch = std::mem::take(&mut st.stage_scratch);
         let mut buf = Vec::with_capacity(32);
-        let any_back = objs.iter().any(|s| s.write_back);
         let prog = &mut self.sms[sm].blocks[slot].prog;
+        // this block's copies: the whole object, or the range this block's accesses span
+        // (none when it does not access the object)
+        let objs: Vec<Staged> = launch
+            .iter()
+            .filter_map(|s| {
+                if !s.block_range {
+                    return Some(*s);
+                }
+                let o = &self.objects[s.obj as usize];
+                let (lo, hi) = block_span(prog, s.obj, o.base, o.base + o.bytes, u64::from(line))?;
+                // whole elements from the object's element grid
+                let lo = o.base + (lo - o.base) / s.elem * s.elem;
+                Some(Staged {
+                    base: lo,
+                    bytes: hi - lo,
+                    ..*s
+                })
+            })
+            .collect();
+        let any_back = objs.iter().any(|s| s.write_back);
         let mut added = 0u64;
         for (wi, wp) in prog.warps.iter_mut().enumerate() {
             let lanes_on = !wp.lane_at.is_empty();
@@ -293,7 +381,57 @@ impl System {
             .iter()
             .map(|s| s.bytes * (1 + u64::from(s.write_back)))
             .sum::<u64>();
-        st.staged[a] = objs;
+        st.staged[a] = launch;
         st.stage_scratch = scratch;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use locus_workload::{BlockProgram, LineReq};
+
+    /// One warp, two loads of object 3 (lanes at 1000..1128 and 5000..5004) and one of
+    /// object 4.
+    fn prog(lanes: bool) -> BlockProgram {
+        let mut wp = WarpProgram::default();
+        let mut buf = Vec::new();
+        let ld = WarpInst::alu(InstClass::Load, 32);
+        let a: Vec<(u8, u64)> = (0..32).map(|l| (l, 1000 + 4 * u64::from(l))).collect();
+        push_mem(&mut wp, lanes, ld, &a, 4, 3, 128, &mut buf);
+        push_mem(&mut wp, lanes, ld, &[(0, 5000)], 4, 3, 128, &mut buf);
+        push_mem(&mut wp, lanes, ld, &[(0, 9000)], 4, 4, 128, &mut buf);
+        if lanes {
+            wp.end_lanes();
+        }
+        BlockProgram {
+            warps: vec![wp],
+            ..Default::default()
+        }
+    }
+
+    /// A block's range of an object: exact from the lane addresses; from the line
+    /// requests (a trace without lanes) the lines it touches, clipped to the object; none
+    /// for an object it does not access. Fails if another object's accesses leak in or
+    /// the clip is lost.
+    #[test]
+    fn block_span_from_lanes_or_lines() {
+        assert_eq!(
+            block_span(&prog(true), 3, 0, 1 << 20, 128),
+            Some((1000, 5004))
+        );
+        // line requests: 896..1024 and 1024..1152 (chunks 992..1024, 1024..1152) and
+        // 4992..5120 (chunk 4992..5024); clipped to [995, 5010)
+        let p = prog(false);
+        assert_eq!(
+            p.warps[0].lines[0],
+            LineReq {
+                addr: 896,
+                ..p.warps[0].lines[0]
+            }
+        );
+        assert_eq!(block_span(&p, 3, 0, 1 << 20, 128), Some((992, 5024)));
+        assert_eq!(block_span(&p, 3, 995, 5010, 128), Some((995, 5010)));
+        assert_eq!(block_span(&prog(true), 7, 0, 1 << 20, 128), None);
     }
 }
