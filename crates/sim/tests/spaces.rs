@@ -506,8 +506,9 @@ fn staging_program(n: u64, write: bool) -> ModelWorkload {
 
 /// An object placed in shared memory is copied there by each block that uses it, as the
 /// program the placement stands for does (spec §3.5 / §7 #17, `staging.rs`): warp `w` of a
-/// 64-thread block copies elements `64 r + 32 w + lane`, five instructions an iteration
-/// (two integer, the global load, the shared store, the branch), then a barrier; a written
+/// 64-thread block copies elements `64 r + 32 w + lane`, four instructions an iteration
+/// (two integer, the global load, the shared store) and a branch per four iterations (the
+/// loop unrolled by four), then a barrier; a written
 /// object is copied back the same way at the end. The staged bytes count against the
 /// block's shared memory (the K80's 112 KB per SM hold two 40 KB tables beside the
 /// kernel's 4 KB: 2 blocks per SM, 16 without the placement). A kernel that never reads the table stages nothing. Fails if
@@ -518,6 +519,8 @@ fn shared_placement_stages_the_object_in_each_block() {
     let n = 10_000u64;
     let iters = |w: u64| (n - 32 * w).div_ceil(64);
     let per_block_iters = iters(0) + iters(1);
+    // groups of up to four iterations (the loop unrolled by four), one branch each
+    let groups = iters(0).div_ceil(4) + iters(1).div_ceil(4);
     for write in [false, true] {
         let c =
             locus_sim::preset::load(Some("k80"), None, &["place.tab=shared".to_string()]).unwrap();
@@ -531,10 +534,10 @@ fn shared_placement_stages_the_object_in_each_block() {
         let (user, other) = (&r.sim.kernels[0], &r.sim.kernels[1]);
         let copies = if write { 2 } else { 1 };
         let s = user.spaces.unwrap();
-        // per block: 5 per iteration and a barrier per warp and copy
+        // per block: 4 per iteration, a branch per group and a barrier per warp and copy
         assert_eq!(
             s.staged_insts,
-            4 * copies * (5 * per_block_iters + 2),
+            4 * copies * (4 * per_block_iters + groups + 2),
             "write {write}"
         );
         assert_eq!(s.staged_bytes, 4 * copies * n * 4);
@@ -603,7 +606,7 @@ fn staged_objects_beyond_a_blocks_shared_memory_are_refused() {
 /// rule): each block copies only the range of the object its own accesses span. A table of
 /// 20,000 floats (80 KB, refused whole: a block holds 48 KB) read at `tab[gid]` by 4 blocks
 /// of 64 threads: block b copies floats 64 b .. 64 b + 64 (256 B), one iteration per warp
-/// (5 instructions and a barrier: 12 per block), and the 256 B join the kernel's 4 KB for
+/// (4 instructions, a branch and a barrier: 12 per block), and the 256 B join the kernel's 4 KB for
 /// occupancy (still 16 blocks per SM). Fails if the range is the whole object, another
 /// block's, or the element grid is lost.
 #[test]
@@ -639,4 +642,37 @@ fn block_range_staging_copies_what_each_block_reads() {
     assert_eq!(by["shared"].load, 8);
     assert_eq!(user.blocks_per_sm, 16);
     assert_eq!(r.sim.kernels[1].spaces.unwrap().staged_insts, 0);
+}
+
+/// The copy loop is issued unrolled by four, its loads ahead of its stores: a warp's four
+/// iterations wait for memory about once, not four times. Copying 256 floats (four
+/// iterations a warp) takes less than one more unloaded DRAM load than copying 64 (one
+/// iteration: the single-load kernel's latency on the same preset bounds it). Fails if
+/// each store waited for every load before it or the loads were issued one per group.
+#[test]
+fn staging_loads_of_a_group_overlap() {
+    let c = locus_sim::preset::load(Some("k80"), None, &["place.tab=shared".to_string()]).unwrap();
+    let cycles = |n: u64| {
+        let r = System::new(&c)
+            .run(&mut staging_program(n, false), &mut |_| {})
+            .unwrap();
+        r.sim.kernels[0].summary.cycles
+    };
+    let (one, four) = (cycles(64), cycles(256));
+    let load = {
+        let g = locus_sim::preset::load(Some("k80"), None, &[]).unwrap();
+        let mut w = locus_workload::registry::build("single-load", &Default::default(), 1).unwrap();
+        System::new(&g)
+            .run(&mut w, &mut |_| {})
+            .unwrap()
+            .sim
+            .kernels[0]
+            .summary
+            .cycles
+    };
+    assert!(four > one, "{four} <= {one}");
+    assert!(
+        four - one < load,
+        "4 iterations {four}, 1 iteration {one}, one load {load}"
+    );
 }

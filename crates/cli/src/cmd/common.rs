@@ -27,7 +27,11 @@ pub struct MachineArgs {
     /// const, shared. The object is named as the workload names it, or by a part of that
     /// name matching one object. Texture and constant are read-only in a kernel: a kernel
     /// that may write the object keeps it global (named in a warning and in the kernel's
-    /// `place_not_applied`). Repeatable; same as `--set place.<obj>=<space>`.
+    /// `place_not_applied`). A kernel that uses an object placed in shared memory copies it
+    /// in at each block's start (and back at its end when it writes it), and the copy's
+    /// bytes count against the block's shared memory: the whole object by default, or only
+    /// the range each block reads with `--set spaces.shared_stage=block-range`.
+    /// Repeatable; same as `--set place.<obj>=<space>`.
     #[arg(long = "place", value_name = "OBJ=SPACE")]
     pub place: Vec<String>,
 }

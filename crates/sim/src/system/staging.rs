@@ -12,9 +12,10 @@
 //! ```
 //!
 //! and, when the kernel may write the array, ends each block with the copy back after a
-//! barrier. Each iteration of a warp issues two integer instructions (index, address), the
-//! global load, the shared store (waiting on the load) and the loop branch; the copy back
-//! the shared load and the global store. Every block of a launch in which the placement
+//! barrier. The loop is issued unrolled by four ([`UNROLL`]): per group of up to four
+//! iterations, each iteration's two integer instructions (index, address) and global load,
+//! then the four shared stores (each waiting on its own load), then the loop branch; the
+//! copy back the same with shared loads and global stores. Every block of a launch in which the placement
 //! applies stages every object placed in shared memory (a placement names objects, not
 //! kernels), and the staged bytes count against the block's shared memory for occupancy
 //! ([`System::staged_smem_bytes`]). Without the copy a shared placement was free: the
@@ -23,13 +24,18 @@
 
 use super::System;
 use locus_workload::{
-    coalesce, InstClass, LaneAddr, Space, WarpInst, WarpProgram, CHUNK_BYTES, NO_OBJ, REG_ALL,
+    coalesce, InstClass, LaneAddr, Space, WarpInst, WarpProgram, CHUNK_BYTES, NO_OBJ,
 };
 
 /// Program counters of the staging instructions (outside the kernel models' sites).
 const PC_STAGE: u32 = 0xFFFF_FF00;
-/// The register a staging load writes (the store waits on every outstanding load).
+/// The register the first staging load of a group writes (the `j`-th: `STAGE_REG + j`);
+/// each store waits on its own load.
 const STAGE_REG: u16 = 0xFF00;
+/// Iterations of the copy loop per group: the loop of unknown trip count unrolled by 4,
+/// its loads hoisted ahead of its stores, as nvcc's runtime unrolling of a short loop
+/// compiles it (an assumption, not measured against SASS here).
+const UNROLL: u64 = 4;
 
 /// One object to stage: the range a block copies (the whole object, or with
 /// `spaces.shared_stage = "block-range"` the largest range one block spans, replaced per
@@ -149,10 +155,21 @@ fn copy_loop(
     let first = wi * 32;
     let active = tpb.saturating_sub(first).min(32);
     let mut lanes: Vec<(u8, u64)> = Vec::with_capacity(32);
+    let (ld_space, st_space) = if back {
+        (Space::Shared, Space::Global)
+    } else {
+        (Space::Global, Space::Shared)
+    };
+    let pc = PC_STAGE + if back { 8 } else { 2 };
     for s in objs.iter().filter(|s| !back || s.write_back) {
         let n = s.bytes.div_ceil(s.elem);
-        let mut r = 0;
-        while r * tpb + first < n {
+        let (ld_obj, st_obj) = if back {
+            (NO_OBJ, s.obj)
+        } else {
+            (s.obj, NO_OBJ)
+        };
+        // the lanes of iteration `r` (element `r * blockDim + thread`)
+        let iteration = |r: u64, lanes: &mut Vec<(u8, u64)>| {
             lanes.clear();
             for l in 0..active {
                 let i = r * tpb + first + l;
@@ -160,33 +177,47 @@ fn copy_loop(
                     lanes.push((l as u8, s.base + i * s.elem));
                 }
             }
-            let k = lanes.len() as u8;
-            push_alu(wp, lanes_on, InstClass::Int, k, PC_STAGE);
-            push_alu(wp, lanes_on, InstClass::Int, k, PC_STAGE + 1);
-            let (ld_space, st_space, ld_obj, st_obj) = if back {
-                (Space::Shared, Space::Global, NO_OBJ, s.obj)
-            } else {
-                (Space::Global, Space::Shared, s.obj, NO_OBJ)
-            };
-            let pc = PC_STAGE + if back { 8 } else { 2 };
-            let ld = WarpInst {
-                pc,
-                class: InstClass::Load,
-                space: ld_space,
-                dst: STAGE_REG,
-                ..WarpInst::alu(InstClass::Load, k)
-            };
-            push_mem(wp, lanes_on, ld, &lanes, s.elem, ld_obj, line_bytes, buf);
-            let st = WarpInst {
-                pc: pc + 1,
-                class: InstClass::Store,
-                space: st_space,
-                srcs: [REG_ALL, 0, 0],
-                ..WarpInst::alu(InstClass::Store, k)
-            };
-            push_mem(wp, lanes_on, st, &lanes, s.elem, st_obj, line_bytes, buf);
-            push_alu(wp, lanes_on, InstClass::Branch, k, PC_STAGE + 4);
-            r += 1;
+        };
+        let mut r = 0;
+        while r * tpb + first < n {
+            // a group of up to UNROLL iterations: their loads first, then their stores
+            let g = (0..UNROLL)
+                .take_while(|j| (r + j) * tpb + first < n)
+                .count() as u64;
+            for j in 0..g {
+                iteration(r + j, &mut lanes);
+                let k = lanes.len() as u8;
+                push_alu(wp, lanes_on, InstClass::Int, k, PC_STAGE);
+                push_alu(wp, lanes_on, InstClass::Int, k, PC_STAGE + 1);
+                let ld = WarpInst {
+                    pc,
+                    class: InstClass::Load,
+                    space: ld_space,
+                    dst: STAGE_REG + j as u16,
+                    ..WarpInst::alu(InstClass::Load, k)
+                };
+                push_mem(wp, lanes_on, ld, &lanes, s.elem, ld_obj, line_bytes, buf);
+            }
+            for j in 0..g {
+                iteration(r + j, &mut lanes);
+                let st = WarpInst {
+                    pc: pc + 1,
+                    class: InstClass::Store,
+                    space: st_space,
+                    srcs: [STAGE_REG + j as u16, 0, 0],
+                    ..WarpInst::alu(InstClass::Store, lanes.len() as u8)
+                };
+                push_mem(wp, lanes_on, st, &lanes, s.elem, st_obj, line_bytes, buf);
+            }
+            iteration(r, &mut lanes);
+            push_alu(
+                wp,
+                lanes_on,
+                InstClass::Branch,
+                lanes.len() as u8,
+                PC_STAGE + 4,
+            );
+            r += g;
         }
     }
     if active > 0 {
