@@ -94,6 +94,7 @@ pub fn print_summary(r: &Report, overrides: &[String], multi: bool) {
     println!("  busiest link    {}", busiest_link(r));
     print!("{}", energy_lines(r));
     print!("{}", ndp_lines(r));
+    print!("{}", spaces_lines(r));
     if !s.timeline.is_empty() {
         println!(
             "  timeline        {} samples every {} cycles (stats JSON `timeline`)",
@@ -162,6 +163,57 @@ pub fn kernels_csv(r: &Report) -> String {
             c.remote_accesses,
             k.summary.remote_fraction
         );
+    }
+    out
+}
+
+/// The memory-space lines of the summary (presets with `spaces.enabled`, HMS §2): replays
+/// by cause, texture and constant hits, shared instructions with bank conflicts, summed
+/// over the kernels; and what `[place]` did: warp instructions moved to another space,
+/// bytes staged into shared memory and the instructions the copies took
+/// (`system/staging.rs`).
+pub fn spaces_lines(r: &Report) -> String {
+    let mut t = locus_sim::spaces::SpaceCounters::default();
+    let mut any = false;
+    for k in &r.sim.kernels {
+        let Some(c) = &k.spaces else { continue };
+        any = true;
+        t.replays_global_divergence += c.replays_global_divergence;
+        t.replays_const_miss += c.replays_const_miss;
+        t.replays_const_divergence += c.replays_const_divergence;
+        t.replays_shared_bank_conflict += c.replays_shared_bank_conflict;
+        t.tex_requests += c.tex_requests;
+        t.tex_hits += c.tex_hits;
+        t.const_requests += c.const_requests;
+        t.const_hits += c.const_hits;
+        t.shared_insts += c.shared_insts;
+        t.shared_conflicted_insts += c.shared_conflicted_insts;
+        t.placed_insts += c.placed_insts;
+        t.staged_insts += c.staged_insts;
+        t.staged_bytes += c.staged_bytes;
+    }
+    if !any {
+        return String::new();
+    }
+    let mut out = format!(
+        "  spaces          {} replays (global divergence {}, constant miss {}, constant divergence {}, bank conflict {}); texture {} of {} lines hit, constant {} of {}; {} shared instructions ({} with bank conflicts)\n",
+        t.replays(),
+        t.replays_global_divergence,
+        t.replays_const_miss,
+        t.replays_const_divergence,
+        t.replays_shared_bank_conflict,
+        t.tex_hits,
+        t.tex_requests,
+        t.const_hits,
+        t.const_requests,
+        t.shared_insts,
+        t.shared_conflicted_insts,
+    );
+    if t.placed_insts + t.staged_insts > 0 {
+        out.push_str(&format!(
+            "  place           {} memory instructions moved to their object's space; {} B copied between global and shared memory by {} staging instructions\n",
+            t.placed_insts, t.staged_bytes, t.staged_insts
+        ));
     }
     out
 }

@@ -876,6 +876,30 @@ fn place_runs_on_k80_and_refuses_illegal_placements() {
     let (code, out, err) = locus(&args);
     assert_eq!(code, 0, "{err}");
     assert!(!out.contains("place."), "{out}");
+    // the summary's spaces lines: a shared placement's copies (staging.rs) are counted
+    let (code, out, err) = locus(&[
+        "run",
+        "-p",
+        "k80",
+        "-w",
+        "neuralnet",
+        "--param",
+        "inputs=64",
+        "--param",
+        "images=1",
+        "--place",
+        "weights=shared",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("  spaces ") && out.contains("bank conflict"),
+        "{out}"
+    );
+    let place = out.lines().find(|l| l.starts_with("  place ")).unwrap();
+    assert!(
+        place.contains("B copied between global and shared memory") && !place.contains(" 0 B"),
+        "{place}"
+    );
     // a shared array is no data object: the refusal names the parameter that moves it
     let (code, _, err) = locus(&[
         "run",
