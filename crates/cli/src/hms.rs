@@ -369,6 +369,10 @@ pub struct SimOut {
     /// Per launch of the kernel: L2 accesses, L2 hits, DRAM reads, DRAM writes (the
     /// simulator's per-kernel counters; issue 12's caches across launches).
     pub per_launch: Vec<[u64; 4]>,
+    /// Bytes the kernel's blocks copied into shared memory and back for `--place
+    /// X=shared` (`spaces.staged_bytes`), and the copy loops' warp instructions
+    /// (`spaces.staged_insts`): what the model's `T_init` stands for.
+    pub staged: [u64; 2],
 }
 
 /// Simulates `bench` on `cfg` with the extra workload parameters and `--place` overrides.
@@ -415,6 +419,8 @@ pub fn simulate(
             o.tex[1] += sp.tex_hits;
             o.cst[0] += sp.const_requests;
             o.cst[1] += sp.const_hits;
+            o.staged[0] += sp.staged_bytes;
+            o.staged[1] += sp.staged_insts;
         }
     }
     if r.sim.kernels.iter().all(|k| k.name == b.kernel) {

@@ -399,6 +399,11 @@ impl Flags {
     }
 }
 
+/// The share of the peak DRAM bandwidth a copy into shared memory reaches (η of spec §7
+/// #17: `T_init = #blocks × bytes / (Mem_peak_BW × η)`, η = 0.8; the paper says only
+/// "copy time based on bandwidth and size", §III-E).
+pub const INIT_BW_SHARE: f64 = 0.8;
+
 /// One prediction with its terms (cycles).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Prediction {
@@ -881,8 +886,12 @@ impl Model {
             (OverlapModel::Regression, Some(_)) => (ratio * t_mem).clamp(0.0, t_mem),
             _ => (ratio * t_mem).clamp(0.0, t_comp.min(t_mem)),
         };
+        // §III-E (spec §3.5, §7 #17): the copy into shared memory costs its bytes over
+        // every block at `INIT_BW_SHARE` of the chip's peak bandwidth, `#blocks × bytes / (BW × 0.8)`:
+        // a time for the whole chip already (not divided among the SMs again, as it was
+        // until session 34: 13 times too small on `k80` whenever 13 SMs copied)
         let bytes_per_cycle = hw.mem_peak_gbs / hw.clock_ghz;
-        let t_init = ev.staging_bytes as f64 / (bytes_per_cycle * 0.8) / s;
+        let t_init = ev.staging_bytes as f64 / (bytes_per_cycle * INIT_BW_SHARE);
         // a capped profile: the recorded waves stand for the whole kernel
         let k = p.scale();
         let (t_comp, t_mem, t_overlap, t_init) = (t_comp * k, t_mem * k, t_overlap * k, t_init * k);
