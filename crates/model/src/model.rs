@@ -742,14 +742,21 @@ impl Model {
         let executed = p.inst_executed() as f64;
         // ---- T_comp (Eqs. 2-3, 13-16) ----
         let rep_model_s = se.replays_total() as f64;
+        // Eq. 3's measured replays on the base of every other count here, the recorded
+        // blocks: the simulator measured the whole kernel, and T_comp is scaled from the
+        // recorded blocks to the whole kernel once, below (`k`). (Until session 34 a capped
+        // profile took the whole kernel's replays and scaled them again.)
         let rep_meas_s = p.measured.as_ref().map_or(rep_model_s, |m| {
-            m.inst_issued.saturating_sub(m.inst_executed) as f64
+            m.inst_issued.saturating_sub(m.inst_executed) as f64 / p.scale()
         });
         let d_addr = ev.addr_insts as i64 - se.addr_insts as i64;
+        // without instruction counting (the baseline, Sim et al.) `#inst` is the sample's
+        // executed instructions, as in [6][7] (spec §3.2.1: issued instructions are this
+        // paper's change); until session 34 the measured replays were added there too
         let replays = if f.instr_counting {
             (rep_meas_s - rep_model_s + ev.replays_total() as f64).max(0.0)
         } else {
-            rep_meas_s
+            0.0
         };
         // floored at the target's own memory instructions, which no placement removes:
         // §3.2.3's addressing delta (G 2, T 0, C 1, S 1 per access) is literal, so in a
@@ -762,7 +769,7 @@ impl Model {
         let inst_total = if f.instr_counting {
             executed + d_addr as f64 + replays
         } else {
-            executed + rep_meas_s
+            executed
         }
         .max(ev.total_req() as f64);
         let inst_per_warp = inst_total / w;

@@ -28,8 +28,13 @@ pub fn legal(p: &Profile, target: &[Place], hw: &crate::model::Hw) -> Result<(),
     };
     for (i, (o, &t)) in p.objects.iter().zip(target).enumerate() {
         if t == o.place {
-            if t == Place::Shared {
-                shared_bytes += o.bytes;
+            // objects that stay where they are still take their space: every constant
+            // array of the kernel shares the 64 KB (spec §4, §7 #28), every shared one the
+            // block's shared memory
+            match t {
+                Place::Shared => shared_bytes += o.bytes,
+                Place::Const => const_bytes += o.bytes,
+                _ => {}
             }
             continue;
         }

@@ -1332,3 +1332,105 @@ fn shared_init_costs_every_blocks_copy_at_the_chips_bandwidth() {
     }
     assert_eq!(times[0], times[1]);
 }
+
+/// Eq. 3's measured replays on a capped profile: the simulator measured the whole
+/// kernel, the model's other counts cover the recorded blocks and T_comp is scaled from
+/// them once. A profile that recorded half the blocks of a kernel twice as long (the same
+/// work per block, twice the measured replays) predicts exactly twice the T_comp of the
+/// uncapped one. Fails if the whole kernel's replays are scaled again (session 34's fix).
+#[test]
+fn capped_profiles_scale_measured_replays_once() {
+    let (warps, iters) = (52u32, 4u32);
+    // one line per lane: 32 lines per warp access, replays of cause (1)
+    let whole = synthetic(warps, iters, 4, Place::Global, 1 << 20, |w, it, l| {
+        u64::from(((w * iters + it) * 32 + l) * 128)
+    });
+    let exec = whole.inst_executed();
+    let mut uncapped = whole.clone();
+    uncapped.measured = Some(locus_model::profile::Measured {
+        cycles: 1e5,
+        inst_issued: exec + 5000,
+        inst_executed: exec,
+    });
+    let mut capped = whole;
+    capped.blocks_total = 2 * capped.blocks;
+    capped.measured = Some(locus_model::profile::Measured {
+        cycles: 2e5,
+        inst_issued: 2 * exec + 10000,
+        inst_executed: 2 * exec,
+    });
+    assert_eq!(capped.scale(), 2.0);
+    let hw = Hw::default();
+    let a = Model::new(uncapped, hw.clone())
+        .predict(&[Place::Global], Flags::ours(), None)
+        .unwrap();
+    let b = Model::new(capped, hw)
+        .predict(&[Place::Global], Flags::ours(), None)
+        .unwrap();
+    assert!(a.t_comp > 0.0);
+    assert!(
+        (b.t_comp - 2.0 * a.t_comp).abs() < 1e-6 * a.t_comp,
+        "capped {} vs 2 x uncapped {}",
+        b.t_comp,
+        2.0 * a.t_comp
+    );
+}
+
+/// Without instruction counting (the baseline and Sim et al.) `#inst` is the sample's
+/// executed instructions, as in [6][7] (spec §3.2.1): the measured replays change nothing
+/// there, while `ours` counts them. Fails if the baseline adds the replays (it did until
+/// session 34).
+#[test]
+fn baseline_counts_executed_instructions() {
+    let p = synthetic(52, 4, 4, Place::Global, 1 << 20, |w, it, l| {
+        u64::from(((w * 4 + it) * 32 + l) * 4)
+    });
+    let exec = p.inst_executed();
+    let with = |replays: u64| {
+        let mut q = p.clone();
+        q.measured = Some(locus_model::profile::Measured {
+            cycles: 1e5,
+            inst_issued: exec + replays,
+            inst_executed: exec,
+        });
+        Model::new(q, Hw::default())
+    };
+    for f in [Flags::baseline(), Flags::sim_et_al()] {
+        let a = with(0).predict(&[Place::Global], f, None).unwrap();
+        let b = with(9000).predict(&[Place::Global], f, None).unwrap();
+        assert_eq!(a.t_comp, b.t_comp);
+        assert_eq!(a.inst_per_warp, exec as f64 / 52.0);
+    }
+    let a = with(0)
+        .predict(&[Place::Global], Flags::ours(), None)
+        .unwrap();
+    let b = with(9000)
+        .predict(&[Place::Global], Flags::ours(), None)
+        .unwrap();
+    assert!(b.t_comp > a.t_comp);
+}
+
+/// Spec §4 / §7 #28: every constant array of the kernel shares the 64 KB of constant
+/// memory, those that stay there included. Fails if an object kept in constant memory is
+/// left out of the sum (it was until session 34).
+#[test]
+fn constant_capacity_counts_the_arrays_already_there() {
+    let mut p = synthetic(52, 4, 4, Place::Const, 48 << 10, |_, it, l| {
+        u64::from(it * 32 + l) * 4
+    });
+    let mut b = p.objects[0].clone();
+    b.name = "b".into();
+    b.place = Place::Global;
+    b.base = 1 << 24;
+    b.bytes = 32 << 10;
+    b.accesses = 0;
+    p.objects.push(b);
+    let hw = Hw::default();
+    assert_eq!(hw.const_bytes, 64 << 10);
+    search::legal(&p, &[Place::Const, Place::Global], &hw).unwrap();
+    let e = search::legal(&p, &[Place::Const, Place::Const], &hw).unwrap_err();
+    assert!(e.contains("constant memory"), "{e}");
+    // 16 KB more fits beside the kept 48 KB
+    p.objects[1].bytes = 16 << 10;
+    search::legal(&p, &[Place::Const, Place::Const], &hw).unwrap();
+}
