@@ -317,6 +317,54 @@ fn mdr_replicates_without_capacity_pressure() {
     assert!(rep.replica_hits > rep.replica_fills, "{rep:?}");
 }
 
+/// A read that finds its slice's MSHRs full waits there and looks the slice up again; the
+/// replica statistics and MDR's profile count it once (its first look-up), so every
+/// look-up has exactly one outcome: `replica_lookups = replica_hits + replica_misses`,
+/// with one MSHR per slice (reads wait) as with 64. Fails if a retried look-up is counted
+/// again (it was, and sampled again by MDR, until session 34).
+#[test]
+fn a_read_retried_on_full_mshrs_is_looked_up_once() {
+    let run = |mshrs: &str| {
+        let c = small(&[
+            "replication.kind=full",
+            "placement.policy=rr",
+            "l1.enabled=false",
+            mshrs,
+        ]);
+        let (m, o) = memory(16, 1, 8);
+        let k = Synth {
+            name: "hot",
+            blocks: 16,
+            reps: 4,
+            private: o.private,
+            private_pages: 0,
+            shared: o.shared,
+            shared_lines: 256,
+            per_round: 0,
+            per_block: 0,
+            shift: 0,
+            out: o.out,
+            write_shared: false,
+        };
+        let (r, _) = simulate(&c, vec![k], m);
+        (r.sim.replication.clone().unwrap(), r.sim.total.cycles)
+    };
+    let (wide, t_wide) = run("l2.mshrs_per_slice=64");
+    let (narrow, t_narrow) = run("l2.mshrs_per_slice=1");
+    assert!(
+        t_narrow > t_wide,
+        "one MSHR per slice stalls reads: {t_narrow} vs {t_wide}"
+    );
+    for rep in [wide, narrow] {
+        assert!(rep.replica_misses > 0 && rep.replica_hits > 0, "{rep:?}");
+        assert_eq!(
+            rep.replica_lookups,
+            rep.replica_hits + rep.replica_misses,
+            "{rep:?}"
+        );
+    }
+}
+
 /// MDR with only capacity pressure: each partition re-reads a private set that fills half
 /// of its LLC (local: first touched by kernel 1) and streams read-only data homed in the
 /// next partition that is never reused. Replicas of the stream would evict the private

@@ -42,6 +42,10 @@ pub struct ReplicationStats {
     pub replica_lookups: u64,
     /// ... and hit a replica.
     pub replica_hits: u64,
+    /// ... and missed (a new MSHR entry or a merge onto one): with `replica_hits`, each
+    /// look-up's outcome once, a look-up that waited for an MSHR counted when it is
+    /// answered (`replica_lookups = replica_hits + replica_misses`).
+    pub replica_misses: u64,
     /// Replicas installed in a requester's slice.
     pub replica_fills: u64,
     /// Read-only remote reads that bypassed the local slice (replication off).

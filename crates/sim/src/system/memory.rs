@@ -51,11 +51,24 @@ impl System {
     /// NUBA replication (`crate::replication`): decide whether read `id`, arriving at slice
     /// `s` of node `at`, takes the replica path (sets `Req::rep`), and feed MDR's profile
     /// (the sampled slice is global slice 0: partition 0, slice 0).
-    fn replication_path(&mut self, id: u32, r: &Req, at: u32, s: usize, now: Ps) -> bool {
+    ///
+    /// A `retry` (the request waited at this slice and looks it up again) is decided again
+    /// but not sampled or counted again: its first look-up already was, and its second
+    /// would find the line in the shadow directory (inserted by the first) and not in the
+    /// real array (its fill has not begun), biasing MDR's hit rates and `Frac_local`.
+    fn replication_path(
+        &mut self,
+        id: u32,
+        r: &Req,
+        at: u32,
+        s: usize,
+        now: Ps,
+        retry: bool,
+    ) -> bool {
         let remote = !r.at_home && r.home != at;
         let ro = remote && self.object_read_only_in_kernel(r.obj);
         let on = self.rep.replicating(now);
-        if let Some(m) = self.rep.mdr() {
+        if let Some(m) = self.rep.mdr().filter(|_| !retry) {
             if !r.at_home {
                 m.note_request(r.home == at);
             }
@@ -71,7 +84,7 @@ impl System {
             }
         }
         let rep = ro && on;
-        if ro {
+        if ro && !retry {
             if rep {
                 self.rep.stats.replica_lookups += 1;
             } else {
@@ -145,13 +158,15 @@ impl System {
         if self.reqs[id as usize].t_l2 == Ps::MAX {
             self.reqs[id as usize].t_l2 = now;
         }
+        let retry = r.retry;
+        self.reqs[id as usize].retry = false;
         let org = self.cfg.l2.organisation;
         let dir = self.directory_on();
         if r.kind == Kind::Write && !r.at_home && dir {
             // the write passes its node's L2: the other L1 copies there go
             self.inval_l1s(at, r.line, r.sm);
         }
-        if s == 0 && r.kind == Kind::Write && (r.at_home || r.home == at) {
+        if s == 0 && r.kind == Kind::Write && (r.at_home || r.home == at) && !retry {
             // MDR: a write allocates in the real array (write-validate); the shadow
             // directory follows it so the two compare like with like
             let set = self.slices[0].cache.set_of(r.line);
@@ -164,7 +179,7 @@ impl System {
         let rep = self.rep.on()
             && r.kind == Kind::Read
             && org == L2Organisation::HomeSide
-            && self.replication_path(id, &r, at, s, now);
+            && self.replication_path(id, &r, at, s, now, retry);
         let r = if self.rep.on() {
             self.reqs[id as usize]
         } else {
@@ -214,6 +229,7 @@ impl System {
                     // merging onto a fill that an invalidation crossed would return stale
                     // data: wait for it to complete, then miss afresh
                     self.c.l2_accesses -= 1;
+                    self.reqs[id as usize].retry = true;
                     self.slices[s].stalled.push_back(id);
                     return;
                 }
@@ -235,6 +251,9 @@ impl System {
                         }
                     }
                 };
+                if rep && added.is_some() {
+                    self.rep.stats.replica_misses += 1;
+                }
                 match added {
                     Some(true) => {
                         self.note_miss(at, r.line);
@@ -273,6 +292,7 @@ impl System {
                         self.c.l2_misses -= 1;
                         self.slices[s].misses -= 1;
                         self.c.l2_accesses -= 1;
+                        self.reqs[id as usize].retry = true;
                         self.slices[s].stalled.push_back(id);
                     }
                 }
@@ -417,6 +437,7 @@ impl System {
             ver: 0,
             issue_ver: 0,
             bypass: false,
+            retry: false,
             rep: false,
             t_l2: Ps::MAX,
             sectors: v.sectors,
@@ -644,6 +665,7 @@ impl System {
                 // new access) and reads what it still lacks
                 let need = self.reqs[wid as usize].sectors;
                 if self.slices[s].cache.access_sectors(r.line, need) != 0 {
+                    self.reqs[wid as usize].retry = true;
                     self.q.push(now, Ev::L2Access(wid));
                     continue;
                 }
@@ -1038,6 +1060,7 @@ impl System {
                 ver,
                 issue_ver: 0,
                 bypass: false,
+                retry: false,
                 rep: false,
                 t_l2: Ps::MAX,
                 sectors: u32::MAX,

@@ -180,6 +180,10 @@ pub(crate) struct Req {
     /// A read-only remote read on the replication path (NUBA §5.3): it looks the
     /// requester's local slice up, and its reply is installed there as a replica.
     pub rep: bool,
+    /// Comes back to `l2_access` at the same slice after waiting there (MSHRs full, a
+    /// poisoned fill, a sector refetch): NUBA's MDR profile and the replica statistics
+    /// count a request once per slice it reaches, not once per look-up (reset on arrival).
+    pub retry: bool,
     /// When the request first reached its node's L2 slice (`Ps::MAX` before): the L2
     /// lookup latency of REC Fig. 16 is measured from here.
     pub t_l2: Ps,
@@ -225,6 +229,7 @@ impl Req {
             ver: 0,
             issue_ver: 0,
             bypass: false,
+            retry: false,
             rep: false,
             t_l2: Ps::MAX,
             sectors: u32::MAX,
