@@ -792,6 +792,9 @@ impl Model {
         let f_sfu = (sfu / executed.max(1.0) - f64::from(hw.sfu_width) / f64::from(hw.simd_width))
             .clamp(0.0, 1.0);
         let o_sfu = sfu / s * f64::from(hw.warp_size) / f64::from(hw.sfu_width) * f_sfu;
+        // Eq. 16's third term, O_CFdiv (control-flow divergence: the cost of issuing both
+        // sides of divergent branches, [7]), is left out: here `#inst` is counted from the
+        // traced warps, which issued both sides already (adding it would count them twice)
         let w_serial = o_sync + o_sfu;
         let t_comp = if f.replay_issue_cost {
             (inst_total - replays) / s * eff + replays / s * issue + w_serial

@@ -35,6 +35,28 @@ struct Synth {
     out: ObjId,
     write_shared: bool,
 }
+
+impl Synth {
+    /// A kernel of `blocks` blocks running `reps` rounds over the objects of `o` that reads
+    /// and writes nothing but its output: set the fields a test needs with `..`.
+    fn plain(name: &'static str, o: &Objs, blocks: u32, reps: u64) -> Synth {
+        Synth {
+            name,
+            blocks,
+            reps,
+            private: o.private,
+            private_pages: 0,
+            shared: o.shared,
+            shared_lines: 0,
+            per_round: 0,
+            per_block: 0,
+            shift: 0,
+            out: o.out,
+            write_shared: false,
+        }
+    }
+}
+
 impl Kernel for Synth {
     fn info(&self) -> KernelInfo {
         KernelInfo {
@@ -126,18 +148,8 @@ fn private_data_never_crosses_the_noc() {
         let blocks = 64u64; // two per partition (chunk scheduling)
         let (m, o) = memory(blocks, 2, 1);
         let k = Synth {
-            name: "private",
-            blocks: blocks as u32,
-            reps: 2,
-            private: o.private,
             private_pages: 2,
-            shared: o.shared,
-            shared_lines: 0,
-            per_round: 0,
-            per_block: 0,
-            shift: 0,
-            out: o.out,
-            write_shared: false,
+            ..Synth::plain("private", &o, blocks as u32, 2)
         };
         let (r, _) = simulate(&c, vec![k], m);
         let t = &r.sim.total.counters;
@@ -158,18 +170,8 @@ fn private_data_never_crosses_the_noc() {
     let c = cfg("nuba", &["placement.policy=rr"]);
     let (m, o) = memory(64, 2, 1);
     let k = Synth {
-        name: "private",
-        blocks: 64,
-        reps: 1,
-        private: o.private,
         private_pages: 2,
-        shared: o.shared,
-        shared_lines: 0,
-        per_round: 0,
-        per_block: 0,
-        shift: 0,
-        out: o.out,
-        write_shared: false,
+        ..Synth::plain("private", &o, 64, 1)
     };
     let (r, _) = simulate(&c, vec![k], m);
     assert!(inter_node_bytes(&r) > 0);
@@ -294,18 +296,8 @@ fn mdr_replicates_without_capacity_pressure() {
     ]);
     let (m, o) = memory(16, 1, 8);
     let k = Synth {
-        name: "hot",
-        blocks: 16,
-        reps: 24,
-        private: o.private,
-        private_pages: 0,
-        shared: o.shared,
         shared_lines: 256, // the whole 32 KB set each round
-        per_round: 0,
-        per_block: 0,
-        shift: 0,
-        out: o.out,
-        write_shared: false,
+        ..Synth::plain("hot", &o, 16, 24)
     };
     let (r, _) = simulate(&c, vec![k], m);
     let rep = r.sim.replication.as_ref().unwrap();
@@ -333,18 +325,8 @@ fn a_read_retried_on_full_mshrs_is_looked_up_once() {
         ]);
         let (m, o) = memory(16, 1, 8);
         let k = Synth {
-            name: "hot",
-            blocks: 16,
-            reps: 4,
-            private: o.private,
-            private_pages: 0,
-            shared: o.shared,
             shared_lines: 256,
-            per_round: 0,
-            per_block: 0,
-            shift: 0,
-            out: o.out,
-            write_shared: false,
+            ..Synth::plain("hot", &o, 16, 4)
         };
         let (r, _) = simulate(&c, vec![k], m);
         (r.sim.replication.clone().unwrap(), r.sim.total.cycles)
@@ -477,18 +459,8 @@ fn lab_places_low_sharing_pages_locally() {
         let c = small(&[&format!("placement.policy={policy}")]);
         let (m, o) = memory(blocks, 32, 1);
         let k = Synth {
-            name: "private",
-            blocks: blocks as u32,
-            reps: 1,
-            private: o.private,
             private_pages: 32,
-            shared: o.shared,
-            shared_lines: 0,
-            per_round: 0,
-            per_block: 0,
-            shift: 0,
-            out: o.out,
-            write_shared: false,
+            ..Synth::plain("private", &o, blocks as u32, 1)
         };
         let (r, _) = simulate(&c, vec![k], m);
         let t = &r.sim.total.counters;
