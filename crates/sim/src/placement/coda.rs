@@ -3,7 +3,8 @@
 //! Before the first kernel that uses an object, find `B`, the bytes of the object one thread
 //! block uses, the way the paper's runtime does when compile-time analysis cannot: generate
 //! sampled pairs of consecutive thread blocks without side effects, and for every access
-//! site (warp, instruction position) compare the lowest address it touches in the object.
+//! site (warp, instruction position) compare the lowest byte address its lanes touch in the
+//! object (`B` in bytes, spec §3.4; a workload that records no lanes gives its lowest line).
 //! A site whose difference is the same in every sample has a runtime-constant stride (RCS);
 //! zero means data shared by all blocks; differing values mean an irregular (data-dependent)
 //! site. Per object (spec §3.5 / A10): any regular site → CGP with the `B` of the heaviest
@@ -83,6 +84,13 @@ pub struct Decision {
     pub reason: Reason,
 }
 
+/// One site's lowest byte address in an object and its line requests there, in one block.
+#[derive(Clone, Copy)]
+struct Site {
+    addr: u64,
+    lines: u64,
+}
+
 #[derive(Default, Clone, Copy)]
 struct SiteStat {
     delta: i64,
@@ -91,27 +99,68 @@ struct SiteStat {
     weight: u64,
 }
 
-/// Per (object, site) lowest address touched by one block.
-fn site_addrs(bp: &BlockProgram, out: &mut FxHashMap<(ObjId, u32, u32), u64>) {
+/// Per (object, site) lowest byte address one block touches, and the line requests the
+/// site makes in the object (its weight). A site is a warp's dynamic memory instruction
+/// (warp index, position). The address is the lowest lane's byte address when the
+/// workload records lanes (kernel models and traces do): `B` is then exact, as Alg. 1's
+/// `index_K - index_{K-1}` is, even when it is not a whole number of lines (spec §3.4:
+/// `B` is the RCS in bytes). A workload that records no lanes gives its lowest line.
+fn site_addrs(bp: &BlockProgram, line_bytes: u32, out: &mut FxHashMap<(ObjId, u32, u32), Site>) {
     out.clear();
+    let mask = !(line_bytes.max(1) as u64 - 1);
     for (w, wp) in bp.warps.iter().enumerate() {
         for (i, inst) in wp.insts.iter().enumerate() {
             if !inst.class.is_mem() || inst.space == Space::Shared {
                 continue;
             }
-            for l in wp.lines_of(inst) {
+            let lines = wp.lines_of(inst);
+            for l in lines {
                 if l.obj == NO_OBJ {
                     continue;
                 }
-                let e = out.entry((l.obj, w as u32, i as u32)).or_insert(u64::MAX);
-                *e = (*e).min(l.addr);
+                let e = out.entry((l.obj, w as u32, i as u32)).or_insert(Site {
+                    addr: u64::MAX,
+                    lines: 0,
+                });
+                e.lines += 1;
+            }
+            match wp.lanes_of(i) {
+                Some(lanes) if !lanes.is_empty() => {
+                    for la in lanes {
+                        let line = la.addr & mask;
+                        let Some(l) = lines.iter().find(|l| l.addr == line && l.obj != NO_OBJ)
+                        else {
+                            continue;
+                        };
+                        if let Some(e) = out.get_mut(&(l.obj, w as u32, i as u32)) {
+                            e.addr = e.addr.min(la.addr);
+                        }
+                    }
+                }
+                _ => {
+                    for l in lines.iter().filter(|l| l.obj != NO_OBJ) {
+                        let e = out
+                            .get_mut(&(l.obj, w as u32, i as u32))
+                            .expect("inserted above");
+                        e.addr = e.addr.min(l.addr);
+                    }
+                }
             }
         }
     }
+    // a site whose lanes all missed their lines (cannot happen when lanes coalesce to
+    // the lines) falls back to nothing: drop it rather than compare u64::MAX
+    out.retain(|_, s| s.addr != u64::MAX);
 }
 
 /// Per-object stride from sampled block pairs `(a, b)`; `None` per object when no regular
 /// site. Returns (obj → (stride, all sites shared?)).
+///
+/// Several regular sites of one object that disagree (spec §3.5 [S], A10): the stride
+/// whose sites carry the most weight wins, ties to the largest |B|. A site's weight is
+/// its line requests in the object over the sampled blocks: the dynamic stand-in for
+/// Alg. 1's static weight (a site is a warp's dynamic instruction, so a static site in a
+/// loop is as many sites as iterations, and their weights add up under one stride).
 fn strides(
     launch: &mut dyn Workload,
     pairs: &[(u64, u64)],
@@ -119,24 +168,28 @@ fn strides(
 ) -> Result<FxHashMap<ObjId, (Option<i64>, bool)>, WorkloadError> {
     let mut sites: FxHashMap<(ObjId, u32, u32), SiteStat> = FxHashMap::default();
     let (mut bp, mut a_map, mut b_map) = (
-        BlockProgram::default(),
+        BlockProgram {
+            record_lanes: true,
+            ..Default::default()
+        },
         FxHashMap::default(),
         FxHashMap::default(),
     );
     for &(a, b) in pairs {
         launch.gen_block(a, true, line_bytes, &mut bp)?;
-        site_addrs(&bp, &mut a_map);
+        site_addrs(&bp, line_bytes, &mut a_map);
         launch.gen_block(b, true, line_bytes, &mut bp)?;
-        site_addrs(&bp, &mut b_map);
-        for (k, &addr_b) in &b_map {
+        site_addrs(&bp, line_bytes, &mut b_map);
+        for (k, sb) in &b_map {
             let s = sites.entry(*k).or_insert(SiteStat {
                 consistent: true,
                 ..Default::default()
             });
-            s.weight += 1;
+            s.weight += sb.lines;
             match a_map.get(k) {
-                Some(&addr_a) => {
-                    let d = addr_b as i64 - addr_a as i64;
+                Some(sa) => {
+                    s.weight += sa.lines;
+                    let d = sb.addr as i64 - sa.addr as i64;
                     if s.seen > 0 && d != s.delta {
                         s.consistent = false;
                     }
@@ -147,12 +200,11 @@ fn strides(
             }
         }
     }
-    // per object: heaviest regular (consistent, nonzero) site, ties → largest |B|
-    let mut per: FxHashMap<ObjId, (Option<(u64, i64)>, bool)> = FxHashMap::default();
-    let mut keys: Vec<_> = sites.keys().copied().collect();
-    keys.sort_unstable();
-    for k in keys {
-        let s = sites[&k];
+    // per object: the weight of each regular (consistent, nonzero) stride, and whether
+    // every site is shared (stride 0 in every pair)
+    let mut weights: FxHashMap<(ObjId, i64), u64> = FxHashMap::default();
+    let mut per: FxHashMap<ObjId, (Option<i64>, bool)> = FxHashMap::default();
+    for (k, s) in &sites {
         let e = per.entry(k.0).or_insert((None, true));
         let regular = s.consistent && s.seen as usize == pairs.len() && s.delta != 0;
         let shared = s.consistent && s.seen > 0 && s.delta == 0;
@@ -160,19 +212,20 @@ fn strides(
             e.1 = false;
         }
         if regular {
-            let better = match e.0 {
-                None => true,
-                Some((w, d)) => s.weight > w || (s.weight == w && s.delta.abs() > d.abs()),
-            };
-            if better {
-                e.0 = Some((s.weight, s.delta));
-            }
+            *weights.entry((k.0, s.delta)).or_default() += s.weight;
         }
     }
-    Ok(per
-        .into_iter()
-        .map(|(o, (r, sh))| (o, (r.map(|x| x.1), sh)))
-        .collect())
+    let mut best: FxHashMap<ObjId, (u64, i64)> = FxHashMap::default();
+    for (&(o, d), &w) in &weights {
+        let e = best.entry(o).or_insert((w, d));
+        if w > e.0 || (w == e.0 && (d.abs(), d) > (e.1.abs(), e.1)) {
+            *e = (w, d);
+        }
+    }
+    for (o, (_, d)) in best {
+        per.get_mut(&o).expect("object of a site").0 = Some(d);
+    }
+    Ok(per)
 }
 
 /// Evenly spread sample block ids, deterministic.
@@ -414,6 +467,12 @@ mod tests {
         GePivot,
         /// K-means `in[(bx*bd + tx)*nf + i]`, i over nf features.
         KmIn,
+        /// `x[gid]` with 48 threads per block: B = 192 B, not a whole number of lines.
+        Narrow,
+        /// Two regular sites that disagree: `x[gid*8 + i]` for 8 values of i (one warp
+        /// per block: B = 1 KB, 64 line requests per block) and `x[bx*2048 + tx]` once
+        /// (B = 8 KB, one line request).
+        TwoSites,
     }
 
     struct K {
@@ -456,6 +515,15 @@ mod tests {
                         let _: f32 = t.ld(self.obj, pid * NF + i);
                     }
                 }
+                Case::Narrow => {
+                    let _: f32 = t.ld(self.obj, t.gid());
+                }
+                Case::TwoSites => {
+                    for i in 0..8 {
+                        let _: f32 = t.ld(self.obj, t.gid() * 8 + i);
+                    }
+                    let _: f32 = t.ld(self.obj, t.block_id() * 2048 + t.tid.x as u64);
+                }
             }
         }
     }
@@ -474,6 +542,8 @@ mod tests {
             Case::LoadDep => (Dim3::x(64), Dim3::x(256), 64 * 256),
             Case::GePivot => (Dim3::new(16, 64, 1), Dim3::new(4, 4, 1), SIZE * SIZE),
             Case::KmIn => (Dim3::x(96), Dim3::x(256), 96 * 256 * NF),
+            Case::Narrow => (Dim3::x(256), Dim3::x(48), 256 * 48),
+            Case::TwoSites => (Dim3::x(64), Dim3::x(32), 64 * 2048),
         };
         let obj = m.alloc::<f32>("obj", n, true);
         let perm: Vec<u32> = (0..n).map(|_| rng.below(n) as u32).collect();
@@ -523,12 +593,12 @@ mod tests {
         assert_eq!(sx.get(&0).copied(), Some((None, true)), "RCS 0 w.r.t. bx");
         let d = decide(Case::GePivot, &cfg());
         assert_eq!((d.reason, d.placement), (Reason::Shared, ObjPlacement::Fgp));
-        // the named option reads the y stride per grid row instead (spec §3.6 [S]); at line
-        // granularity the 16 B row step is seen as 0 or 128 B
+        // the named option reads the y stride per grid row instead (spec §3.6 [S]): 16 B per
+        // grid row
         let mut c = cfg();
         c.rows_2d = true;
         let sy = strides(&mut w, &[(5, 5 + gx), (40, 40 + gx)], 128).unwrap();
-        assert!(sy.contains_key(&0));
+        assert_eq!(sy.get(&0).copied(), Some((Some(16), false)));
         assert_ne!(decide(Case::GePivot, &c).reason, Reason::Shared);
     }
 
@@ -569,6 +639,23 @@ mod tests {
         for page in 0..16u64 {
             assert_eq!(eq3_node(page * 4096 + round, span, 4), (page % 4) as u32);
         }
+    }
+
+    #[test]
+    fn a_stride_that_is_not_whole_lines_is_measured_in_bytes() {
+        // 48 threads x 4 B: block b starts at byte 192 b, so its lowest line steps by 128 or
+        // 256 B; measured on lines the site looks irregular (FGP), on lanes it is B = 192
+        let d = decide(Case::Narrow, &cfg());
+        assert_eq!(d.reason, Reason::Stride { b: 192 });
+        assert!(matches!(d.placement, ObjPlacement::Cgp { .. }));
+    }
+
+    #[test]
+    fn disagreeing_sites_take_the_heaviest_stride() {
+        // spec §3.5 [S]: the largest weight wins, |B| only breaks ties; the 8 loop sites
+        // (1 KB stride, 64 line requests a block) outweigh the one 8 KB site
+        let d = decide(Case::TwoSites, &cfg());
+        assert_eq!(d.reason, Reason::Stride { b: 1024 });
     }
 
     #[test]
