@@ -962,8 +962,27 @@ pub enum Protocol {
     None,
     /// A home-side sharer directory (REC §2.3-§2.4): a remote read records the requester as
     /// a sharer at the home; a write reaching the home invalidates every other sharer's L2
-    /// and L1 copies.
+    /// copy (and their L1 copies too with `coherence.inval_scope = "l2-and-l1"`).
     Directory,
+}
+
+/// Which caches a directory invalidation reaches (`coherence.inval_scope`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum InvalScope {
+    /// The L2 only, the papers' rule (REC §2.3 and rec.md §6.13: "`Inv` targets the L2
+    /// only. L1s are software-coherent (invalidated at kernel start)"; NUBA §5.3 and
+    /// nuba.md A11: write-invalidate of the peer LLC partition's copy). An L1 may then
+    /// serve a copy a write in the same kernel made stale (the GPU memory model allows it
+    /// until the next acquire); the coherence checker holds L1 hits to the versions
+    /// completed at the kernel's start.
+    L2,
+    /// Not the papers' rule: an invalidation also drops the line from every L1 of the
+    /// node and stops the fills in flight there, as is a write passing the writer's node
+    /// L2 and a write performed at the home (the home node's other L1s); the checker then
+    /// holds L1 hits to the versions completed at that moment. What Locus did before
+    /// session 35.
+    L2AndL1,
 }
 
 /// Organisation of the home-side directory (`crate::coherence`, rec.md §2.3-§3.7).
@@ -1047,6 +1066,9 @@ pub struct CoherenceCfg {
     pub inv_bytes: u32,
     /// Run the coherence checker (shadow versions; costs time and memory, for tests).
     pub check: bool,
+    /// Which caches a directory invalidation reaches: `"l2"` (the papers' rule, default)
+    /// or `"l2-and-l1"` ([`InvalScope`]).
+    pub inval_scope: InvalScope,
 }
 
 impl Default for CoherenceCfg {
@@ -1055,6 +1077,7 @@ impl Default for CoherenceCfg {
             protocol: Protocol::None,
             inv_bytes: 16,
             check: false,
+            inval_scope: InvalScope::L2,
         }
     }
 }

@@ -145,31 +145,54 @@ fn the_checker_catches_stale_reads_without_a_protocol() {
     }
 }
 
+/// Both invalidation scopes: with `"l2"` (the papers' rule) an invalidation reaches only L2
+/// copies, so a home-side L2 (no remote copies kept at the requester) leaves it nothing to
+/// hit; with `"l2-and-l1"` it also drops L1 copies. Either way no read sees data older
+/// than its scope owes (the checker holds software-coherent L1s to the kernel's start).
 #[test]
 fn the_directory_leaves_no_stale_copy_and_its_traffic_is_conserved() {
-    for org in ["requester-side", "home-side", "both"] {
-        for local in ["write-back", "write-through"] {
-            let o = format!("l2.organisation={org}");
-            let l = format!("l2.write_policy_local={local}");
-            let c = cfg(&[
-                "coherence.check=true",
-                "coherence.protocol=directory",
-                "l2.write_policy_remote=write-through",
-                &o,
-                &l,
-            ]);
-            let (r, s) = run_sys(&c, &mut share_rw());
-            let (checks, violations) = checker(&r);
-            assert!(checks >= 16 * 2 * LINES);
-            assert_eq!(violations, 0, "{org} / local {local}");
-            let k = r.sim.coherence.as_ref().unwrap();
-            assert!(k.invalidations_sent > 0, "{org}: the writes had sharers");
-            assert_eq!(k.invalidations_sent, k.invalidations_received);
-            assert!(k.invalidation_hits + k.l1_invalidation_hits > 0);
-            assert_eq!(s.live_requests(), 0);
-            let inv_packets = links_conserved(&r);
-            // one packet per invalidation on each inter-node hop (two through the hub)
-            assert_eq!(inv_packets, 2 * k.invalidations_sent, "{org}");
+    for scope in ["l2", "l2-and-l1"] {
+        for org in ["requester-side", "home-side", "both"] {
+            for local in ["write-back", "write-through"] {
+                let o = format!("l2.organisation={org}");
+                let l = format!("l2.write_policy_local={local}");
+                let sc = format!("coherence.inval_scope={scope}");
+                let c = cfg(&[
+                    "coherence.check=true",
+                    "coherence.protocol=directory",
+                    "l2.write_policy_remote=write-through",
+                    &o,
+                    &l,
+                    &sc,
+                ]);
+                let (r, s) = run_sys(&c, &mut share_rw());
+                let (checks, violations) = checker(&r);
+                assert!(checks >= 16 * 2 * LINES);
+                let k = r.sim.coherence.as_ref().unwrap();
+                let case = format!("{scope} / {org} / local {local}");
+                assert_eq!(
+                    violations,
+                    0,
+                    "{case}: {:?}",
+                    k.checker.as_ref().unwrap().examples
+                );
+                assert!(k.invalidations_sent > 0, "{case}: the writes had sharers");
+                assert_eq!(k.invalidations_sent, k.invalidations_received);
+                if scope == "l2" {
+                    assert_eq!(k.l1_invalidation_hits, 0, "{case}");
+                    if org == "home-side" {
+                        assert_eq!(k.invalidation_hits, 0, "{case}: no remote L2 copy");
+                    } else {
+                        assert!(k.invalidation_hits > 0, "{case}");
+                    }
+                } else {
+                    assert!(k.l1_invalidation_hits > 0, "{case}");
+                }
+                assert_eq!(s.live_requests(), 0);
+                let inv_packets = links_conserved(&r);
+                // one packet per invalidation on each inter-node hop (two through the hub)
+                assert_eq!(inv_packets, 2 * k.invalidations_sent, "{case}");
+            }
         }
     }
 }

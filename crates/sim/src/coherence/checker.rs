@@ -44,13 +44,18 @@ struct LineState {
     pending: Vec<(u32, u32)>,
     /// Writes that updated a requester's copy on their way to the home, not yet performed.
     in_flight: u32,
+    /// `completed` at the latest acquire (kernel start), valid when `epoch` is the
+    /// checker's; older epochs mean `completed` has not moved since.
+    acq: u32,
+    epoch: u32,
 }
 
 impl LineState {
     /// A version completes once it and every earlier version are finished: a later write
     /// that invalidates nobody (the sharers were already reset) must not complete before
-    /// the invalidations of an earlier one reach the stale copies.
-    fn advance(&mut self) {
+    /// the invalidations of an earlier one reach the stale copies. `epoch` is the
+    /// checker's acquire count: the first change after an acquire keeps the old value.
+    fn advance(&mut self, epoch: u32) {
         let limit = self
             .pending
             .iter()
@@ -58,7 +63,20 @@ impl LineState {
             .map(|&(v, _)| v.saturating_sub(1))
             .min()
             .unwrap_or(u32::MAX);
-        self.completed = self.completed.max(self.finished.min(limit));
+        let c = self.completed.max(self.finished.min(limit));
+        if c != self.completed && self.epoch != epoch {
+            self.acq = self.completed;
+            self.epoch = epoch;
+        }
+        self.completed = c;
+    }
+    /// `completed` as it was at the acquire numbered `epoch`.
+    fn at_acquire(&self, epoch: u32) -> u32 {
+        if self.epoch == epoch {
+            self.acq
+        } else {
+            self.completed
+        }
     }
 }
 
@@ -85,6 +103,9 @@ pub struct Checker {
     pub lost_writes: u64,
     /// Reads served at a frame before its migration copy landed (they got no valid data).
     pub early_reads: u64,
+    /// Acquires (kernel starts) so far; a line stamps `epoch + 1`, so a fresh line's
+    /// stamp 0 is always old.
+    epoch: u32,
 }
 
 impl Checker {
@@ -97,6 +118,20 @@ impl Checker {
     #[inline]
     pub fn completed(&self, line: u64) -> u32 {
         self.lines.get(&line).map_or(0, |l| l.completed)
+    }
+    /// An acquire (a kernel starts; every L1 is cleared): from now on
+    /// [`Checker::completed_at_acquire`] answers with the versions completed at this moment.
+    pub fn acquire(&mut self) {
+        self.epoch += 1;
+    }
+    /// The latest version of `line` completed at the latest acquire: what a software
+    /// coherent L1 (invalidated at kernel start only, `coherence.inval_scope = "l2"`) must
+    /// at least hold; a write completed since may still be unseen there.
+    #[inline]
+    pub fn completed_at_acquire(&self, line: u64) -> u32 {
+        self.lines
+            .get(&line)
+            .map_or(0, |l| l.at_acquire(self.epoch + 1))
     }
     /// A write to `line` is performed at its home at `now`: returns the new version. A
     /// write performed at the frame of a page whose migration copy is still in flight is
@@ -178,7 +213,7 @@ impl Checker {
         } else {
             l.pending.push((ver, invals));
         }
-        l.advance();
+        l.advance(self.epoch + 1);
     }
     /// One invalidation caused by version `ver` of `line` was delivered.
     pub fn inval_delivered(&mut self, line: u64, ver: u32) {
@@ -190,7 +225,7 @@ impl Checker {
             if l.pending[i].1 == 0 {
                 l.pending.swap_remove(i);
                 l.finished = l.finished.max(ver);
-                l.advance();
+                l.advance(self.epoch + 1);
             }
         }
     }
@@ -250,6 +285,29 @@ mod tests {
         let v2 = c.perform_write(9, 0);
         c.complete_after(9, v2, 0);
         assert_eq!(c.completed(9), 2);
+    }
+
+    #[test]
+    fn an_acquire_marks_the_versions_a_software_coherent_l1_owes() {
+        let mut c = Checker::default();
+        let v1 = c.perform_write(7, 0);
+        c.complete_after(7, v1, 0);
+        // no acquire yet: the run's start is the mark
+        assert_eq!((c.completed(7), c.completed_at_acquire(7)), (1, 0));
+        c.acquire();
+        assert_eq!(c.completed_at_acquire(7), 1);
+        let v2 = c.perform_write(7, 0);
+        c.complete_after(7, v2, 1);
+        c.inval_delivered(7, v2);
+        let v3 = c.perform_write(7, 0);
+        c.complete_after(7, v3, 0);
+        assert_eq!((c.completed(7), c.completed_at_acquire(7)), (3, 1));
+        c.acquire();
+        assert_eq!(c.completed_at_acquire(7), 3);
+        // a line untouched since an older acquire answers its completed version
+        c.acquire();
+        assert_eq!(c.completed_at_acquire(7), 3);
+        assert_eq!(c.completed_at_acquire(8), 0);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use super::{Ev, Kind, Req, System};
 use crate::cache::SectorAdd;
 use crate::coherence::{Cause, Inval};
-use crate::config::{KernelBoundary, L2Organisation, WritePolicy};
+use crate::config::{InvalScope, KernelBoundary, L2Organisation, WritePolicy};
 use crate::mapping::Mode;
 use crate::noc::{Msg, Receipts};
 use locus_engine::Ps;
@@ -110,6 +110,14 @@ impl System {
         !self.dirs.is_empty()
     }
 
+    /// Do the directory's invalidations reach the L1s too (`coherence.inval_scope =
+    /// "l2-and-l1"`, not the papers' rule)? With the default `"l2"` the L1s are software
+    /// coherent: cleared at each kernel's start, and never touched by an invalidation.
+    #[inline]
+    pub(crate) fn dir_inval_l1(&self) -> bool {
+        self.directory_on() && self.cfg.coherence.inval_scope == InvalScope::L2AndL1
+    }
+
     /// Request `id` arrives at its L2 slice: redeem its receipts; return it, the node whose
     /// L2 handles it (the home for atomics, the requester otherwise) and the slice.
     fn arrive_at_slice(&mut self, id: u32) -> (Req, u32, usize) {
@@ -161,8 +169,7 @@ impl System {
         let retry = r.retry;
         self.reqs[id as usize].retry = false;
         let org = self.cfg.l2.organisation;
-        let dir = self.directory_on();
-        if r.kind == Kind::Write && !r.at_home && dir {
+        if r.kind == Kind::Write && !r.at_home && self.dir_inval_l1() {
             // the write passes its node's L2: the other L1 copies there go
             self.inval_l1s(at, r.line, r.sm);
         }
@@ -225,7 +232,7 @@ impl System {
                     self.wake_stalled(s, now);
                     return;
                 }
-                if dir && self.slices[s].mshr.is_poisoned(r.line) {
+                if self.directory_on() && self.slices[s].mshr.is_poisoned(r.line) {
                     // merging onto a fill that an invalidation crossed would return stale
                     // data: wait for it to complete, then miss afresh
                     self.c.l2_accesses -= 1;
@@ -838,6 +845,9 @@ impl System {
         for sm in &mut self.sms {
             sm.l1.clear();
         }
+        if let Some(c) = &mut self.chk {
+            c.acquire();
+        }
         let action = self.cfg.l2.kernel_boundary;
         if action == KernelBoundary::ProfilerFlush {
             // untimed, and no DRAM write: the profiler flushes before its measured time
@@ -1015,7 +1025,9 @@ impl System {
         };
         let mut sent = 0;
         if self.directory_on() {
-            self.inval_l1s(home, line, writer_sm);
+            if self.dir_inval_l1() {
+                self.inval_l1s(home, line, writer_sm);
+            }
             let mut buf = std::mem::take(&mut self.inval_buf);
             buf.clear();
             let idx = self.dir_index(line, r.mode, home);
@@ -1116,7 +1128,9 @@ impl System {
             }
             self.slices[s].mshr.poison(r.line);
         }
-        self.inval_l1s(node, r.line, u32::MAX);
+        if self.dir_inval_l1() {
+            self.inval_l1s(node, r.line, u32::MAX);
+        }
         if let Some(c) = &mut self.chk {
             c.inval_delivered(r.line, r.ver);
         }

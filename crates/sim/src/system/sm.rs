@@ -1012,12 +1012,21 @@ impl System {
                             None => self.sms[sm].l1.access(line),
                             Some(_) => self.sms[sm].l1.access_sectors(line, need) == 0,
                         };
+                    // a software-coherent L1 (the directory's invalidations stop at the L2,
+                    // `coherence.inval_scope = "l2"`) owes only what completed before the
+                    // kernel started (the acquire that cleared it)
+                    let l1_sw = self.directory_on() && !self.dir_inval_l1();
                     let issue_ver = match &mut self.chk {
                         Some(c) => {
                             let need = c.completed(line);
                             if hit {
                                 let have = c.copy(sm as u32, line);
-                                c.check("l1-hit", sm as u32, line, have, need, now);
+                                let owed = if l1_sw {
+                                    c.completed_at_acquire(line)
+                                } else {
+                                    need
+                                };
+                                c.check("l1-hit", sm as u32, line, have, owed, now);
                             }
                             need
                         }

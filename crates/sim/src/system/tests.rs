@@ -22,6 +22,19 @@ fn directory_system() -> System {
     )
 }
 
+/// [`directory_system`] whose invalidations reach the L1s too (not the papers' rule).
+fn directory_system_l1() -> System {
+    system(
+        "coda-4gpu",
+        &[
+            "coherence.protocol=directory",
+            "l2.write_policy_remote=write-through",
+            "coherence.check=true",
+            "coherence.inval_scope=l2-and-l1",
+        ],
+    )
+}
+
 fn step(s: &mut System, ev: Ev) {
     match ev {
         Ev::SmTick(_) => {} // no warps
@@ -100,10 +113,11 @@ fn run_until(s: &mut System, mut stop: impl FnMut(&Ev) -> bool) {
 
 /// Node 1 (SM 4) already shares a line homed at node 0 and has dropped its copies (as
 /// evictions would); it misses on the line again while SM 0 writes it at the home. The
-/// invalidation reaches node 1 while its new fill is in flight.
+/// invalidation reaches node 1 while its new fill is in flight. With `inval_scope =
+/// "l2-and-l1"` neither fill installs.
 #[test]
 fn an_invalidation_that_crosses_a_fill_prevents_its_install() {
-    let mut s = directory_system();
+    let mut s = directory_system_l1();
     let (line, loc) = line_at_node0(&s);
     issue(&mut s, Kind::Read, 4, line, &loc);
     run_until(&mut s, |_| false);
@@ -139,11 +153,37 @@ fn an_invalidation_that_crosses_a_fill_prevents_its_install() {
     );
 }
 
+/// The same crossing with the papers' rule (`inval_scope = "l2"`): the invalidation stops
+/// the L2 fill only (its MSHR is poisoned); the L1 installs (the read was served after the
+/// write, so with the new data).
+#[test]
+fn with_the_l2_scope_an_invalidation_crossing_a_fill_stops_the_l2_fill_only() {
+    let mut s = directory_system();
+    let (line, loc) = line_at_node0(&s);
+    issue(&mut s, Kind::Read, 4, line, &loc);
+    run_until(&mut s, |_| false);
+    let slice = s.slice_of(1, line, 0, loc.channel);
+    s.slices[slice].cache.invalidate(line);
+    s.sms[4].l1.invalidate(line);
+    issue(&mut s, Kind::Read, 4, line, &loc);
+    issue(&mut s, Kind::Write, 0, line, &loc);
+    run_until(&mut s, |_| false);
+    assert_eq!((s.coh.inv_sent, s.coh.inv_received), (1, 1));
+    assert_eq!(s.coh.fills_dropped, 1, "the L2 fill only");
+    assert_eq!(s.coh.l1_inv_hits, 0);
+    assert!(!s.slices[slice].cache.contains(line));
+    assert!(s.sms[4].l1.contains(line));
+    assert_eq!(s.live_requests(), 0);
+    let c = s.chk.as_ref().unwrap();
+    assert_eq!((c.copy(4, line), c.violations), (1, 0));
+}
+
 /// On chip, at the home: SM 1 hits the home L2 (old data on its way to the L1) just before
-/// SM 0's write reaches the same slice. The L1 fill in flight must not be installed.
+/// SM 0's write reaches the same slice. With `inval_scope = "l2-and-l1"` the L1 fill in
+/// flight is not installed.
 #[test]
 fn a_write_at_the_home_stops_an_l1_fill_of_old_data() {
-    let mut s = directory_system();
+    let mut s = directory_system_l1();
     let (line, loc) = line_at_node0(&s);
     issue(&mut s, Kind::Read, 1, line, &loc);
     run_until(&mut s, |_| false);
@@ -162,6 +202,36 @@ fn a_write_at_the_home_stops_an_l1_fill_of_old_data() {
     );
     assert_eq!(s.chk.as_ref().unwrap().performed(line), 1);
     assert_eq!(s.live_requests(), 0);
+}
+
+/// The same race with the papers' rule (`inval_scope = "l2"`): the L1 installs the old
+/// data, which the GPU memory model lets it serve until the next kernel starts (REC §2.3:
+/// L1s are invalidated at kernel start). The checker owes such an L1 only what completed
+/// before the kernel; the kernel boundary clears the L1 and moves that mark.
+#[test]
+fn with_the_l2_scope_an_l1_keeps_old_data_until_the_kernel_ends() {
+    let mut s = directory_system();
+    let (line, loc) = line_at_node0(&s);
+    issue(&mut s, Kind::Read, 1, line, &loc);
+    run_until(&mut s, |_| false);
+    s.sms[1].l1.invalidate(line);
+    let rid = issue(&mut s, Kind::Read, 1, line, &loc);
+    run_until(&mut s, |e| matches!(e, Ev::L2Access(i) if *i == rid));
+    issue(&mut s, Kind::Write, 0, line, &loc);
+    run_until(&mut s, |_| false);
+    assert_eq!((s.coh.fills_dropped, s.coh.l1_inv_hits), (0, 0));
+    assert!(s.sms[1].l1.contains(line), "the old data was installed");
+    assert_eq!(s.live_requests(), 0);
+    let c = s.chk.as_ref().unwrap();
+    assert_eq!((c.copy(1, line), c.completed(line)), (0, 1));
+    assert_eq!(
+        c.completed_at_acquire(line),
+        0,
+        "all the L1 owes in this kernel"
+    );
+    s.kernel_boundary();
+    assert!(!s.sms[1].l1.contains(line), "the acquire clears it");
+    assert_eq!(s.chk.as_ref().unwrap().completed_at_acquire(line), 1);
 }
 
 /// SM 4 (node 1) reads a line homed at node 0; SM 0 (node 0) writes the line before the
