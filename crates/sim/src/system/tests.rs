@@ -111,6 +111,41 @@ fn run_until(s: &mut System, mut stop: impl FnMut(&Ev) -> bool) {
     }
 }
 
+/// The race of [`an_invalidation_that_crosses_a_fill_prevents_its_install`], run to its
+/// end: returns the line and node 1's slice of it.
+fn fill_crossed_by_an_invalidation(s: &mut System) -> (u64, usize) {
+    let (line, loc) = line_at_node0(s);
+    issue(s, Kind::Read, 4, line, &loc);
+    run_until(s, |_| false);
+    let slice = s.slice_of(1, line, 0, loc.channel);
+    assert!(s.slices[slice].cache.contains(line) && s.sms[4].l1.contains(line));
+    s.slices[slice].cache.invalidate(line);
+    s.sms[4].l1.invalidate(line);
+    // the second miss and the write start together; the write is performed at the home's
+    // L2 at once, its invalidation overtakes the miss's round trip
+    issue(s, Kind::Read, 4, line, &loc);
+    issue(s, Kind::Write, 0, line, &loc);
+    run_until(s, |_| false);
+    (line, slice)
+}
+
+/// The race of [`a_write_at_the_home_stops_an_l1_fill_of_old_data`], run to its end:
+/// returns the line.
+fn home_fill_raced_by_a_write(s: &mut System) -> u64 {
+    let (line, loc) = line_at_node0(s);
+    issue(s, Kind::Read, 1, line, &loc);
+    run_until(s, |_| false);
+    s.sms[1].l1.invalidate(line);
+    let rid = issue(s, Kind::Read, 1, line, &loc);
+    run_until(s, |e| matches!(e, Ev::L2Access(i) if *i == rid));
+    let c = s.chk.as_ref().unwrap();
+    assert_eq!(s.reqs[rid as usize].ver, 0, "an L2 hit on the old data");
+    assert_eq!(c.performed(line), 0);
+    issue(s, Kind::Write, 0, line, &loc);
+    run_until(s, |_| false);
+    line
+}
+
 /// Node 1 (SM 4) already shares a line homed at node 0 and has dropped its copies (as
 /// evictions would); it misses on the line again while SM 0 writes it at the home. The
 /// invalidation reaches node 1 while its new fill is in flight. With `inval_scope =
@@ -118,18 +153,7 @@ fn run_until(s: &mut System, mut stop: impl FnMut(&Ev) -> bool) {
 #[test]
 fn an_invalidation_that_crosses_a_fill_prevents_its_install() {
     let mut s = directory_system_l1();
-    let (line, loc) = line_at_node0(&s);
-    issue(&mut s, Kind::Read, 4, line, &loc);
-    run_until(&mut s, |_| false);
-    let slice = s.slice_of(1, line, 0, loc.channel);
-    assert!(s.slices[slice].cache.contains(line) && s.sms[4].l1.contains(line));
-    s.slices[slice].cache.invalidate(line);
-    s.sms[4].l1.invalidate(line);
-    // the second miss and the write start together; the write is performed at the home's
-    // L2 at once, its invalidation overtakes the miss's round trip
-    issue(&mut s, Kind::Read, 4, line, &loc);
-    issue(&mut s, Kind::Write, 0, line, &loc);
-    run_until(&mut s, |_| false);
+    let (line, slice) = fill_crossed_by_an_invalidation(&mut s);
     assert_eq!(s.coh.inv_sent, 1, "node 1 was a recorded sharer");
     assert_eq!(s.coh.inv_received, 1);
     assert_eq!(s.coh.inv_hits, 0, "nothing installed when it arrived");
@@ -159,15 +183,7 @@ fn an_invalidation_that_crosses_a_fill_prevents_its_install() {
 #[test]
 fn with_the_l2_scope_an_invalidation_crossing_a_fill_stops_the_l2_fill_only() {
     let mut s = directory_system();
-    let (line, loc) = line_at_node0(&s);
-    issue(&mut s, Kind::Read, 4, line, &loc);
-    run_until(&mut s, |_| false);
-    let slice = s.slice_of(1, line, 0, loc.channel);
-    s.slices[slice].cache.invalidate(line);
-    s.sms[4].l1.invalidate(line);
-    issue(&mut s, Kind::Read, 4, line, &loc);
-    issue(&mut s, Kind::Write, 0, line, &loc);
-    run_until(&mut s, |_| false);
+    let (line, slice) = fill_crossed_by_an_invalidation(&mut s);
     assert_eq!((s.coh.inv_sent, s.coh.inv_received), (1, 1));
     assert_eq!(s.coh.fills_dropped, 1, "the L2 fill only");
     assert_eq!(s.coh.l1_inv_hits, 0);
@@ -184,17 +200,7 @@ fn with_the_l2_scope_an_invalidation_crossing_a_fill_stops_the_l2_fill_only() {
 #[test]
 fn a_write_at_the_home_stops_an_l1_fill_of_old_data() {
     let mut s = directory_system_l1();
-    let (line, loc) = line_at_node0(&s);
-    issue(&mut s, Kind::Read, 1, line, &loc);
-    run_until(&mut s, |_| false);
-    s.sms[1].l1.invalidate(line);
-    let rid = issue(&mut s, Kind::Read, 1, line, &loc);
-    run_until(&mut s, |e| matches!(e, Ev::L2Access(i) if *i == rid));
-    let c = s.chk.as_ref().unwrap();
-    assert_eq!(s.reqs[rid as usize].ver, 0, "an L2 hit on the old data");
-    assert_eq!(c.performed(line), 0);
-    issue(&mut s, Kind::Write, 0, line, &loc);
-    run_until(&mut s, |_| false);
+    let line = home_fill_raced_by_a_write(&mut s);
     assert_eq!(s.coh.fills_dropped, 1);
     assert!(
         !s.sms[1].l1.contains(line),
@@ -211,14 +217,7 @@ fn a_write_at_the_home_stops_an_l1_fill_of_old_data() {
 #[test]
 fn with_the_l2_scope_an_l1_keeps_old_data_until_the_kernel_ends() {
     let mut s = directory_system();
-    let (line, loc) = line_at_node0(&s);
-    issue(&mut s, Kind::Read, 1, line, &loc);
-    run_until(&mut s, |_| false);
-    s.sms[1].l1.invalidate(line);
-    let rid = issue(&mut s, Kind::Read, 1, line, &loc);
-    run_until(&mut s, |e| matches!(e, Ev::L2Access(i) if *i == rid));
-    issue(&mut s, Kind::Write, 0, line, &loc);
-    run_until(&mut s, |_| false);
+    let line = home_fill_raced_by_a_write(&mut s);
     assert_eq!((s.coh.fills_dropped, s.coh.l1_inv_hits), (0, 0));
     assert!(s.sms[1].l1.contains(line), "the old data was installed");
     assert_eq!(s.live_requests(), 0);
