@@ -12,6 +12,8 @@ pub const WORD_BYTES: u32 = 4;
 /// Threads per warp.
 pub const WARP: u32 = 32;
 
+use locus_workload::LaneAddr;
+
 /// Every packet kind of the GPU, the vaults and the NSUs (§3.2, §3.7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Packet {
@@ -108,14 +110,50 @@ pub fn bytes(
     n * flit
 }
 
-/// Is the access aligned in the paper's sense (§3.5): lane `i` of the active lanes reads
-/// `line_base + i x word`? `lanes` holds (lane, address); an unaligned access pays the
-/// per-thread offsets in its RDF / WTA packets.
-pub fn aligned(lanes: &[(u8, u64)], line_bytes: u64) -> bool {
-    lanes.iter().all(|&(lane, a)| {
-        let base = a & !(line_bytes - 1);
-        a == base + lane as u64 * WORD_BYTES as u64
-    })
+/// Is the access aligned in the paper's sense (§3.5: "every thread `i` accesses `Addr_i =
+/// CacheLineBaseAddr + i x WordSize`")? One base for the whole access: the line of the
+/// lowest active lane; every active lane `i` must read `base + i x 4` (the 5-bit offset
+/// field of §3.7 indexes 4-byte words). A permutation, a broadcast, wider words or an
+/// access that spans two lines is misaligned and pays the per-thread offsets in its RDF /
+/// WTA packets; a partial warp whose active lanes sit at their own words is aligned.
+pub fn aligned(lanes: &[LaneAddr], line_bytes: u64) -> bool {
+    let Some(first) = lanes.iter().min_by_key(|l| l.lane) else {
+        return true;
+    };
+    let base = first.addr & !(line_bytes - 1);
+    lanes
+        .iter()
+        .all(|l| l.addr == base + l.lane as u64 * WORD_BYTES as u64)
+}
+
+/// The active threads of one line request of an access: the lanes whose address falls in
+/// the line at `line_addr` (a line-aligned address), at least 1.
+pub fn lanes_in_line(lanes: &[LaneAddr], line_addr: u64, line_bytes: u64) -> u32 {
+    let mask = !(line_bytes - 1);
+    (lanes.iter().filter(|l| l.addr & mask == line_addr).count() as u32).max(1)
+}
+
+/// The (active threads, aligned) of each line request of a memory instruction: from its
+/// lanes when the workload recorded them ([`aligned`], [`lanes_in_line`]), else from the
+/// bytes the lanes used in the line (`bytes / 4` threads; aligned when the whole line is
+/// used), the only reading a trace without lane addresses allows.
+pub fn line_shape(
+    lanes: Option<&[LaneAddr]>,
+    access_aligned: bool,
+    line_addr: u64,
+    line_bytes_used: u32,
+    line_bytes: u32,
+) -> (u32, bool) {
+    match lanes {
+        Some(ls) if !ls.is_empty() => (
+            lanes_in_line(ls, line_addr, line_bytes as u64),
+            access_aligned,
+        ),
+        _ => (
+            (line_bytes_used / WORD_BYTES).clamp(1, 32),
+            line_bytes_used == line_bytes,
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -153,12 +191,38 @@ mod tests {
 
     #[test]
     fn alignment_is_lane_times_word() {
-        let al: Vec<(u8, u64)> = (0..32).map(|i| (i, 0x1000 + i as u64 * 4)).collect();
+        let la = |lane: u8, addr: u64| LaneAddr {
+            lane,
+            bytes: 4,
+            addr,
+        };
+        let al: Vec<LaneAddr> = (0..32).map(|i| la(i, 0x1000 + i as u64 * 4)).collect();
         assert!(aligned(&al, 128));
         let mut shifted = al.clone();
-        shifted[3].1 += 4;
+        shifted[3].addr += 4;
         assert!(!aligned(&shifted, 128));
-        let strided: Vec<(u8, u64)> = (0..4).map(|i| (i, 0x1000 + i as u64 * 8)).collect();
-        assert!(!aligned(&strided, 128));
+        let strided: Vec<LaneAddr> = (0..4).map(|i| la(i, 0x1000 + i as u64 * 8)).collect();
+        assert!(!aligned(&strided, 128), "8 B words");
+        // a partial warp at its own words is aligned; a broadcast or a permutation is not
+        assert!(aligned(&al[..16], 128));
+        assert!(aligned(&al[5..9], 128));
+        let bcast: Vec<LaneAddr> = (0..32).map(|i| la(i, 0x1000)).collect();
+        assert!(!aligned(&bcast, 128));
+        let perm: Vec<LaneAddr> = (0..32)
+            .map(|i| la(i, 0x1000 + (i ^ 1) as u64 * 4))
+            .collect();
+        assert!(!aligned(&perm, 128));
+        // one base for the access: lanes on two lines, each at lane x 4 in its own line
+        let two: Vec<LaneAddr> = (0..32)
+            .map(|i| la(i, 0x1000 + (i as u64 % 2) * 128 + i as u64 * 4))
+            .collect();
+        assert!(!aligned(&two, 128));
+        // the threads of each line
+        let sh: Vec<LaneAddr> = (0..32).map(|i| la(i, 0x1004 + i as u64 * 4)).collect();
+        assert_eq!(lanes_in_line(&sh, 0x1000, 128), 31);
+        assert_eq!(lanes_in_line(&sh, 0x1080, 128), 1);
+        assert_eq!(line_shape(Some(&sh), false, 0x1080, 4, 128), (1, false));
+        assert_eq!(line_shape(None, false, 0x1000, 128, 128), (32, true));
+        assert_eq!(line_shape(None, true, 0x1000, 64, 128), (16, false));
     }
 }

@@ -8,7 +8,7 @@
 
 use super::offload::{gpu_link_bytes, network_link_bytes, offloaded, on_gpu};
 use super::offload::{LineAccess, MemInst, Msg, Sizes};
-use super::packets::{Packet, WORD_BYTES};
+use super::packets::{aligned, line_shape, Packet};
 use super::select::BlockDesc;
 use crate::config::Config;
 use crate::mapping::AddressMap;
@@ -56,6 +56,7 @@ pub fn analyze(cfg: &Config, w: &mut dyn Workload, max_blocks: u64) -> Result<Tr
     };
     let mut bp = BlockProgram {
         offload_markers: true,
+        record_lanes: true,
         ..Default::default()
     };
     let mut t = Traffic::default();
@@ -79,7 +80,12 @@ pub fn analyze(cfg: &Config, w: &mut dyn Workload, max_blocks: u64) -> Result<Tr
                         nsu_insts: m.nsu_insts as u32,
                         ..Default::default()
                     };
-                    for i in &wp.insts[m.begin as usize..m.end as usize] {
+                    for (ii, i) in wp.insts[m.begin as usize..m.end as usize]
+                        .iter()
+                        .enumerate()
+                    {
+                        let lanes = wp.lanes_of(m.begin as usize + ii);
+                        let al = lanes.is_some_and(|ls| aligned(ls, line as u64));
                         let store = match (i.class, i.space) {
                             (InstClass::Load, Space::Global | Space::Texture) => false,
                             (InstClass::Store, Space::Global) => true,
@@ -101,10 +107,12 @@ pub fn analyze(cfg: &Config, w: &mut dyn Workload, max_blocks: u64) -> Result<Tr
                                     l.addr
                                 ));
                             }
+                            let (active, aligned) =
+                                line_shape(lanes, al, l.addr, l.bytes as u32, line);
                             acc.push(LineAccess {
                                 stack: s,
-                                active: (l.bytes as u32 / WORD_BYTES).max(1),
-                                aligned: l.bytes as u32 == line,
+                                active,
+                                aligned,
                                 gpu_hit: false,
                             });
                         }

@@ -565,6 +565,8 @@ pub struct System {
     /// Sectored L1s and L2s (`system.sector_bytes`); `None`: whole lines.
     pub(crate) sect: Option<crate::cache::SectorGeom>,
     pub(crate) scratch_lines: Vec<locus_workload::LineReq>,
+    /// NDP: (active threads, aligned) of each line in `scratch_lines` (§3.5, reused).
+    pub(crate) scratch_shape: Vec<(u8, bool)>,
     pub(crate) scratch_tok: Vec<u64>,
     pub(crate) done_buf: Vec<locus_dram::Completion>,
     pub(crate) free_slots: Vec<u32>,
@@ -798,6 +800,7 @@ impl System {
             line_shift: line.trailing_zeros(),
             sect,
             scratch_lines: Vec::with_capacity(64),
+            scratch_shape: Vec::with_capacity(64),
             scratch_tok: Vec::with_capacity(64),
             done_buf: Vec::with_capacity(64),
             free_slots: vec![0; nsm],
@@ -871,8 +874,9 @@ impl System {
             ),
             cfg: cfg.clone(),
         };
-        // the spaces decide per lane (bank conflicts, divergence, 2-D tiles)
-        s.record_lanes = cfg.spaces.enabled;
+        // the spaces decide per lane (bank conflicts, divergence, 2-D tiles); NDP's RDF / WTA
+        // alignment is a per-lane rule (ndp.md §3.5)
+        s.record_lanes = cfg.spaces.enabled || s.ndp.is_some();
         if cfg.run.sample_cycles > 0 {
             s.add_timer(TimerOwner::Sampler, cfg.run.sample_cycles);
         }

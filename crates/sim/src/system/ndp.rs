@@ -52,7 +52,7 @@
 use super::{Ev, Kind, Req, System};
 use crate::mapping::{Location, Mode};
 use crate::ndp::nsu::{Buf, Credits, Nsu, NsuOp, NsuOut};
-use crate::ndp::packets::{bytes as pkt_bytes, Packet, MAX_MEM_INSTS, WORD_BYTES};
+use crate::ndp::packets::{self, bytes as pkt_bytes, Packet, MAX_MEM_INSTS};
 use crate::ndp::ready::ReadyBuffer;
 use crate::ndp::select::{BlockDesc, Selector};
 use crate::ndp::target::first_access_target;
@@ -969,7 +969,7 @@ impl System {
         match (block_mem(inst), wn.mode) {
             (Some(store), 2) => {
                 n.warps[wg] = wn;
-                self.ndp_mem(sm, wg, inst, store);
+                self.ndp_mem(sm, wg, pc, inst, store);
                 wn = self.ndp.as_deref().expect("ndp on").warps[wg];
                 handled = true;
             }
@@ -1048,22 +1048,31 @@ impl System {
 
     /// An offloaded load (`store = false`) or store of warp `wg`: addresses generated,
     /// coalesced and translated by the SM; RDFs / WTAs built (§3.5).
-    fn ndp_mem(&mut self, sm: usize, wg: usize, inst: &WarpInst, store: bool) {
+    fn ndp_mem(&mut self, sm: usize, wg: usize, pc: u32, inst: &WarpInst, store: bool) {
         let now = self.q.now();
         let cyc = self.sms[sm].clk.period;
         self.c.mem_insts += 1;
         self.c.mem_by_space[crate::stats::mem_index(inst.space, inst.class)] += 1;
         let mut lines = std::mem::take(&mut self.scratch_lines);
+        let mut shape = std::mem::take(&mut self.scratch_shape);
         lines.clear();
+        shape.clear();
+        let line_bytes = self.cfg.system.line_bytes;
         {
             let w = &self.warps[wg];
             let prog = &self.sms[sm].blocks[w.block_slot as usize].prog.warps[w.wib as usize];
             lines.extend_from_slice(prog.lines_of(inst));
+            // §3.5: the access is aligned when its lanes read consecutive words of one line
+            let lanes = prog.lanes_of(pc as usize);
+            let al = lanes.is_some_and(|ls| packets::aligned(ls, line_bytes as u64));
+            shape.extend(lines.iter().map(|lr| {
+                let (a, al) = packets::line_shape(lanes, al, lr.addr, lr.bytes as u32, line_bytes);
+                (a as u8, al)
+            }));
         }
         let lpc = self.cfg.sm.lsu_lines_per_cycle as u64;
         let t0 = now.max(self.sms[sm].lsu_free);
         self.sms[sm].lsu_free = t0 + (lines.len() as u64).div_ceil(lpc) * cyc;
-        let line_bytes = self.cfg.system.line_bytes;
         let mut scratch = std::mem::take(&mut self.ndp.as_deref_mut().expect("ndp on").scratch);
         scratch.clear();
         for (k, lr) in lines.iter().enumerate() {
@@ -1080,12 +1089,13 @@ impl System {
                 line,
                 mode,
                 t: ti + tlat,
-                active: (lr.bytes as u32 / WORD_BYTES).clamp(1, 32) as u8,
-                aligned: lr.bytes as u32 == line_bytes,
+                active: shape[k].0,
+                aligned: shape[k].1,
                 obj: lr.obj,
             });
         }
         self.scratch_lines = lines;
+        self.scratch_shape = shape;
         let n = self.ndp.as_deref_mut().expect("ndp on");
         let mut wn = n.warps[wg];
         let i = wn.inst;

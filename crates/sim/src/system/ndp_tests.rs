@@ -909,3 +909,88 @@ fn nsu_energy_and_icache_use() {
     assert!(ndp(&r0).nsus.iter().all(|u| u.code_bytes == 0));
     assert_eq!(part(&r0, "static nsu"), (0, 0.0));
 }
+
+/// How the lanes of [`Shaped`]'s load pick their word.
+#[derive(Clone, Copy)]
+enum Pick {
+    /// `a[i]`: lane `k` reads word `k` of the warp's line.
+    Own,
+    /// `a[i ^ 1]`: the lanes swap neighbouring words (one line, a permutation).
+    Swap,
+    /// `a[warp base]`: every lane reads the warp's first word (a broadcast).
+    Bcast,
+}
+
+/// One offload block per thread: `out[i] = a[pick(i)]`.
+struct Shaped {
+    a: ObjId,
+    out: ObjId,
+    n: u64,
+    pick: Pick,
+}
+
+impl Kernel for Shaped {
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: "shaped".into(),
+            grid: Dim3::x(self.n.div_ceil(256) as u32),
+            block: Dim3::x(256),
+            regs_per_thread: 16,
+            smem_per_block: 0,
+        }
+    }
+    fn thread(&self, t: &mut Thread<'_>, _phase: u32) {
+        let i = t.gid();
+        if i >= self.n {
+            return;
+        }
+        let j = match self.pick {
+            Pick::Own => i,
+            Pick::Swap => i ^ 1,
+            Pick::Bcast => i / 32 * 32,
+        };
+        t.ofld_begin(0, 0, 2);
+        let x: f32 = t.ld(self.a, j);
+        t.st(self.out, i, x);
+        t.ofld_end(0);
+    }
+}
+
+fn shaped(n: u64, pick: Pick) -> ModelWorkload {
+    let mut m = Memory::new();
+    let v: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let a = m.alloc_from("a", &v, true);
+    let out = m.alloc::<f32>("out", n, false);
+    let k = Shaped { a, out, n, pick };
+    ModelWorkload::new("shaped", m, Box::new(Once(Some(Box::new(k)))))
+}
+
+/// RDF / WTA alignment is §3.5's per-lane rule: lane `i` reads `line base + 4 i`. A
+/// permutation inside one line or a broadcast is misaligned (32 offsets of 5 bits: 1 + 2
+/// FLITs, 48 B) though its lanes use the whole line; a partial warp whose lanes sit at
+/// their own words is aligned (1 FLIT) though it uses half the line. The simulator and the
+/// traffic analysis agree.
+#[test]
+fn rdf_and_wta_alignment_follows_the_lanes() {
+    let cfg = preset::load(Some("ndp-8hmc"), None, &[]).unwrap();
+    for (pick, rdf) in [(Pick::Own, 16), (Pick::Swap, 48), (Pick::Bcast, 48)] {
+        let n = 8192u64;
+        let (_, r) = run(&["ndp.offload=naive"], &mut shaped(n, pick));
+        let s = ndp(&r);
+        assert_eq!(s.instances_offloaded, n / 32);
+        assert_eq!(kind(s, Packet::Rdf), (n / 32, rdf * n / 32, rdf * n / 32));
+        assert_eq!(kind(s, Packet::Wta).1, 16 * n / 32, "out[i] is aligned");
+        let t = crate::ndp::traffic::analyze(&cfg, &mut shaped(n, pick), 0).unwrap();
+        let k = Packet::ALL.iter().position(|&k| k == Packet::Rdf).unwrap();
+        assert_eq!(t.gpu_link_by_kind[k], rdf * n / 32);
+    }
+    // a tail warp of 16 threads: aligned, and its responses carry 16 words
+    let n = 8192u64 + 16;
+    let warps = n.div_ceil(32);
+    let (_, r) = run(&["ndp.offload=naive"], &mut vadd(n));
+    let s = ndp(&r);
+    assert_eq!(s.instances_offloaded, warps);
+    assert_eq!(kind(s, Packet::Rdf).1, 2 * 16 * warps);
+    assert_eq!(kind(s, Packet::Wta).1, 16 * warps);
+    assert_eq!(kind(s, Packet::RdfResp).1, 2 * (144 * (warps - 1) + 80));
+}
