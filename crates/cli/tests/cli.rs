@@ -723,14 +723,15 @@ fn repro_ndp_quick_report_passes_its_audit_and_resumes() {
     // one row per run: Baseline, NaiveNDP, NaiveNDP with `ndp.nsu_marker_insts=end-only`,
     // Fig. 8's static-0 split, 2 static ratios, Dyn, Dyn_Cache, both again with Algorithm 1's
     // IPC counted at issue (`ndp.hill_ipc=issue`) and holding at IPC 0
-    // (`ndp.hill_hold_idle=true`), MoreCore and the 3 study runs
+    // (`ndp.hill_hold_idle=true`), Dyn with Algorithm 1 as printed, Dyn_Cache with the
+    // per-warp benefit, MoreCore and the 3 study runs
     let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
-    assert_eq!(runs.lines().count(), 1 + 13 + 3);
-    // resumable: the second invocation reuses all 16 runs
+    assert_eq!(runs.lines().count(), 1 + 15 + 3);
+    // resumable: the second invocation reuses all 18 runs
     let (code, _, err) = locus(&args);
     assert_eq!(code, 0, "{err}");
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(report.contains("(16 reused"), "{report}");
+    assert!(report.contains("(18 reused"), "{report}");
     let (code, _, err) = locus(&[
         "repro",
         "ndp",

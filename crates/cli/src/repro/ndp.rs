@@ -183,6 +183,13 @@ pub const DYNCACHE_ISSUE_IPC: &str = "dyncache-issueipc";
 /// ours: Algorithm 1 skips epochs at IPC 0).
 pub const DYN_HOLD: &str = "dyn-hold";
 pub const DYNCACHE_HOLD: &str = "dyncache-hold";
+/// Key of NDP(Dyn) with `ndp.literal_algorithm1 = true` (Algorithm 1 as printed: the ratio
+/// moves by `Step_unit` inside the printed guard and the step grows at its minimum; the
+/// default is the prose's reading, spec §4.3 / §7 decision 1).
+pub const DYN_PRINTED_ALG1: &str = "dyn-printedalg1";
+/// Key of NDP(Dyn)_Cache with `ndp.paper_literal_benefit = false` (the spec's per-warp unit
+/// fix of the §4.4 benefit; the default is the printed formula).
+pub const DYNCACHE_PER_WARP: &str = "dyncache-perwarp";
 
 /// Where an offloaded instance's time goes (`locus_sim::ndp::InstanceTime`): the eight
 /// consecutive phases (label, statistic) from `OFLD.BEG` to the warp's release.
@@ -307,6 +314,18 @@ pub fn main_variants(quick: bool) -> Vec<Variant> {
         DYNCACHE_HOLD,
         BASE,
         &["ndp.offload=dyn-cache", "ndp.hill_hold_idle=true"],
+    ));
+    // the printed Algorithm 1 (the default is the prose's reading)
+    v.push(var(
+        DYN_PRINTED_ALG1,
+        BASE,
+        &["ndp.offload=dyn", "ndp.literal_algorithm1=true"],
+    ));
+    // the spec's unit fix of the §4.4 benefit (the default is the printed formula)
+    v.push(var(
+        DYNCACHE_PER_WARP,
+        BASE,
+        &["ndp.offload=dyn-cache", "ndp.paper_literal_benefit=false"],
     ));
     v.push(var("morecore", "ndp-morecore", &["ndp.offload=none"]));
     v

@@ -78,6 +78,7 @@ pub fn write(
         let (o, g) = (val(k, OFFLOADED), val(k, ON_GPU));
         ratio(o, o + g)
     };
+    let suppressed_share = |k: &str| ratio(val(k, SUPPRESSED), val(k, OFFLOADED) + val(k, ON_GPU));
     let ratios = ndp::ratios(meta.quick);
     let mut md = String::new();
 
@@ -165,14 +166,20 @@ pub fn write(
                 "dyncache offloaded share",
             ),
             led.pct(
-                ratio(
-                    val(&key(b, "dyncache"), SUPPRESSED),
-                    val(&key(b, "dyncache"), OFFLOADED) + val(&key(b, "dyncache"), ON_GPU),
-                ),
+                suppressed_share(&key(b, "dyncache")),
                 "dyncache suppressed share",
+            ),
+            led.pct(
+                offload_share(&key(b, ndp::DYNCACHE_PER_WARP)),
+                "dyncache per-warp offloaded share",
+            ),
+            led.pct(
+                suppressed_share(&key(b, ndp::DYNCACHE_PER_WARP)),
+                "dyncache per-warp suppressed share",
             ),
         ]);
     }
+    cov += "The cache-locality check's benefit (ndp.md §4.4) as the paper prints it, lines x 128 B x SIMD width (the default, `Dyn_Cache`), and with the spec's unit fix, lines x 128 B per warp (`ndp.paper_literal_benefit = false`, `per-warp`).\n\n";
     cov += &table(
         &[
             "workload",
@@ -181,6 +188,8 @@ pub fn write(
             "offloaded, Dyn",
             "offloaded, Dyn_Cache",
             "suppressed by the cache check, Dyn_Cache",
+            "offloaded, Dyn_Cache per-warp",
+            "suppressed, Dyn_Cache per-warp",
         ]
         .map(String::from),
         &rows,
@@ -396,10 +405,7 @@ pub fn write(
                     led.pct(am(&over(bs, &|b| val(&key(b, vk), OCCUPANCY))), "claim occupancy"),
                     led.pct(am(&over(bs, &|b| offload_share(&key(b, vk)))), "claim offloaded share"),
                     led.pct(
-                        am(&over(bs, &|b| {
-                            let k = key(b, vk);
-                            ratio(val(&k, SUPPRESSED), val(&k, OFFLOADED) + val(&k, ON_GPU))
-                        })),
+                        am(&over(bs, &|b| suppressed_share(&key(b, vk)))),
                         "claim suppressed share",
                     ),
                     led.pct(am(&over(bs, &|b| val(&key(b, bk), "l2_hit_rate"))), "base l2 hit rate"),
@@ -912,7 +918,7 @@ pub fn write(
     // the Dyn controller: its epochs, the ratio it had reached when the first offload-block
     // instruction counted, the ratio at the end, and both readings of its IPC
     let mut dynr = format!(
-        "\nNDP(Dyn)'s hill climber (Algorithm 1, ndp.md §4.3): epochs run; epochs at IPC 0 before the first whose IPC is above 0 (no offload-block instance counted in them: a kernel without offload blocks ran, or no instance had retired yet); the ratio in force when the first block instance counted (the initial {} if none came before); the ratio in force at the end. Algorithm 1 moves the ratio every epoch and reverses only when the IPC fell, so an epoch whose IPC equals the last (0 = 0) keeps the direction. Algorithm 1's IPC counts an instance at its `OFLD.END` retirement, block instructions x active threads (`ndp.hill_ipc = \"retire\"`, spec §7 decision 3, the default); the other reading counts each block warp instruction as the GPU issues it (`issue`, Locus before session 16), where an offloaded instance's GPU-side instructions count before its NSU has run it. Speedups over the Baseline under both readings, and with `ndp.hill_hold_idle = true` (`hold`, a reading of ours, not the paper's: an epoch at IPC 0 leaves ratio, step and history as they were).\n\n",
+        "\nNDP(Dyn)'s hill climber (Algorithm 1, ndp.md §4.3): epochs run; epochs at IPC 0 before the first whose IPC is above 0 (no offload-block instance counted in them: a kernel without offload blocks ran, or no instance had retired yet); the ratio in force when the first block instance counted (the initial {} if none came before); the ratio in force at the end. Algorithm 1 moves the ratio every epoch and reverses only when the IPC fell, so an epoch whose IPC equals the last (0 = 0) keeps the direction. Algorithm 1's IPC counts an instance at its `OFLD.END` retirement, block instructions x active threads (`ndp.hill_ipc = \"retire\"`, spec §7 decision 3, the default); the other reading counts each block warp instruction as the GPU issues it (`issue`, Locus before session 16), where an offloaded instance's GPU-side instructions count before its NSU has run it. Speedups over the Baseline under both readings, with `ndp.hill_hold_idle = true` (`hold`, a reading of ours, not the paper's: an epoch at IPC 0 leaves ratio, step and history as they were), with Algorithm 1 as printed, and NDP(Dyn)_Cache with the spec's per-warp benefit.\n\n",
         led.f(cfg.ndp.init_ratio, 2, "config ndp.init_ratio"),
     );
     let mut rows = Vec::new();
@@ -954,6 +960,14 @@ pub fn write(
             ),
             led.x(sp(b, "base", ndp::DYN_HOLD), "dyn hold speedup"),
             led.x(sp(b, "base", ndp::DYNCACHE_HOLD), "dyncache hold speedup"),
+            led.x(
+                sp(b, "base", ndp::DYN_PRINTED_ALG1),
+                "dyn printed algorithm 1 speedup",
+            ),
+            led.x(
+                sp(b, "base", ndp::DYNCACHE_PER_WARP),
+                "dyncache per-warp benefit speedup",
+            ),
         ]);
     }
     let means: Vec<f64> = [
@@ -963,6 +977,8 @@ pub fn write(
         ndp::DYNCACHE_ISSUE_IPC,
         ndp::DYN_HOLD,
         ndp::DYNCACHE_HOLD,
+        ndp::DYN_PRINTED_ALG1,
+        ndp::DYNCACHE_PER_WARP,
     ]
     .iter()
     .map(|c| am(&over(benches, &|b| sp(b, "base", c))))
@@ -989,6 +1005,8 @@ pub fn write(
             "NDP(Dyn)_Cache, issue".into(),
             "NDP(Dyn), hold".into(),
             "NDP(Dyn)_Cache, hold".into(),
+            "NDP(Dyn), Algorithm 1 as printed".into(),
+            "NDP(Dyn)_Cache, per-warp benefit".into(),
         ],
         &rows,
     );
@@ -1002,6 +1020,16 @@ pub fn write(
             led.gain(means[2], "dyncache mean retire"),
             led.gain(means[3], "dyncache mean issue"),
             led.gain(means[5], "dyncache mean hold"),
+        )?;
+        writeln!(
+            dynr,
+            "\nAlgorithm 1 as printed (`ndp.literal_algorithm1 = true`: the ratio moves by `Step_unit` inside the printed guard, the step grows at its minimum) against the prose's reading (the default): NDP(Dyn) {} against {}, a difference of {} points. The §4.4 benefit with the spec's per-warp unit fix (`ndp.paper_literal_benefit = false`) against the printed formula (the default): NDP(Dyn)_Cache {} against {}, a difference of {} points.",
+            led.gain(means[6], "dyn printed alg1 mean"),
+            led.gain(means[0], "dyn mean retire"),
+            led.f(100.0 * (means[6] - means[0]), 1, "printed alg1 minus prose, points"),
+            led.gain(means[7], "dyncache per-warp mean"),
+            led.gain(means[2], "dyncache mean retire"),
+            led.f(100.0 * (means[7] - means[2]), 1, "per-warp minus printed, points"),
         )?;
     }
     if !climbed.is_empty() {

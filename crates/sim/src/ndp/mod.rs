@@ -249,8 +249,11 @@ pub struct NdpCfg {
     /// Algorithm 1 as printed (ratio moves by `step_unit` inside the printed guard; the
     /// step grows at the minimum) instead of the prose's reading. \[DEFAULT\] false.
     pub literal_algorithm1: bool,
-    /// Cache-aware check: the §4.4 benefit exactly as printed (lines x 128 B x SIMD width)
-    /// instead of per-warp bytes. \[DEFAULT\] false.
+    /// Cache-aware check: the §4.4 benefit exactly as printed, its load term lines x 128 B x
+    /// SIMD width (true, the paper's rule and the default), or the spec's unit fix (false:
+    /// per-warp bytes, lines x 128 B, ndp.md §4.4 \[DEFAULT\] "unit fix", which says the
+    /// printed form overweights loads 32x against stores and makes suppression almost
+    /// impossible). The NDP reproduction runs both.
     pub paper_literal_benefit: bool,
     /// Cache-aware check: instances of a block observed before its statistics are used.
     /// \[DEFAULT\] 1.
@@ -301,7 +304,7 @@ impl Default for NdpCfg {
             hill_ipc: HillIpc::Retire,
             hill_hold_idle: false,
             literal_algorithm1: false,
-            paper_literal_benefit: false,
+            paper_literal_benefit: true,
             min_samples: 1,
             seed: 1,
         }

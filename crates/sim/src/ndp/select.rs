@@ -2,9 +2,11 @@
 //! the hill climber's ratio ([`super::hill`]), and the cache-locality-aware check per
 //! static block.
 //!
-//! The check (§4.4, with the spec's per-warp unit fix as the \[DEFAULT\]):
-//! `Score = ceil(AvgLines x AvgMissRate) x 128 B + stores x 4 B x 32
+//! The check (§4.4, the benefit as printed, the default):
+//! `Score = ceil(AvgLines x AvgMissRate) x 128 B x 32 + stores x 4 B x 32
 //!          - (live-ins + live-outs) x 4 B x 32`;
+//! with `ndp.paper_literal_benefit = false` the spec's per-warp unit fix drops the `x 32` of
+//! the load term;
 //! a block with `Score <= 0` runs on the GPU. The statistics are global per static block,
 //! cumulative, updated in both modes (the GPU's own L1/L2 outcomes of a block run on the
 //! GPU, the RDF probes of an offloaded one), so a suppressed block keeps learning. Before
