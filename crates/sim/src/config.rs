@@ -708,6 +708,13 @@ pub struct PlacementCfg {
     /// when one Eq. 2 chunk would hold a whole object, leave the object undecided so a
     /// later kernel with more blocks places it (GE's 3-block `Fan1` before `Fan2`).
     pub defer_whole_object: bool,
+    /// Not the paper's rule (off by default; the first kernel that accesses an object
+    /// decides it and CODA never re-places, spec A11): an object the first kernel touches
+    /// only outside its sampled blocks (or with a grid too small to sample) stays undecided
+    /// for a later kernel's analysis, so the pages mapped before keep the fine-grained
+    /// default beside the later decision. Off, the object is fixed fine-grained at its
+    /// first page's mapping (no stride was seen).
+    pub defer_unsampled: bool,
     /// Not the paper's rule (off by default; Algorithm 1 differentiates w.r.t. blockIdx.x,
     /// so a 2-D kernel whose index does not move with blockIdx.x has RCS 0 and stays FGP):
     /// place such an object by grid rows, `B = stride_y / gridDim.x` (spec §3.6 \[S\]).
@@ -748,6 +755,7 @@ impl Default for PlacementCfg {
             cv_max: 0.5,
             samples: 4,
             defer_whole_object: false,
+            defer_unsampled: false,
             rows_2d: false,
             node: 0,
             migration_cycles: 5000,

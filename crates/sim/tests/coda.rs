@@ -299,7 +299,9 @@ fn multiprogrammed_apps_stay_on_their_nodes() {
 /// NW's blocks walk the score matrix upwards (negative stride): CODA measures its chunks
 /// from the object's end (spec §3.4) and so, with the per-page reading's spans (the
 /// paper's literal one-page chunks make the direction irrelevant), more than halves the
-/// remote accesses.
+/// remote accesses. NW's first kernel is one block, too few to sample, so the matrix is
+/// left to the next kernel (`placement.defer_unsampled`; the paper's rule fixes it
+/// fine-grained).
 #[test]
 fn negative_stride_is_placed_from_the_end() {
     let f = run("nw", &[("n", "1024")], "coda-4gpu", &[]);
@@ -307,11 +309,99 @@ fn negative_stride_is_placed_from_the_end() {
         "nw",
         &[("n", "1024")],
         "coda-4gpu-coda",
-        &["placement.rounding=per-page-majority"],
+        &[
+            "placement.rounding=per-page-majority",
+            "placement.defer_unsampled=true",
+        ],
     );
     let (rf, rc) = (
         f.sim.total.counters.remote_accesses,
         c.sim.total.counters.remote_accesses,
     );
     assert!(2 * rc < rf, "CODA {rc} vs FGP-Only {rf}");
+}
+
+/// Two kernels over one 64 KB array `x`: `init` (one block, too few to sample) writes its
+/// first 256 floats; `scan` (64 blocks) reads 1 KB per block.
+struct TwoKernels {
+    x: locus_workload::ObjId,
+    next: u32,
+}
+
+struct Grid {
+    x: locus_workload::ObjId,
+    blocks: u32,
+}
+
+impl locus_workload::Kernel for Grid {
+    fn info(&self) -> locus_workload::KernelInfo {
+        locus_workload::KernelInfo {
+            name: if self.blocks == 1 { "init" } else { "scan" }.into(),
+            grid: locus_workload::Dim3::x(self.blocks),
+            block: locus_workload::Dim3::x(256),
+            regs_per_thread: 16,
+            smem_per_block: 0,
+        }
+    }
+    fn thread(&self, t: &mut locus_workload::Thread<'_>, _phase: u32) {
+        let i = t.gid();
+        if self.blocks == 1 {
+            t.st(self.x, i, 1.0f32);
+        } else {
+            let v: f32 = t.ld(self.x, i);
+            t.fp(1);
+            let _ = v;
+        }
+    }
+}
+
+impl locus_workload::Host for TwoKernels {
+    fn next_kernel(
+        &mut self,
+        _m: &mut locus_workload::Memory,
+    ) -> Option<Box<dyn locus_workload::Kernel>> {
+        self.next += 1;
+        let blocks = match self.next {
+            1 => 1,
+            2 => 64,
+            _ => return None,
+        };
+        Some(Box::new(Grid { x: self.x, blocks }))
+    }
+}
+
+/// `x`'s CODA decisions after [`TwoKernels`] on `coda-4gpu-coda` with `sets`.
+fn decisions_of_x(sets: &[&str]) -> Vec<locus_sim::placement::coda::Decision> {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let c = preset::load(Some("coda-4gpu-coda"), None, &sets).unwrap();
+    let mut m = locus_workload::Memory::new();
+    let x = m.alloc::<f32>("x", 16 * 1024, false);
+    let mut w =
+        locus_workload::ModelWorkload::new("two_kernels", m, Box::new(TwoKernels { x, next: 0 }));
+    let r = locus_sim::simulate(&c, &mut w).unwrap();
+    r.sim
+        .coda_decisions
+        .iter()
+        .filter(|d| d.obj == x)
+        .copied()
+        .collect()
+}
+
+/// Spec A11: the first kernel that accesses an object decides it, and CODA never
+/// re-places. `init` touches `x` with a grid too small to sample, so its analysis sees no
+/// stride: `x` is fixed fine-grained when its first page maps (reason `NotSampled`) and
+/// `scan`'s 1 KB stride does not place its remaining pages coarse-grained (before the fix
+/// `scan` decided `x` anew: pages 1-15 CGP beside page 0 FGP, which option
+/// `placement.defer_unsampled` keeps).
+#[test]
+fn the_first_kernel_to_touch_an_object_decides_it_even_unsampled() {
+    let ds = decisions_of_x(&[]);
+    assert_eq!(ds.len(), 1, "{ds:?}");
+    assert_eq!(
+        (ds[0].reason, ds[0].placement),
+        (Reason::NotSampled, ObjPlacement::Fgp)
+    );
+    let ds = decisions_of_x(&["placement.defer_unsampled=true"]);
+    assert_eq!(ds.len(), 1, "{ds:?}");
+    assert_eq!(ds[0].reason, Reason::Stride { b: 1024 });
 }

@@ -16,8 +16,11 @@
 //! says (`chunk = min(4 KB, S)` rounded up to whole pages, `placement.rounding =
 //! "paper-roundup"`), or, as a named option that is not the paper's rule, per page against
 //! the exact span (the page goes to the GPU owning its middle byte, `"per-page-majority"`,
-//! spec A2). The first kernel that uses an object decides it (spec §3.4), unless the option
-//! `placement.defer_whole_object` leaves an object one chunk would hold to a later kernel.
+//! spec A2). The first kernel that uses an object decides it (spec §3.4, A11), unless the
+//! option `placement.defer_whole_object` leaves an object one chunk would hold to a later
+//! kernel; an object that kernel touches outside its sampled blocks is fixed fine-grained
+//! at its first page's mapping ([`Reason::NotSampled`], `crate::placement::Placement`),
+//! unless the option `placement.defer_unsampled` leaves it to a later kernel too.
 
 use super::ObjPlacement;
 use crate::config::{CodaRounding, PlacementCfg};
@@ -74,6 +77,10 @@ pub enum Reason {
     TooIrregular { cv: f64 },
     /// 2-D grid whose strides are not linear in the flattened block id (spec §3.6).
     NonLinear2d,
+    /// Touched first by a kernel none of whose sampled blocks touched it (or whose grid was
+    /// too small to sample): no stride seen, fine-grained at its first page's mapping, and
+    /// never re-placed by a later kernel (spec A11).
+    NotSampled,
 }
 
 /// A decision for one object.

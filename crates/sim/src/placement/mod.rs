@@ -75,6 +75,10 @@ pub struct PlacementStats {
     pub pages_cgp: u64,
     /// Pages that could not get a frame (simulated memory exhausted).
     pub pages_oom: u64,
+    /// CODA: objects fixed fine-grained at their first page's mapping because the kernel
+    /// that touched them first did not touch them in a sampled block (spec A11;
+    /// [`coda::Reason::NotSampled`]).
+    pub coda_unsampled_objects: u64,
     pub frames: frames::FrameStats,
     /// Carrefour's page replicas (`placement.migration = "carrefour"` only).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -168,6 +172,12 @@ pub struct Placement {
     frames: Frames,
     objects: Vec<DataObject>,
     decisions: Vec<Option<ObjPlacement>>,
+    /// Objects CODA fixed fine-grained at their first page's mapping because the kernel
+    /// that touched them first left them undecided (none of its sampled blocks touched
+    /// them), in the order they were touched; [`Placement::take_unsampled`] drains it.
+    unsampled: Vec<ObjId>,
+    /// `placement.defer_unsampled`: leave such objects to a later kernel instead.
+    defer_unsampled: bool,
     /// LAB's page counts (policy `lab` only).
     lab: Option<lab::Lab>,
     /// Carrefour's replicas (`placement.migration = "carrefour"` only).
@@ -198,6 +208,8 @@ impl Placement {
             frames: Frames::new(cfg.system.nodes, groups),
             objects: Vec::new(),
             decisions: Vec::new(),
+            unsampled: Vec::new(),
+            defer_unsampled: cfg.placement.defer_unsampled,
             lab: (cfg.placement.policy == PlacementPolicy::Lab)
                 .then(|| lab::Lab::new(cfg.system.nodes, groups, cfg.placement.lab_threshold)),
             replicas: (cfg.placement.migration == crate::config::MigrationKind::Carrefour)
@@ -224,6 +236,17 @@ impl Placement {
                 *slot = Some(d);
             }
         }
+    }
+
+    /// The objects fixed fine-grained at first touch since the last call (see
+    /// [`Placement::map_page`]), for the report's decision list.
+    pub fn take_unsampled(&mut self) -> Vec<ObjId> {
+        std::mem::take(&mut self.unsampled)
+    }
+
+    /// The objects fixed fine-grained at first touch and not yet taken.
+    pub fn unsampled(&self) -> &[ObjId] {
+        &self.unsampled
     }
 
     /// Page size in bytes.
@@ -332,7 +355,21 @@ impl Placement {
         }
     }
 
+    /// Map page `vpn` of `obj` on its first touch by node `toucher`. Under CODA an object
+    /// still undecided here is touched by a kernel whose analysis did not see it (no
+    /// sampled block touched it, or the grid was too small to sample): the first kernel
+    /// that accesses an object decides it and it is never re-placed (coda.md A11), so it
+    /// is fixed fine-grained now, as an object with no stride seen is, rather than left to
+    /// a later kernel's analysis, which would place its remaining pages differently
+    /// (option `placement.defer_unsampled`, not the paper's rule).
     fn map_page(&mut self, vpn: u64, obj: ObjId, toucher: u32) -> Pte {
+        if self.policy == PlacementPolicy::Coda && !self.defer_unsampled {
+            if let Some(slot @ None) = self.decisions.get_mut(obj as usize) {
+                *slot = Some(ObjPlacement::Fgp);
+                self.unsampled.push(obj);
+                self.stats.coda_unsampled_objects += 1;
+            }
+        }
         let (mode, mut node) = self.want(vpn, obj, toucher);
         if let Some(l) = &mut self.lab {
             node = l.place(toucher);

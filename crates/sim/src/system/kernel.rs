@@ -322,6 +322,10 @@ impl System {
 
     /// Record the statistics of application `a`'s current launch.
     fn finish_launch(&mut self, a: usize) {
+        // CODA's objects this kernel touched first without deciding them (coda.md A11)
+        for o in self.placement.take_unsampled() {
+            self.decisions.push(unsampled(o));
+        }
         let app = &mut self.apps[a];
         let Some(info) = app.info.take() else { return };
         app.sched = None;
@@ -892,7 +896,12 @@ impl System {
             links,
             objects,
             placement: self.placement.snapshot(),
-            coda_decisions: self.decisions.clone(),
+            coda_decisions: self
+                .decisions
+                .iter()
+                .copied()
+                .chain(self.placement.unsampled().iter().map(|&o| unsampled(o)))
+                .collect(),
             dram_row_hit_rate: all.row_hit_rate,
             dram_bandwidth_gbs: all.bandwidth_gbs,
             apps: self
@@ -979,5 +988,15 @@ impl System {
             nsu_insts,
             nsus,
         }
+    }
+}
+
+/// The decision [`crate::placement::Placement`] took for object `o` at its first touch: no
+/// sampled block of the kernel that touched it first touched it (coda.md A11).
+fn unsampled(o: locus_workload::ObjId) -> coda::Decision {
+    coda::Decision {
+        obj: o,
+        placement: crate::placement::ObjPlacement::Fgp,
+        reason: coda::Reason::NotSampled,
     }
 }
