@@ -1023,13 +1023,13 @@ pub fn write(
         )?;
         writeln!(
             dynr,
-            "\nAlgorithm 1 as printed (`ndp.literal_algorithm1 = true`: the ratio moves by `Step_unit` inside the printed guard, the step grows at its minimum) against the prose's reading (the default): NDP(Dyn) {} against {}, a difference of {} points. The §4.4 benefit with the spec's per-warp unit fix (`ndp.paper_literal_benefit = false`) against the printed formula (the default): NDP(Dyn)_Cache {} against {}, a difference of {} points.",
+            "\nAlgorithm 1 as printed (`ndp.literal_algorithm1 = true`: the ratio moves by `Step_unit` inside the printed guard, the step grows at its minimum) against the prose's reading (the default): NDP(Dyn) {} against {}, {} points. The §4.4 benefit with the spec's per-warp unit fix (`ndp.paper_literal_benefit = false`) against the printed formula (the default): NDP(Dyn)_Cache {} against {}, {} points.",
             led.gain(means[6], "dyn printed alg1 mean"),
             led.gain(means[0], "dyn mean retire"),
-            led.f(100.0 * (means[6] - means[0]), 1, "printed alg1 minus prose, points"),
+            led.put(format!("{:+.1}", 100.0 * (means[6] - means[0])), "printed alg1 minus prose, points"),
             led.gain(means[7], "dyncache per-warp mean"),
             led.gain(means[2], "dyncache mean retire"),
-            led.f(100.0 * (means[7] - means[2]), 1, "per-warp minus printed, points"),
+            led.put(format!("{:+.1}", 100.0 * (means[7] - means[2])), "per-warp minus printed, points"),
         )?;
     }
     if !climbed.is_empty() {
