@@ -238,8 +238,8 @@ impl Placement {
         }
     }
 
-    /// The objects fixed fine-grained at first touch since the last call (see
-    /// [`Placement::map_page`]), for the report's decision list.
+    /// The objects CODA fixed fine-grained at their first page's mapping (in
+    /// [`Placement::translate`]) since the last call, for the report's decision list.
     pub fn take_unsampled(&mut self) -> Vec<ObjId> {
         std::mem::take(&mut self.unsampled)
     }
