@@ -713,7 +713,8 @@ pub struct PlacementCfg {
     /// only outside its sampled blocks (or with a grid too small to sample) stays undecided
     /// for a later kernel's analysis, so the pages mapped before keep the fine-grained
     /// default beside the later decision. Off, the object is fixed fine-grained at its
-    /// first page's mapping (no stride was seen).
+    /// first page's mapping (no stride was seen). `defer_whole_object` implies it (the
+    /// objects it defers are undecided at their first touch as well).
     pub defer_unsampled: bool,
     /// Not the paper's rule (off by default; Algorithm 1 differentiates w.r.t. blockIdx.x,
     /// so a 2-D kernel whose index does not move with blockIdx.x has RCS 0 and stays FGP):

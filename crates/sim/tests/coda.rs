@@ -401,7 +401,14 @@ fn the_first_kernel_to_touch_an_object_decides_it_even_unsampled() {
         (ds[0].reason, ds[0].placement),
         (Reason::NotSampled, ObjPlacement::Fgp)
     );
-    let ds = decisions_of_x(&["placement.defer_unsampled=true"]);
-    assert_eq!(ds.len(), 1, "{ds:?}");
-    assert_eq!(ds[0].reason, Reason::Stride { b: 1024 });
+    // option `placement.defer_unsampled`, which `defer_whole_object` implies (the objects
+    // it defers are undecided at their first touch): `scan` decides it
+    for opt in [
+        "placement.defer_unsampled=true",
+        "placement.defer_whole_object=true",
+    ] {
+        let ds = decisions_of_x(&[opt]);
+        assert_eq!(ds.len(), 1, "{opt}: {ds:?}");
+        assert_eq!(ds[0].reason, Reason::Stride { b: 1024 }, "{opt}");
+    }
 }

@@ -176,7 +176,8 @@ pub struct Placement {
     /// that touched them first left them undecided (none of its sampled blocks touched
     /// them), in the order they were touched; [`Placement::take_unsampled`] drains it.
     unsampled: Vec<ObjId>,
-    /// `placement.defer_unsampled`: leave such objects to a later kernel instead.
+    /// `placement.defer_unsampled` (or `defer_whole_object`, whose deferred objects are
+    /// undecided at their first touch too): leave such objects to a later kernel instead.
     defer_unsampled: bool,
     /// LAB's page counts (policy `lab` only).
     lab: Option<lab::Lab>,
@@ -209,7 +210,9 @@ impl Placement {
             objects: Vec::new(),
             decisions: Vec::new(),
             unsampled: Vec::new(),
-            defer_unsampled: cfg.placement.defer_unsampled,
+            // an object `defer_whole_object` left undecided must wait for a later kernel
+            // too, not be fixed at the first touch of the kernel that deferred it
+            defer_unsampled: cfg.placement.defer_unsampled || cfg.placement.defer_whole_object,
             lab: (cfg.placement.policy == PlacementPolicy::Lab)
                 .then(|| lab::Lab::new(cfg.system.nodes, groups, cfg.placement.lab_threshold)),
             replicas: (cfg.placement.migration == crate::config::MigrationKind::Carrefour)
