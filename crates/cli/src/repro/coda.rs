@@ -1408,6 +1408,11 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
                 );
             }
         }
+        if reason == "unexplained" {
+            if let Some(o) = c.carried_by(&runs) {
+                reason = experiment::carried_reason(&o, c, &runs, &led, &names);
+            }
+        }
         writeln!(
             dis,
             "- {}: paper {}, Locus {}. Reason: {reason}.",

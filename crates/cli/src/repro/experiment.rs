@@ -129,6 +129,47 @@ impl Quantity {
     }
 }
 
+/// The reason for a mean claim that one benchmark carries away from the paper
+/// ([`Claim::carried_by`]; a rule written in session 37, after the runs had
+/// been seen): that benchmark's own value and the mean without it, and, for a speedup
+/// whose two runs' L2 hit rates differ by more than 10 points, both hit rates.
+pub fn carried_reason(
+    o: &LeftOut,
+    c: &Claim,
+    runs: &Runs,
+    led: &super::ledger::Ledger,
+    names: &[String],
+) -> String {
+    let src = |what: &str| format!("{} without {}: {what}", c.name, o.keys.join(" / "));
+    let first = o.keys.first().map(String::as_str).unwrap_or_default();
+    let bench = names
+        .iter()
+        .filter(|b| first.starts_with(&format!("{b}-")))
+        .max_by_key(|b| b.len())
+        .map(String::as_str)
+        .unwrap_or(first);
+    let mut why = format!(
+        "measured: {bench} alone carries the mean away: {} on its own, {} for the others without it ({})",
+        led.put(c.unit.show(o.value), &src("its value")),
+        led.put(c.unit.show(o.rest), &src("mean of the rest")),
+        c.rule.text(c.unit)
+    );
+    if let [base, var] = &o.keys[..] {
+        let (hb, hv) = (
+            runs.value(base, "l2_hit_rate"),
+            runs.value(var, "l2_hit_rate"),
+        );
+        if (hv - hb).abs() > 0.10 {
+            why += &format!(
+                "; its L2 hit rate is {} in `{var}` against {} in `{base}`",
+                led.pct(hv, &format!("{var} l2_hit_rate")),
+                led.pct(hb, &format!("{base} l2_hit_rate"))
+            );
+        }
+    }
+    why + " (a rule written after the runs were seen)"
+}
+
 /// How a value is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unit {
@@ -214,14 +255,88 @@ pub struct Verdict {
     pub held: Option<bool>,
 }
 
+/// A mean claim's value without one of its inputs ([`Claim::carried_by`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeftOut {
+    /// The run keys the left-out input reads, in order (a speedup: the base run's, then
+    /// the variant's).
+    pub keys: Vec<String>,
+    /// The left-out input's own value.
+    pub value: f64,
+    /// The mean of the other inputs.
+    pub rest: f64,
+}
+
+impl Quantity {
+    /// The keys of the runs this quantity reads, in order.
+    pub fn keys(&self) -> Vec<String> {
+        match self {
+            Quantity::Run { key, .. } => vec![key.clone()],
+            Quantity::Ratio(a, b) | Quantity::Reduction(a, b) => {
+                let mut k = a.keys();
+                k.extend(b.keys());
+                k
+            }
+            Quantity::Mean(_, qs) | Quantity::Min(qs) | Quantity::Max(qs) | Quantity::Sum(qs) => {
+                qs.iter().flat_map(|q| q.keys()).collect()
+            }
+        }
+    }
+}
+
 impl Claim {
+    /// Whether value `v` satisfies the claim's rule.
+    fn holds(&self, v: f64) -> bool {
+        match self.rule {
+            Rule::WithinAbs(t) => self.paper.is_some_and(|p| (v - p).abs() <= t),
+            Rule::Below(x) => v < x,
+            Rule::Above(x) => v > x,
+        }
+    }
+
+    /// For a claim that is a mean over three or more inputs and does not hold: the one
+    /// input without which the mean of the others would hold, the farthest from that mean
+    /// when several would (one benchmark carries the mean away from the paper). `None` when
+    /// the claim holds, is not such a mean, or no single input is to blame. A measured
+    /// decomposition for a report's reason, not a verdict: the verdict stays the claim's.
+    pub fn carried_by(&self, runs: &Runs) -> Option<LeftOut> {
+        let Quantity::Mean(m, qs) = &self.quantity else {
+            return None;
+        };
+        let vals: Vec<f64> = qs.iter().map(|q| q.eval(runs).0).collect();
+        let all = m.of(&vals);
+        if vals.iter().filter(|v| v.is_finite()).count() < 3 || !all.is_finite() || self.holds(all)
+        {
+            return None;
+        }
+        let mut best: Option<LeftOut> = None;
+        for (i, q) in qs.iter().enumerate() {
+            if !vals[i].is_finite() {
+                continue;
+            }
+            let rest: Vec<f64> = vals
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, &v)| v)
+                .collect();
+            let r = m.of(&rest);
+            let far = |o: &LeftOut| (o.value - o.rest).abs();
+            let cand = LeftOut {
+                keys: q.keys(),
+                value: vals[i],
+                rest: r,
+            };
+            if r.is_finite() && self.holds(r) && best.as_ref().is_none_or(|b| far(&cand) > far(b)) {
+                best = Some(cand);
+            }
+        }
+        best
+    }
+
     pub fn evaluate(&self, runs: &Runs) -> Verdict {
         let (ours, n) = self.quantity.eval(runs);
-        let held = ours.is_finite().then(|| match self.rule {
-            Rule::WithinAbs(t) => self.paper.is_some_and(|p| (ours - p).abs() <= t),
-            Rule::Below(x) => ours < x,
-            Rule::Above(x) => ours > x,
-        });
+        let held = ours.is_finite().then(|| self.holds(ours));
         Verdict {
             name: self.name.clone(),
             paper_text: self.paper_text.clone(),
@@ -520,5 +635,54 @@ mod tests {
         assert_eq!((v.held, v.ours_text.as_str()), (None, "no data"));
         let t = verdict_table(&[v]);
         assert!(t.contains("| no data |") && t.contains("within 10 pp"));
+    }
+
+    /// Speedups `fgp / coda` of benchmarks b0.. with the given cycles pairs.
+    fn speedup_runs(pairs: &[(u64, u64)]) -> (Runs, Vec<Quantity>) {
+        let mut m = BTreeMap::new();
+        let mut qs = Vec::new();
+        for (i, &(f, c)) in pairs.iter().enumerate() {
+            for (cfg, cyc) in [("fgp", f), ("coda", c)] {
+                let k = format!("b{i}-{cfg}");
+                let r = RunResult {
+                    key: k.clone(),
+                    cycles: cyc,
+                    ..Default::default()
+                };
+                m.insert(k, r);
+            }
+            qs.push(Quantity::speedup(format!("b{i}-fgp"), format!("b{i}-coda")));
+        }
+        (Runs::new(&m), qs)
+    }
+
+    fn mean_claim(qs: Vec<Quantity>) -> Claim {
+        Claim {
+            name: "mean".into(),
+            paper_text: "1.0x".into(),
+            paper: Some(1.0),
+            quantity: Quantity::Mean(Mean::Arithmetic, qs),
+            unit: Unit::Times,
+            rule: Rule::WithinAbs(0.10),
+        }
+    }
+
+    /// One outlier carries a failing mean: left out, the others' mean holds, and it is
+    /// named with its runs. Two outliers, or a mean that holds, name nobody.
+    #[test]
+    fn carried_by_names_the_one_input_a_failing_mean_hangs_on() {
+        let (runs, qs) = speedup_runs(&[(100, 100), (100, 95), (105, 100), (500, 100)]);
+        let c = mean_claim(qs);
+        assert_eq!(c.evaluate(&runs).held, Some(false));
+        let o = c.carried_by(&runs).unwrap();
+        assert_eq!(o.keys, vec!["b3-fgp".to_string(), "b3-coda".to_string()]);
+        assert!((o.value - 5.0).abs() < 1e-12);
+        assert!((o.rest - (1.0 + 100.0 / 95.0 + 1.05) / 3.0).abs() < 1e-12);
+        let (runs, qs) = speedup_runs(&[(100, 100), (100, 100), (500, 100), (500, 100)]);
+        assert_eq!(mean_claim(qs).carried_by(&runs), None, "two outliers");
+        let (runs, qs) = speedup_runs(&[(100, 100), (100, 100), (104, 100)]);
+        let c = mean_claim(qs);
+        assert_eq!(c.evaluate(&runs).held, Some(true));
+        assert_eq!(c.carried_by(&runs), None, "a mean that holds");
     }
 }

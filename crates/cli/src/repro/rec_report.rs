@@ -604,6 +604,11 @@ pub fn write(
                 );
             }
         }
+        if reason == "unexplained" {
+            if let Some(o) = c.carried_by(runs) {
+                reason = experiment::carried_reason(&o, c, runs, &led, benches);
+            }
+        }
         writeln!(
             dis,
             "- {}: paper {}, Locus {}. Reason: {reason}.",
