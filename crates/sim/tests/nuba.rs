@@ -409,6 +409,42 @@ fn mdr_refuses_replication_under_capacity_pressure() {
     assert!(rep.ro_remote_bypassed > rep.replica_lookups, "{rep:?}");
 }
 
+/// MDR's epochs count from each kernel's start (nuba.md A7): with an epoch one cycle
+/// longer than the longest of three kernels, no epoch ends inside any kernel, so MDR
+/// decides nothing, although the run is longer than an epoch (a timer counted from time 0
+/// would end one inside the run). Fails if the launch does not restart the epoch timer.
+#[test]
+fn mdr_epochs_count_from_each_kernel_start() {
+    let three = || {
+        let (m, o) = memory(16, 1, 8);
+        let k = Synth {
+            shared_lines: 64,
+            ..Synth::plain("k", &o, 16, 4)
+        };
+        (vec![k.clone(), k.clone(), k], m)
+    };
+    let sets = ["replication.kind=mdr", "placement.policy=rr"];
+    let (ks, m) = three();
+    let (r, _) = simulate(
+        &small(&[sets[0], sets[1], "replication.epoch_cycles=100000000"]),
+        ks,
+        m,
+    );
+    let cycles: Vec<u64> = r.sim.kernels.iter().map(|k| k.summary.cycles).collect();
+    let epoch = cycles.iter().max().unwrap() + 2;
+    assert!(
+        cycles.len() == 3 && cycles.iter().sum::<u64>() > epoch,
+        "{cycles:?}"
+    );
+    let e = format!("replication.epoch_cycles={epoch}");
+    let (ks, m) = three();
+    let (r2, s) = simulate(&small(&[sets[0], sets[1], &e]), ks, m);
+    let cycles2: Vec<u64> = r2.sim.kernels.iter().map(|k| k.summary.cycles).collect();
+    assert_eq!(cycles, cycles2, "no decision, so the same run");
+    assert_eq!(r2.sim.replication.as_ref().unwrap().epochs, 0);
+    assert_eq!(s.epochs_fired(), vec![0]);
+}
+
 /// Equal configuration and workload give byte-identical statistics (MDR included).
 #[test]
 fn nuba_is_deterministic() {

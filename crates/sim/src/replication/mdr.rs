@@ -10,8 +10,9 @@
 //! their own partition. At the boundary the analytical model ([`bw_norep`],
 //! [`bw_fullrep`]) compares the effective bandwidths; replication is adopted for the next
 //! epoch iff `BW_FullRep > BW_NoRep` (a tie does not replicate), `decision_cycles` (116)
-//! after the boundary. The first epoch of each kernel runs NoRep and the ATD is reset at
-//! kernel boundaries (A7). One global decision (A5).
+//! after the boundary. Epochs count from each kernel's start (the system restarts the
+//! epoch timer at every launch); the first epoch of each kernel runs NoRep and the ATD is
+//! reset at kernel boundaries (A7). One global decision (A5).
 //!
 //! Constants per partition (A5, §3.2 \[D\]), in GB/s (units cancel): `BW_LLC` = local slices
 //! x slice port, `BW_NoC` = the partition's NoC port, `BW_MEM` = its channels' peak

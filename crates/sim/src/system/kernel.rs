@@ -201,6 +201,8 @@ impl System {
         self.read_only_bits(a, w);
         self.host_functional += t.elapsed();
         self.rep.kernel_start();
+        // MDR's epochs run from the kernel's start (A7); other timers keep their phase
+        self.restart_timer(super::TimerOwner::Replication);
         if let Some(n) = &mut self.ndp {
             n.launch(&info.name);
         }

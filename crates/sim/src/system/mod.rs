@@ -651,8 +651,8 @@ pub(crate) enum TimerOwner {
     Migration,
 }
 
-/// A periodic timer: fires `Ev::Epoch(id)` at every multiple of `period` from time 0
-/// while the simulation has other work queued. When only timer events remain, the event
+/// A periodic timer: fires `Ev::Epoch(id)` at every multiple of `period` from time 0 (or
+/// from its last restart, [`System::restart_timer`]) while the simulation has other work queued. When only timer events remain, the event
 /// loop drops them without advancing time (so a timer never keeps a finished run alive nor
 /// moves its end time) and re-arms them at the same `next_at` when work resumes (the next
 /// launch or the kernel boundary's drain). Hence epoch `k` (at `k * period`) fires iff
@@ -937,9 +937,40 @@ impl System {
         self.timers_armed = 0;
     }
 
-    /// Timer `id`'s epoch: queue the next one, then run its owner's action.
+    /// Restart `owner`'s timers now: the next epoch one period from now, and every later
+    /// one a multiple of the period after it. NUBA's MDR counts its epochs from each
+    /// kernel's start (nuba.md §5.4 and A7: the first epoch of each kernel runs NoRep for a
+    /// whole epoch, not the remainder of one counted from time 0). A queued epoch at the
+    /// old time stays in the queue (the queue has no removal) and is dropped when it pops
+    /// ([`System::epoch`]); it counts in `timers_armed` until then.
+    pub(crate) fn restart_timer(&mut self, owner: TimerOwner) {
+        let now = self.q.now();
+        for (i, t) in self.timers.iter_mut().enumerate() {
+            if t.owner != owner || t.next_at == now + t.period {
+                continue;
+            }
+            t.next_at = now + t.period;
+            if t.armed {
+                self.timers_armed += 1;
+                self.q.push(t.next_at, Ev::Epoch(i as u32));
+            }
+        }
+    }
+
+    /// Timer `id`'s epoch: queue the next one, then run its owner's action. An epoch
+    /// queued before its timer was restarted ([`System::restart_timer`]) is stale: it pops
+    /// before the timer's `next_at` and is dropped.
     pub(crate) fn epoch(&mut self, id: u32) {
+        let now = self.q.now();
         let t = &mut self.timers[id as usize];
+        if now != t.next_at {
+            debug_assert!(
+                now < t.next_at,
+                "an epoch popped after its timer's next one"
+            );
+            self.timers_armed -= 1;
+            return;
+        }
         let at = t.next_at;
         t.fired += 1;
         t.next_at += t.period;

@@ -592,3 +592,57 @@ fn a_program_view_reads_what_its_program_holds() {
     p.insts.push(WarpInst::alu(InstClass::Exit, 1));
     assert!(!v.is_of(&p));
 }
+
+/// Run `s`'s queue as the event loop does (until only timer epochs are left), restarting
+/// the replication timer when the `Ev::Wait` at `restart_at` pops; returns the times, in
+/// cycles, of the replication timer's epochs that fired and the MDR decisions taken.
+fn replication_epochs(s: &mut System, restart_at: Option<u64>) -> (Vec<u64>, u64) {
+    use super::TimerOwner;
+    let cycle = s.clk.cycles(1);
+    let id = s
+        .timers
+        .iter()
+        .position(|t| t.owner == TimerOwner::Replication)
+        .unwrap();
+    s.arm_timers();
+    let armed = s.timers_armed;
+    let mut at = Vec::new();
+    while s.q.len() > s.timers_armed {
+        let (t, ev) = s.q.pop().unwrap();
+        let before = s.timers[id].fired;
+        step(s, ev);
+        if s.timers[id].fired > before {
+            at.push(t / cycle);
+        }
+        if matches!(ev, Ev::Wait) && Some(t / cycle) == restart_at {
+            s.restart_timer(TimerOwner::Replication);
+        }
+    }
+    s.disarm_timers(); // checks that every queued event left is an armed epoch
+    assert!(s.timers_armed == 0 && armed > 0);
+    (at, s.rep.mdr().unwrap().epochs)
+}
+
+/// MDR's epochs count from each kernel's start (nuba.md A7), by a timer restart: restarted
+/// at 1.5 periods, the timer fires next at 2.5 periods, not 2. The epoch queued for 2
+/// periods is dropped when it pops (no MDR decision then) and leaves the loop's count of
+/// queued epochs right (the loop ends when only epochs are left). Without the restart
+/// the epochs stay on the multiples of the period.
+#[test]
+fn a_restarted_timer_counts_its_periods_from_the_restart() {
+    let sets = ["replication.kind=mdr", "replication.epoch_cycles=1000"];
+    for restart in [None, Some(1500)] {
+        let mut s = system("nuba", &sets);
+        let c = s.clk.cycles(1);
+        s.q.push(1500 * c, Ev::Wait);
+        s.q.push(2600 * c, Ev::Wait);
+        let (at, decisions) = replication_epochs(&mut s, restart);
+        let want = if restart.is_some() {
+            [1000, 2500]
+        } else {
+            [1000, 2000]
+        };
+        assert_eq!(at, want, "restart at {restart:?}");
+        assert_eq!(decisions, 2, "one MDR decision per epoch fired");
+    }
+}
