@@ -331,6 +331,22 @@ pub enum KernelBoundary {
     None,
 }
 
+/// How an L2 slice picks the set of a line (`l2.set_index`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SetIndex {
+    /// The low bits of the physical line number (the papers' machines do not say
+    /// otherwise). A stride of a power of two lines, or a multiple of one, crowds a few
+    /// sets: a column walk over a row-major matrix whose row is 48 lines (Rodinia
+    /// Gaussian's 1536 floats) uses 4 of a slice's 64 sets.
+    #[default]
+    Linear,
+    /// The low bits XOR the next two fields of as many bits (`l ^ l >> b ^ l >> 2b`, `b`
+    /// the set bits): a hashed index, as NVIDIA's L2s and GPGPU-Sim's hashed set functions
+    /// use, so such strides spread over the sets. Beyond the papers' descriptions.
+    Xor,
+}
+
 /// The L2 / last-level cache of a node, made of slices. Requester-side: it caches lines of
 /// any home node (CODA spec A7); write-back, write-allocate.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -371,6 +387,8 @@ pub struct L2Cfg {
     /// memory, aligned, around each missing sector (a DRAM access granularity larger than
     /// the sector; the fetched sectors all become valid). 0 (the default): the sector.
     pub dram_fetch_bytes: u32,
+    /// How a slice picks a line's set: `linear` (the default) or `xor` (hashed).
+    pub set_index: SetIndex,
 }
 
 impl Default for L2Cfg {
@@ -390,6 +408,7 @@ impl Default for L2Cfg {
             memory_side: false,
             slices_per_channel: 0,
             dram_fetch_bytes: 0,
+            set_index: SetIndex::Linear,
         }
     }
 }

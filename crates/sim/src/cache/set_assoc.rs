@@ -20,6 +20,9 @@ pub struct SetAssoc {
     ways: usize,
     set_mask: u64,
     set_shift: u32,
+    /// XOR-fold higher line bits into the set index ([`SetAssoc::hashed`]); 0 = linear,
+    /// else the number of set bits.
+    fold: u32,
     /// line + 1 (0 = invalid), per set `ways` entries.
     tags: Vec<u64>,
     stamp: Vec<u32>,
@@ -40,6 +43,7 @@ impl SetAssoc {
             ways,
             set_mask: sets as u64 - 1,
             set_shift,
+            fold: 0,
             tags: vec![0; sets * ways],
             stamp: vec![0; sets * ways],
             dirty: vec![false; sets * ways],
@@ -48,6 +52,15 @@ impl SetAssoc {
             valid: Vec::new(),
             dmask: Vec::new(),
         }
+    }
+
+    /// The same store with a hashed set index: set = `(l ^ l >> b ^ l >> 2b) mod sets`
+    /// with `l` the line number (after `set_shift`) and `b` the set bits
+    /// (`l2.set_index = "xor"`), so strides of a power of two lines spread over the sets.
+    /// A one-set store stays one set.
+    pub fn hashed(mut self) -> Self {
+        self.fold = self.set_mask.count_ones();
+        self
     }
 
     /// The same store, sectored: every line keeps which of its 32-byte chunks are valid
@@ -152,12 +165,18 @@ impl SetAssoc {
     /// Set index of `line` (for set sampling, NUBA MDR).
     #[inline]
     pub fn set_of(&self, line: u64) -> usize {
-        ((line >> self.set_shift) & self.set_mask) as usize
+        let l = line >> self.set_shift;
+        let h = if self.fold == 0 {
+            l
+        } else {
+            l ^ (l >> self.fold) ^ (l >> (2 * self.fold))
+        };
+        (h & self.set_mask) as usize
     }
 
     #[inline]
     fn base(&self, line: u64) -> usize {
-        (((line >> self.set_shift) & self.set_mask) as usize) * self.ways
+        self.set_of(line) * self.ways
     }
 
     #[inline]
@@ -324,6 +343,40 @@ mod tests {
         assert!(c.contains(0) && c.contains(10) && !c.contains(1));
         let e = c.insert(11, false, 0).unwrap();
         assert_eq!(e.line, 2);
+    }
+
+    /// A column walk whose stride is 48 lines (Rodinia Gaussian's 1536-float rows) uses
+    /// `gcd`-many sets of a linear 64-set index: 4 sets, 64 lines of a 16-way store, so a
+    /// second pass over 256 such lines misses everything; the hashed index spreads them
+    /// over the sets (256 lines in a 1024-line store) and the second pass hits every one.
+    /// The hash changes where lines go, not what a set holds: a one-set store is the same.
+    #[test]
+    fn hashed_index_spreads_a_strided_walk_the_linear_one_crowds() {
+        let walk = |mut c: SetAssoc| {
+            let lines: Vec<u64> = (0..256u64).map(|r| 7 + 48 * r).collect();
+            let mut pass = || {
+                let mut hits = 0;
+                for &l in &lines {
+                    if c.access(l) {
+                        hits += 1;
+                    } else {
+                        c.insert(l, false, 0);
+                    }
+                }
+                hits
+            };
+            assert_eq!(pass(), 0, "cold");
+            let hits = pass();
+            let sets: std::collections::HashSet<usize> =
+                lines.iter().map(|&l| c.set_of(l)).collect();
+            (sets.len(), hits)
+        };
+        assert_eq!(walk(SetAssoc::new(64, 16, 0)), (4, 0));
+        let (sets, hits) = walk(SetAssoc::new(64, 16, 0).hashed());
+        assert!(sets >= 48, "{sets} sets");
+        assert_eq!(hits, 256);
+        let one = SetAssoc::new(1, 4, 0).hashed();
+        assert!((0..1000).all(|l| one.set_of(l) == 0));
     }
 
     /// The LRU clock wrapping renumbers the stamps without changing any set's order (it

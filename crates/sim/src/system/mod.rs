@@ -759,7 +759,12 @@ impl System {
                 (lines_per_slice / cfg.l2.ways as u64).max(1) as usize
             })
             .map(|sets| Slice {
-                cache: sectored(SetAssoc::new(sets, cfg.l2.ways as usize, 0)),
+                cache: sectored(match cfg.l2.set_index {
+                    crate::config::SetIndex::Linear => SetAssoc::new(sets, cfg.l2.ways as usize, 0),
+                    crate::config::SetIndex::Xor => {
+                        SetAssoc::new(sets, cfg.l2.ways as usize, 0).hashed()
+                    }
+                }),
                 mshr: Mshrs::new(cfg.l2.mshrs_per_slice as usize),
                 stalled: VecDeque::new(),
                 hits: 0,
