@@ -341,9 +341,10 @@ pub enum SetIndex {
     /// Gaussian's 1536 floats) uses 4 of a slice's 64 sets.
     #[default]
     Linear,
-    /// The low bits XOR the next two fields of as many bits (`l ^ l >> b ^ l >> 2b`, `b`
-    /// the set bits): a hashed index, as NVIDIA's L2s and GPGPU-Sim's hashed set functions
-    /// use, so such strides spread over the sets. Beyond the papers' descriptions.
+    /// A hashed index, as NVIDIA's L2s and GPGPU-Sim's hashed set functions use: the line
+    /// number without its slice-select bits, its low bits XOR a multiplicative hash of the
+    /// bits above them (`SetAssoc::hashed`), so such strides spread over the sets and a
+    /// contiguous range still fills them evenly. Beyond the papers' descriptions.
     Xor,
 }
 

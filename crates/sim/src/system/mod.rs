@@ -761,8 +761,12 @@ impl System {
             .map(|sets| Slice {
                 cache: sectored(match cfg.l2.set_index {
                     crate::config::SetIndex::Linear => SetAssoc::new(sets, cfg.l2.ways as usize, 0),
+                    // the slice-select bits dropped first (a slice holds one line of
+                    // every `slices` consecutive ones), as GPGPU-Sim indexes an L2 bank
+                    // by the address with its partition bits removed
                     crate::config::SetIndex::Xor => {
-                        SetAssoc::new(sets, cfg.l2.ways as usize, 0).hashed()
+                        let drop = (spn.max(1)).ilog2();
+                        SetAssoc::new(sets, cfg.l2.ways as usize, drop).hashed()
                     }
                 }),
                 mshr: Mshrs::new(cfg.l2.mshrs_per_slice as usize),

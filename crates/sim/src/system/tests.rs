@@ -646,3 +646,36 @@ fn a_restarted_timer_counts_its_periods_from_the_restart() {
         assert_eq!(decisions, 2, "one MDR decision per epoch fired");
     }
 }
+
+/// The hashed L2 index on REC's slices (16 per node, 128 sets each): a contiguous range of
+/// as many lines as a node's L2 holds fills every (slice, set) pair exactly to its ways, as
+/// the linear index does, and a column walk (a 48-line stride) reaches many more pairs than
+/// the linear index's few. Fails for the first hashed index tried (a plain XOR fold of the
+/// line number, which correlates with the slice hash and filled a quarter of the pairs).
+#[test]
+fn the_hashed_l2_index_fills_every_slice_and_set_evenly() {
+    use std::collections::HashMap;
+    let mut column = Vec::new();
+    for idx in ["linear", "xor"] {
+        let s = system("rec-4gpu", &[&format!("l2.set_index={idx}")]);
+        let c = &s.cfg;
+        let ways = c.l2.ways as usize;
+        let pairs = (c.l2.bytes_per_node / c.system.line_bytes as u64) as usize / ways;
+        let spread = |lines: &mut dyn Iterator<Item = u64>| {
+            let mut n: HashMap<(usize, usize), usize> = HashMap::new();
+            for l in lines {
+                let sl = s.slice_of(0, l, 0, 0);
+                *n.entry((sl, s.slices[sl].cache.set_of(l))).or_default() += 1;
+            }
+            (n.len(), n.values().copied().max().unwrap_or(0))
+        };
+        let base = 12_345 * pairs as u64;
+        let all = spread(&mut (base..base + (pairs * ways) as u64));
+        assert_eq!(all, (pairs, ways), "{idx}: contiguous lines");
+        column.push(spread(&mut (0..pairs as u64).map(|r| base + 48 * r)).0);
+    }
+    assert!(
+        column[1] > 4 * column[0],
+        "pairs reached by a column walk: {column:?}"
+    );
+}
