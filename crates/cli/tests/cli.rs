@@ -732,6 +732,54 @@ fn repro_ndp_quick_report_passes_its_audit_and_resumes() {
     assert_eq!(code, 0, "{err}");
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report.contains("(18 reused"), "{report}");
+    // `--set` on the folder of runs made without it is refused (its records would be
+    // reused as if they had the override); a key that does not exist is refused by name
+    let with = |o: &str, set: &str| {
+        let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        a.truncate(a.len() - 1);
+        a.extend([o.to_string(), "--set".into(), set.into()]);
+        a
+    };
+    fn refs(v: &[String]) -> Vec<&str> {
+        v.iter().map(|s| s.as_str()).collect()
+    }
+    let a = with(out.to_str().unwrap(), "l2.set_index=xor");
+    let (code, _, err) = locus(&refs(&a));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("overrides.txt") && err.contains("none"),
+        "{err}"
+    );
+    let out2 = d.join("out-xor");
+    let a = with(out2.to_str().unwrap(), "l2.no_such_key=1");
+    let (code, _, err) = locus(&refs(&a));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no_such_key"), "{err}");
+    // the whole reproduction with the hashed index, then compared with the linear one
+    let a = with(out2.to_str().unwrap(), "l2.set_index=xor");
+    let (code, _, err) = locus(&refs(&a));
+    assert_eq!(code, 0, "{err}");
+    let report = std::fs::read_to_string(out2.join("report.md")).unwrap();
+    assert!(
+        report.contains("took the override(s) `l2.set_index=xor`"),
+        "{report}"
+    );
+    let nums = std::fs::read_to_string(out2.join("numbers.txt")).unwrap();
+    let checks = std::fs::read_to_string(out2.join("checks.txt")).unwrap();
+    let problems = audit::audit(&report, &nums, &checks);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let (code, cmp, err) = locus(&[
+        "repro",
+        "compare",
+        out.to_str().unwrap(),
+        out2.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        cmp.contains("B: `") && cmp.contains("`--set l2.set_index=xor`"),
+        "{cmp}"
+    );
+    assert!(cmp.contains("18 runs in both (A has 18, B 18)"), "{cmp}");
     let (code, _, err) = locus(&[
         "repro",
         "ndp",

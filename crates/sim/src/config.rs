@@ -346,6 +346,18 @@ pub enum SetIndex {
     /// bits above them (`SetAssoc::hashed`), so such strides spread over the sets and a
     /// contiguous range still fills them evenly. Beyond the papers' descriptions.
     Xor,
+    /// Linear on the slice's own (bank-local) line number: the bits that select the slice
+    /// are deleted first (`mapping::slice_select_fields`: the low log2(slices) bits under
+    /// the hashed slice choice, on which it is a one-to-one map within every aligned group;
+    /// the channel and stack bits plus the sub-partition bits with `slices_per_channel`),
+    /// then the low bits index the set (`SetAssoc::bank_local`). The index of the papers'
+    /// simulators: GPGPU-Sim 3.x (NUBA, NDP) indexes an L2 bank by the address "without
+    /// memory partition bits to reduce set camping" (`l2_cache_config::set_index`, linear
+    /// set function in its GTX480 configuration) and MGPUSim (REC) by the bank's internal
+    /// address (the L2 directory's interleaving converter). Needs a power-of-two slice
+    /// count of at most 128 (without `slices_per_channel`), power-of-two channels (with
+    /// it) and `l2.memory_side = false`.
+    Partition,
 }
 
 /// The L2 / last-level cache of a node, made of slices. Requester-side: it caches lines of
@@ -388,7 +400,9 @@ pub struct L2Cfg {
     /// memory, aligned, around each missing sector (a DRAM access granularity larger than
     /// the sector; the fetched sectors all become valid). 0 (the default): the sector.
     pub dram_fetch_bytes: u32,
-    /// How a slice picks a line's set: `linear` (the default) or `xor` (hashed).
+    /// How a slice picks a line's set: `linear` (the default: the low line bits),
+    /// `partition` (linear on the slice's own line number, as GPGPU-Sim and MGPUSim; the
+    /// NUBA and REC presets) or `xor` (hashed).
     pub set_index: SetIndex,
 }
 
@@ -1390,6 +1404,10 @@ impl Config {
                 "l2.memory_side needs l2.slices_per_node ({}) to be a multiple of memory.stacks_per_node ({})",
                 self.l2.slices_per_node, m.stacks_per_node
             ));
+        }
+        if self.l2.set_index == SetIndex::Partition {
+            crate::mapping::slice_select_fields(self)
+                .map_err(|e| format!("l2.set_index = \"partition\": {e}"))?;
         }
         let spc = self.l2.slices_per_channel;
         if spc > 0 && (self.l2.memory_side || self.l2.slices_per_node != m.channels_per_node * spc)

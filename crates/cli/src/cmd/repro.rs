@@ -24,6 +24,25 @@ pub enum ReproCmd {
     /// ndp-morecore and ndp-128sm (Baseline, NaiveNDP, static ratios, NDP(Dyn),
     /// NDP(Dyn)_Cache), claims declared before the runs, Markdown report and figures.
     Ndp(NdpArgs),
+    /// Compare two output folders of one reproduction (e.g. without and with `--set
+    /// l2.set_index=xor`): each claim's value and verdict on both sides, the verdicts that
+    /// changed, and the simulated cycles of the runs both hold (geometric mean B / A, the
+    /// runs that moved most), as Markdown.
+    Compare(CompareArgs),
+}
+
+#[derive(Args)]
+pub struct CompareArgs {
+    /// The first output folder (A).
+    pub a: PathBuf,
+    /// The second output folder (B).
+    pub b: PathBuf,
+    /// Write the Markdown here (its ledger beside it, `.numbers.txt`) instead of printing.
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+    /// Names for A and B in the report instead of their paths (e.g. `linear,partition`).
+    #[arg(long, value_delimiter = ',', value_name = "A,B")]
+    pub labels: Option<Vec<String>>,
 }
 
 #[derive(Args)]
@@ -49,6 +68,12 @@ pub struct NdpArgs {
     /// No progress bar and no summary.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Apply this override to every run (repeatable; e.g. `--set l2.set_index=xor`), in
+    /// front of each run's own overrides: the whole reproduction on a changed machine. The
+    /// output folder remembers it (overrides.txt) and refuses runs made without it; compare
+    /// two folders with `locus repro compare`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
 }
 
 #[derive(Args)]
@@ -74,6 +99,12 @@ pub struct NubaArgs {
     /// No progress bar and no summary.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Apply this override to every run (repeatable; e.g. `--set l2.set_index=xor`), in
+    /// front of each run's own overrides: the whole reproduction on a changed machine. The
+    /// output folder remembers it (overrides.txt) and refuses runs made without it; compare
+    /// two folders with `locus repro compare`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
 }
 
 #[derive(Args)]
@@ -120,6 +151,12 @@ pub struct RecArgs {
     /// No progress bar and no summary.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Apply this override to every run (repeatable; e.g. `--set l2.set_index=xor`), in
+    /// front of each run's own overrides: the whole reproduction on a changed machine. The
+    /// output folder remembers it (overrides.txt) and refuses runs made without it; compare
+    /// two folders with `locus repro compare`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
 }
 
 #[derive(Args)]
@@ -137,6 +174,12 @@ pub struct ReproArgs {
     /// No progress bar and no summary.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Apply this override to every run (repeatable; e.g. `--set l2.set_index=xor`), in
+    /// front of each run's own overrides: the whole reproduction on a changed machine. The
+    /// output folder remembers it (overrides.txt) and refuses runs made without it; compare
+    /// two folders with `locus repro compare`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
 }
 
 /// Create the output folder and resolve `--jobs`, before any simulation runs.
@@ -159,7 +202,8 @@ pub fn run(c: ReproCmd) -> Result<()> {
     match c {
         ReproCmd::Coda(a) => {
             let jobs = prepare(&a.out, a.jobs)?;
-            crate::repro::coda::run(&a.out, a.quick, jobs, a.quiet)
+            crate::repro::coda::run(&a.out, a.quick, jobs, a.quiet, &a.set)?;
+            crate::repro::mark_report(&a.out, &a.set)
         }
         ReproCmd::Rec(a) => {
             let benches = crate::repro::rec::benches(a.workloads.as_deref(), a.quick)?;
@@ -167,7 +211,16 @@ pub fn run(c: ReproCmd) -> Result<()> {
             if a.warp_insts == Some(0) {
                 anyhow::bail!("--warp-insts 0: give at least 1 (or leave it out)");
             }
-            crate::repro::rec::run(&a.out, &benches, a.quick, a.warp_insts, jobs, a.quiet)
+            crate::repro::rec::run(
+                &a.out,
+                &benches,
+                a.quick,
+                a.warp_insts,
+                jobs,
+                a.quiet,
+                &a.set,
+            )?;
+            crate::repro::mark_report(&a.out, &a.set)
         }
         ReproCmd::Nuba(a) => {
             let benches = crate::repro::nuba::benches(a.workloads.as_deref(), a.quick)?;
@@ -175,7 +228,16 @@ pub fn run(c: ReproCmd) -> Result<()> {
             if a.warp_insts == Some(0) {
                 anyhow::bail!("--warp-insts 0: give at least 1 (or leave it out)");
             }
-            crate::repro::nuba::run(&a.out, &benches, a.quick, a.warp_insts, jobs, a.quiet)
+            crate::repro::nuba::run(
+                &a.out,
+                &benches,
+                a.quick,
+                a.warp_insts,
+                jobs,
+                a.quiet,
+                &a.set,
+            )?;
+            crate::repro::mark_report(&a.out, &a.set)
         }
         ReproCmd::Ndp(a) => {
             let benches = crate::repro::ndp::benches(a.workloads.as_deref(), a.quick)?;
@@ -183,7 +245,22 @@ pub fn run(c: ReproCmd) -> Result<()> {
             if a.warp_insts == Some(0) {
                 anyhow::bail!("--warp-insts 0: give at least 1 (or leave it out)");
             }
-            crate::repro::ndp::run(&a.out, &benches, a.quick, a.warp_insts, jobs, a.quiet)
+            crate::repro::ndp::run(
+                &a.out,
+                &benches,
+                a.quick,
+                a.warp_insts,
+                jobs,
+                a.quiet,
+                &a.set,
+            )?;
+            crate::repro::mark_report(&a.out, &a.set)
+        }
+        ReproCmd::Compare(a) => {
+            if a.labels.as_ref().is_some_and(|l| l.len() != 2) {
+                anyhow::bail!("--labels: give two names, A's and B's, comma-separated (e.g. --labels linear,partition)");
+            }
+            crate::repro::compare::run(&a.a, &a.b, a.out.as_deref(), a.labels.as_deref())
         }
         ReproCmd::Hms(a) => {
             prepare(&a.out, None)?;

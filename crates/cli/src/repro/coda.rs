@@ -593,8 +593,9 @@ fn page_chunk_reason(
 const TOL: f64 = 0.10;
 
 /// Run the reproduction into `out`.
-pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
-    let (specs, benches) = plan(quick);
+pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool, base: &[String]) -> Result<()> {
+    let (mut specs, benches) = plan(quick);
+    super::apply_base_sets(&mut specs, base, out)?;
     let claims = claims(&benches, mixes(quick).len());
     let reused = specs
         .iter()
@@ -677,6 +678,8 @@ pub fn run(out: &Path, quick: bool, jobs: usize, quiet: bool) -> Result<()> {
         led.f(base_cfg.interconnect.link_gbps, 0, "config interconnect.link_gbps"),
         led.int(sys.page_bytes, "config system.page_bytes"),
     )?;
+    md += &super::experiment::set_index_sentence(&base_cfg);
+    md += "\n";
     writeln!(
         md,
         "CODA's rules, as run: the paper's literal Eqs. 2-3 by default (`placement.rounding = \"paper-roundup\"`: chunk = min(page, B x N_bpg) rounded up to whole pages, so with {} B pages every chunk is one page), the first kernel that uses an object decides it, and Algorithm 1 differentiates w.r.t. `blockIdx.x`. Readings that are not the paper's are named options run beside it: `coda-ppm` (per-page majority against the exact span, spec A2), `coda-alt` (the reading this reproduction used before: per-page majority, an object one chunk would hold or one the first kernel touched outside its sampled blocks deferred to a later kernel, 2-D objects placed by grid rows) and `coda-bal` (beyond the paper: Eq. 1's N_bpg capped at ceil(blocks / GPUs)).\n",

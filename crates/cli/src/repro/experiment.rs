@@ -373,18 +373,20 @@ pub fn verdict_table(vs: &[Verdict]) -> String {
     s
 }
 
-/// The verdicts as CSV: claim, paper, ours (the raw number), inputs, rule, held.
+/// The verdicts as CSV: claim, paper, ours (the raw number), inputs, rule, held, and ours
+/// as the report shows it (`locus repro compare` reads this file).
 pub fn verdict_csv(vs: &[Verdict]) -> String {
-    let mut s = String::from("claim,paper,ours,inputs,rule,held\n");
+    let mut s = String::from("claim,paper,ours,inputs,rule,held,ours_text\n");
     for v in vs {
         s += &format!(
-            "\"{}\",\"{}\",{},{},\"{}\",{}\n",
+            "\"{}\",\"{}\",{},{},\"{}\",{},\"{}\"\n",
             v.name,
             v.paper_text,
             v.ours,
             v.n,
             v.rule_text,
-            v.held.map(|h| h.to_string()).unwrap_or_default()
+            v.held.map(|h| h.to_string()).unwrap_or_default(),
+            v.ours_text
         );
     }
     s
@@ -472,6 +474,25 @@ pub fn workload_list(
         }
     }
     Ok(out)
+}
+
+/// The report sentence naming the L2 set index of `cfg` (`l2.set_index`), so a reader
+/// knows which index the runs took (it moves results: docs/l2-index-study.md).
+pub fn set_index_sentence(cfg: &locus_sim::config::Config) -> String {
+    let name = serde_json::to_value(cfg.l2.set_index)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default();
+    let what = match cfg.l2.set_index {
+        locus_sim::config::SetIndex::Linear => "the low bits of the physical line number",
+        locus_sim::config::SetIndex::Partition => {
+            "linear on the slice's own line number, the node and slice-select bits deleted, as the paper's simulator indexes an L2 bank"
+        }
+        locus_sim::config::SetIndex::Xor => "hashed",
+    };
+    format!(
+        "L2 set index: `{name}` ({what}; `l2.set_index`, docs/l2-index-study.md compares the indices).\n"
+    )
 }
 
 /// Write `runs.csv` into `out`: one row per run (key, workload, preset, overrides) with

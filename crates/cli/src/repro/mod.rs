@@ -5,6 +5,7 @@
 
 pub mod audit;
 pub mod coda;
+pub mod compare;
 pub mod experiment;
 pub mod hms;
 pub mod ledger;
@@ -449,6 +450,94 @@ pub fn execute_by(
         }
     }
     Ok(all)
+}
+
+/// The file in a reproduction's output folder that names the overrides every run took
+/// (`--set`), one per line; absent when none.
+pub const BASE_SETS_FILE: &str = "overrides.txt";
+
+/// Put `base` (`--set KEY=VALUE` of `locus repro`, in order) in front of every spec's own
+/// overrides, so a whole reproduction runs on a changed machine (`l2.set_index=xor`) while
+/// a run that sets the same key itself keeps its own value (the later override wins). Each
+/// override is checked on every preset the plan uses before any run, and the list is kept
+/// in `out/overrides.txt`: a folder whose finished runs took other overrides is refused,
+/// since its records would be reused as if they were this reproduction's.
+pub fn apply_base_sets(specs: &mut [RunSpec], base: &[String], out: &Path) -> Result<()> {
+    let file = out.join(BASE_SETS_FILE);
+    let want: String = base.iter().map(|s| format!("{s}\n")).collect();
+    let had = std::fs::read_to_string(&file).unwrap_or_default();
+    let has_runs = std::fs::read_dir(out.join("runs"))
+        .map(|mut d| d.next().is_some())
+        .unwrap_or(false);
+    if had != want && has_runs {
+        let show = |t: &str| {
+            if t.is_empty() {
+                "none".to_string()
+            } else {
+                t.lines()
+                    .map(|l| format!("--set {l}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }
+        };
+        anyhow::bail!(
+            "-o {}: its finished runs were made with overrides {} (from {}), this invocation \
+             gives {}; use another output folder, or delete its runs/ to start again",
+            out.display(),
+            show(&had),
+            file.display(),
+            show(&want)
+        );
+    }
+    let mut presets: Vec<&str> = specs.iter().map(|s| s.preset.as_str()).collect();
+    presets.sort_unstable();
+    presets.dedup();
+    for p in presets {
+        locus_sim::preset::load(Some(p), None, base)
+            .with_context(|| format!("--set on preset `{p}`"))?;
+    }
+    if base.is_empty() {
+        if file.exists() {
+            std::fs::remove_file(&file)?;
+        }
+        return Ok(());
+    }
+    std::fs::write(&file, want).with_context(|| format!("cannot write {}", file.display()))?;
+    for s in specs.iter_mut() {
+        s.sets.splice(0..0, base.iter().cloned());
+    }
+    Ok(())
+}
+
+/// Mark a finished reproduction's `report.md` as run with `base` (`--set`): one line after
+/// its title, and each override entered in `numbers.txt` (the report's ledger), so the
+/// report still passes its audit. Nothing when `base` is empty.
+pub fn mark_report(out: &Path, base: &[String]) -> Result<()> {
+    if base.is_empty() {
+        return Ok(());
+    }
+    let p = out.join("report.md");
+    let Ok(r) = std::fs::read_to_string(&p) else {
+        return Ok(());
+    };
+    let sets: Vec<String> = base.iter().map(|s| format!("`{s}`")).collect();
+    let line = format!(
+        "Every run of this reproduction took the override(s) {} (`locus repro --set`, in front \
+         of each run's own overrides; a run that sets the same key keeps its own value). \
+         Machine parameters quoted below are the presets' own. Compare with a reproduction \
+         without them: `locus repro compare`.\n\n",
+        sets.join(", ")
+    );
+    let (title, rest) = r.split_once("\n\n").unwrap_or((r.as_str(), ""));
+    std::fs::write(&p, format!("{title}\n\n{line}{rest}"))?;
+    let n = out.join("numbers.txt");
+    if let Ok(mut t) = std::fs::read_to_string(&n) {
+        for s in base {
+            t += &format!("{s}\t--set\n");
+        }
+        std::fs::write(&n, t)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

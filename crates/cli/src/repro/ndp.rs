@@ -969,11 +969,13 @@ pub fn run(
     cap: Option<u64>,
     jobs: usize,
     quiet: bool,
+    base: &[String],
 ) -> Result<()> {
     let study = study_benches(benches, quick);
     // the claims exist before the first run
     let claims = claims(benches, &study, quick);
-    let specs = plan(benches, &study, cap, quick);
+    let mut specs = plan(benches, &study, cap, quick);
+    super::apply_base_sets(&mut specs, base, out)?;
     let reused = specs
         .iter()
         .filter(|s| out.join("runs").join(format!("{}.json", s.key)).exists())

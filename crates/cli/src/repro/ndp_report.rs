@@ -119,6 +119,8 @@ pub fn write(
         led.int(cfg.ndp.stack_nodes.len() as u64, "config ndp.stack_nodes"),
         led.f(cfg.ndp.nsu_clock_ghz, 2, "config ndp.nsu_clock_ghz"),
     )?;
+    md += &super::experiment::set_index_sentence(&cfg);
+    md += "\n";
     match meta.cap {
         None => writeln!(
             md,

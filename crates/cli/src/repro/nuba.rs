@@ -1016,6 +1016,7 @@ pub fn run(
     cap: Option<u64>,
     jobs: usize,
     quiet: bool,
+    base: &[String],
 ) -> Result<()> {
     let cap = cap.unwrap_or(if quick {
         QUICK_WARP_INSTS
@@ -1025,7 +1026,8 @@ pub fn run(
     let sweep = sweep_benches(benches, quick);
     // the claims exist before the first run
     let claims = claims(benches, &sweep);
-    let specs = plan(benches, &sweep, cap, quick);
+    let mut specs = plan(benches, &sweep, cap, quick);
+    super::apply_base_sets(&mut specs, base, out)?;
     let reused = super::distinct(&specs)?
         .0
         .iter()

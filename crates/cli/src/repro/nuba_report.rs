@@ -168,6 +168,8 @@ pub fn write(
         led.int(meta.capped as u64, "runs stopped by the cap"),
         led.int(meta.runs as u64, "runs planned"),
     )?;
+    md += &super::experiment::set_index_sentence(&ucfg);
+    md += "\n";
     md += &machines_table(&led)?;
     writeln!(
         md,

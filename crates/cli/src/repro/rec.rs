@@ -1062,6 +1062,7 @@ pub fn run(
     cap: Option<u64>,
     jobs: usize,
     quiet: bool,
+    base: &[String],
 ) -> Result<()> {
     // the paper runs every benchmark to its end: so does the full reproduction unless
     // `--warp-insts` caps it (issue 13: the paper's literal rule is the default, a cap a
@@ -1114,6 +1115,7 @@ pub fn run(
         .into_iter()
         .filter(|c| mgpusim_claim(&c.name))
         .collect();
+    super::apply_base_sets(&mut specs, base, out)?;
     let reused = specs
         .iter()
         .filter(|s| out.join("runs").join(format!("{}.json", s.key)).exists())

@@ -365,6 +365,8 @@ pub fn write(
         led.int(benches.len() as u64, "main benchmarks"),
         led.int(sweep.len() as u64, "sweep benchmarks"),
     )?;
+    md += &super::experiment::set_index_sentence(&cfg);
+    md += "\n";
     if let Some(c) = meta.cap {
         writeln!(
             md,

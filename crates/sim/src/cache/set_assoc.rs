@@ -22,6 +22,12 @@ pub struct SetAssoc {
     set_shift: u32,
     /// Hash the set index ([`SetAssoc::hashed`]); 0 = linear, else the number of set bits.
     fold: u32,
+    /// Bank-local index ([`SetAssoc::bank_local`]): line-number bit fields `(lo, n)`
+    /// deleted before `set_shift`, highest first (`ncut` of them).
+    cut: [(u8, u8); 3],
+    ncut: u8,
+    /// Bank-local index: divide by this after the deletions (1: not).
+    div: u64,
     /// line + 1 (0 = invalid), per set `ways` entries.
     tags: Vec<u64>,
     stamp: Vec<u32>,
@@ -43,6 +49,9 @@ impl SetAssoc {
             set_mask: sets as u64 - 1,
             set_shift,
             fold: 0,
+            cut: [(0, 0); 3],
+            ncut: 0,
+            div: 1,
             tags: vec![0; sets * ways],
             stamp: vec![0; sets * ways],
             dirty: vec![false; sets * ways],
@@ -64,6 +73,51 @@ impl SetAssoc {
     pub fn hashed(mut self) -> Self {
         self.fold = self.set_mask.count_ones();
         self
+    }
+
+    /// The same store indexed by the bank-local line number (`l2.set_index = "partition"`):
+    /// the bit fields `fields` (`(lo, n)`: `n` line-number bits from bit `lo`; at most three,
+    /// not overlapping) are deleted from the line number, the bits above each moving down,
+    /// and the rest divided by `div` (1: not; a slice count that is not a power of two),
+    /// before the linear index (`set_shift`, then the low set bits). The fields are the
+    /// ones that select the slice (the channel and its sub-partition bits), so the lines one
+    /// slice holds are numbered densely and a contiguous range fills its sets in turn, as
+    /// GPGPU-Sim 3.x indexes an L2 bank by the address without its partition bits
+    /// (`l2_cache_config::set_index`) and MGPUSim by the bank's internal address.
+    pub fn bank_local(mut self, fields: &[(u32, u32)], div: u64) -> Self {
+        self.div = div.max(1);
+        assert!(
+            fields.len() <= self.cut.len(),
+            "at most three deleted fields"
+        );
+        let mut f: Vec<(u32, u32)> = fields.iter().copied().filter(|f| f.1 > 0).collect();
+        f.sort_unstable_by_key(|x| std::cmp::Reverse(x.0));
+        for (i, &(lo, n)) in f.iter().enumerate() {
+            assert!(lo + n < 64, "field past the line number");
+            self.cut[i] = (lo as u8, n as u8);
+        }
+        // (a divisor alone still takes the bank-local path)
+        self.ncut = f.len() as u8;
+        if self.ncut == 0 && self.div > 1 {
+            self.cut[0] = (0, 0);
+            self.ncut = 1;
+        }
+        self
+    }
+
+    /// `line` with the bank-local fields deleted ([`SetAssoc::bank_local`]).
+    #[inline]
+    fn local(&self, line: u64) -> u64 {
+        let mut l = line;
+        for &(lo, n) in &self.cut[..self.ncut as usize] {
+            let (lo, n) = (lo as u32, n as u32);
+            l = ((l >> (lo + n)) << lo) | (l & ((1u64 << lo) - 1));
+        }
+        if self.div > 1 {
+            l / self.div
+        } else {
+            l
+        }
     }
 
     /// The same store, sectored: every line keeps which of its 32-byte chunks are valid
@@ -168,7 +222,11 @@ impl SetAssoc {
     /// Set index of `line` (for set sampling, NUBA MDR).
     #[inline]
     pub fn set_of(&self, line: u64) -> usize {
-        let l = line >> self.set_shift;
+        let l = if self.ncut == 0 {
+            line
+        } else {
+            self.local(line)
+        } >> self.set_shift;
         let h = if self.fold == 0 {
             l
         } else {
@@ -380,6 +438,33 @@ mod tests {
         assert_eq!(hits, 256);
         let one = SetAssoc::new(1, 4, 0).hashed();
         assert!((0..1000).all(|l| one.set_of(l) == 0));
+    }
+
+    /// The bank-local index deletes the given fields and indexes the rest linearly: with
+    /// line bits 5..10 (a 4 KB channel interleave of 128-byte lines over 32 channels) and
+    /// bit 0 (two sub-partitions) deleted, the lines one slice holds (channel 0, bit 0 = 0)
+    /// in the first 16 channel rows go to consecutive sets, while the linear index puts
+    /// them in 16 of its 64 sets only.
+    #[test]
+    fn the_bank_local_index_numbers_a_slices_lines_densely() {
+        let c = SetAssoc::new(64, 4, 0).bank_local(&[(0, 1), (5, 5)], 1);
+        assert_eq!(c.local(0b1_00000_11110), 0b1_1111);
+        assert_eq!(c.local(0b1_11111_11111), 0b1_1111);
+        // channel 0, sub-partition 0: 16 lines per 4 KB row, rows 1024 lines apart
+        let lines: Vec<u64> = (0..4u64)
+            .flat_map(|row| (0..16u64).map(move |i| row * 1024 + 2 * i))
+            .collect();
+        let sets: Vec<usize> = lines.iter().map(|&l| c.set_of(l)).collect();
+        assert_eq!(sets, (0..64).collect::<Vec<_>>());
+        let lin = SetAssoc::new(64, 4, 0);
+        let used: std::collections::HashSet<usize> = lines.iter().map(|&l| lin.set_of(l)).collect();
+        assert_eq!(used.len(), 16);
+        // no field: the linear index
+        let none = SetAssoc::new(64, 4, 3).bank_local(&[], 1);
+        assert!((0..5000).all(|l| none.set_of(l) == SetAssoc::new(64, 4, 3).set_of(l)));
+        // a divisor alone: the line number over it
+        let by3 = SetAssoc::new(64, 4, 0).bank_local(&[], 3);
+        assert!((0..5000u64).all(|l| by3.set_of(l) == ((l / 3) % 64) as usize));
     }
 
     /// The LRU clock wrapping renumbers the stamps without changing any set's order (it

@@ -108,6 +108,101 @@ impl AddressMap {
     }
 }
 
+/// How a slice numbers its own lines for `l2.set_index = "partition"`: the line-number bit
+/// fields `(lo, n)` that `SetAssoc::bank_local` deletes before the linear set index, and
+/// a divisor applied after (1: none); or why this machine has no such numbering. The
+/// fields are the ones that pick the line's home node and its L2 slice there, so the lines
+/// one slice holds are numbered by their place in the node's memory, as GPGPU-Sim 3.x
+/// indexes an L2 bank by the address without its partition bits and MGPUSim by the bank's
+/// internal address (a GPU's memory there is a range of its own, so its node bits are
+/// high bits outside the index).
+///
+/// - The node: with more than one node, the bits above the page offset that pick a CGP
+///   page's node (`PPN mod nodes`, [`DualModeMap::route`]; every preset that uses this
+///   index places whole pages). Without them a partition's own lines, which all share
+///   those bits, would use a fraction of the sets.
+/// - Without `l2.slices_per_channel`: the slice is a hash of the line number,
+///   `(l ^ l >> 7 ^ l >> 13) mod slices` ([`AddressMap::slice`]), which for a power-of-two
+///   count of at most 128 slices is one-to-one on the low log2(slices) bits of every
+///   aligned group of that many lines: those bits are a field. Other counts (REC's
+///   NVIDIA-like 36 slices) divide the rest by the count instead, which numbers a slice's
+///   lines densely only on average (the hash is not one-to-one on the groups).
+/// - With it: the bits that change the line's channel (probed on the map without
+///   `memory.channel_xor`, pages in CGP mode), and the low log2(per channel) bits that
+///   pick the slice among its channel's.
+///
+/// Adjacent fields are merged; at most three separate ones are modelled.
+pub fn slice_select_fields(cfg: &Config) -> Result<(Vec<(u32, u32)>, u64), String> {
+    let spn = cfg.l2.slices_per_node as u64;
+    let spc = cfg.l2.slices_per_channel as u64;
+    if cfg.l2.memory_side {
+        return Err("not modelled with l2.memory_side = true (use linear or xor)".into());
+    }
+    let line_shift = cfg.system.line_bytes.trailing_zeros();
+    let mut fields: Vec<(u32, u32)> = Vec::new();
+    let mut div = 1;
+    if spc == 0 {
+        if spn.is_power_of_two() && spn <= 128 {
+            fields.push((0, spn.trailing_zeros()));
+        } else {
+            div = spn.max(1);
+        }
+    } else {
+        if !spc.is_power_of_two() || !cfg.memory.channels_per_node.is_power_of_two() {
+            return Err(format!(
+                "l2.slices_per_channel = {spc} with memory.channels_per_node = {}: both must be powers of two",
+                cfg.memory.channels_per_node
+            ));
+        }
+        let mut c = cfg.clone();
+        c.memory.channel_xor = false;
+        let m = AddressMap::new(&c);
+        let ch = |line: u64| m.locate(line << line_shift, Mode::Cgp).channel;
+        let base = ch(0);
+        let sub = spc.trailing_zeros();
+        if sub > 0 {
+            fields.push((0, sub));
+        }
+        for b in 0..48u32 {
+            if ch(1u64 << b) != base {
+                if b < sub {
+                    return Err(format!(
+                        "the channel bits start at line bit {b}, below the {sub} bit(s) that pick one of a channel's {spc} slices; raise memory.channel_interleave_bytes"
+                    ));
+                }
+                fields.push((b, 1));
+            }
+        }
+    }
+    let nodes = cfg.system.nodes;
+    if nodes > 1 {
+        let lo = cfg.system.page_bytes.trailing_zeros() - line_shift;
+        let n = nodes.trailing_zeros();
+        if fields.iter().any(|&(a, k)| a < lo + n && lo < a + k) {
+            return Err(format!(
+                "the node bits (line bits {lo}..{}) overlap the slice-select bits; raise system.page_bytes",
+                lo + n
+            ));
+        }
+        fields.push((lo, n));
+    }
+    fields.sort_unstable();
+    let mut merged: Vec<(u32, u32)> = Vec::new();
+    for (lo, n) in fields.into_iter().filter(|f| f.1 > 0) {
+        match merged.last_mut() {
+            Some((a, k)) if *a + *k == lo => *k += n,
+            _ => merged.push((lo, n)),
+        }
+    }
+    if merged.len() > 3 {
+        return Err(format!(
+            "the node and slice are picked by {} separate bit fields of the line number (at most 3 are modelled)",
+            merged.len()
+        ));
+    }
+    Ok((merged, div))
+}
+
 /// Extract `bits` bits at `shift` from `a`, and `a` with them deleted.
 #[inline]
 fn take_bits(a: u64, shift: u32, bits: u32) -> (u64, u64) {

@@ -764,6 +764,11 @@ impl System {
                     // the slice-select bits dropped first (a slice holds one line of
                     // every `slices` consecutive ones), as GPGPU-Sim indexes an L2 bank
                     // by the address with its partition bits removed
+                    crate::config::SetIndex::Partition => {
+                        let (fields, div) = crate::mapping::slice_select_fields(cfg)
+                            .expect("checked by Config::validate");
+                        SetAssoc::new(sets, cfg.l2.ways as usize, 0).bank_local(&fields, div)
+                    }
                     crate::config::SetIndex::Xor => {
                         let drop = (spn.max(1)).ilog2();
                         SetAssoc::new(sets, cfg.l2.ways as usize, drop).hashed()

@@ -679,3 +679,62 @@ fn the_hashed_l2_index_fills_every_slice_and_set_evenly() {
         "pairs reached by a column walk: {column:?}"
     );
 }
+
+/// The bank-local L2 index (`l2.set_index = "partition"`, the NUBA and REC presets': the
+/// slice-select bits deleted, then linear, as GPGPU-Sim and MGPUSim index a bank) on every
+/// slice organisation it serves: hashed slices (REC's 16, NUBA's partitions of 2, the
+/// MCM's), and slices owned by a channel (the UBA baselines: 2 per channel, channels by 4 KB
+/// interleave, SM-side UBA with 2 nodes). A contiguous range of as many lines as a node's
+/// L2 holds fills every (slice, set) pair exactly to its ways, and a column walk (a 48-line
+/// stride over as many lines as there are pairs) reaches at least 4x the pairs the plain
+/// linear index reaches; the linear index, whose set bits include a bit that picks the
+/// home node or the channel, fills half the pairs at most with the same contiguous range. Fails if a slice-select bit is left in the index (its slice's
+/// lines would share a fraction of the sets) or a non-select bit is deleted (two lines of a
+/// slice would share an index: some pairs overfill).
+#[test]
+fn the_bank_local_l2_index_fills_every_slice_and_set_evenly() {
+    use std::collections::HashMap;
+    for preset in [
+        "rec-4gpu",
+        "nuba",
+        "nuba-mcm",
+        "nuba-mem-uba",
+        "nuba-sm-uba",
+    ] {
+        let mut column = Vec::new();
+        for idx in ["linear", "partition"] {
+            let s = system(preset, &[&format!("l2.set_index={idx}")]);
+            let c = &s.cfg;
+            let ways = c.l2.ways as usize;
+            let pairs = (c.l2.bytes_per_node / c.system.line_bytes as u64) as usize / ways;
+            let spread = |lines: &mut dyn Iterator<Item = u64>| {
+                let mut n: HashMap<(usize, usize), usize> = HashMap::new();
+                for l in lines {
+                    let loc = s.map.locate(l << s.line_shift, crate::mapping::Mode::Cgp);
+                    let sl = s.slice_of(loc.node, l, loc.node, loc.channel);
+                    *n.entry((sl, s.slices[sl].cache.set_of(l))).or_default() += 1;
+                }
+                (n.len(), n.values().copied().max().unwrap_or(0))
+            };
+            let nodes = c.system.nodes as usize;
+            // whole groups of every node's pages, so each node gets the same share
+            let base = 12_345 * (pairs * nodes) as u64;
+            let all = spread(&mut (base..base + (pairs * ways * nodes) as u64));
+            if idx == "partition" {
+                assert_eq!(all, (pairs * nodes, ways), "{preset}: contiguous lines");
+            } else {
+                // the linear index keeps a node or channel bit among its set bits: the
+                // lines a slice holds share it, so they reach half the pairs at most
+                assert!(
+                    2 * all.0 <= pairs * nodes,
+                    "{preset}: linear reaches {all:?}"
+                );
+            }
+            column.push(spread(&mut (0..(pairs * nodes) as u64).map(|r| base + 48 * r)).0);
+        }
+        assert!(
+            column[1] >= 4 * column[0],
+            "{preset}: pairs reached by a column walk, linear then partition: {column:?}"
+        );
+    }
+}
