@@ -198,6 +198,54 @@ fn prepare(out: &std::path::Path, jobs: Option<usize>) -> Result<usize> {
     }))
 }
 
+/// The options shared by the reproductions that cap their runs (REC, NUBA, NDP).
+struct Capped<'a> {
+    out: &'a std::path::Path,
+    workloads: Option<&'a str>,
+    quick: bool,
+    warp_insts: Option<u64>,
+    jobs: Option<usize>,
+    quiet: bool,
+    set: &'a [String],
+}
+
+/// A reproduction's benchmark list from `--workloads` / `--quick`.
+type BenchesFn = fn(Option<&str>, bool) -> Result<Vec<String>>;
+/// A reproduction's run: out, benchmarks, quick, cap, jobs, quiet, `--set`.
+type RunFn =
+    fn(&std::path::Path, &[String], bool, Option<u64>, usize, bool, &[String]) -> Result<()>;
+
+/// Check `c` (workloads, output folder, jobs, cap) before any run, run the reproduction,
+/// and mark its report with `--set`.
+fn capped(c: Capped, benches: BenchesFn, run: RunFn) -> Result<()> {
+    let benches = benches(c.workloads, c.quick)?;
+    let jobs = prepare(c.out, c.jobs)?;
+    if c.warp_insts == Some(0) {
+        anyhow::bail!("--warp-insts 0: give at least 1 (or leave it out)");
+    }
+    run(c.out, &benches, c.quick, c.warp_insts, jobs, c.quiet, c.set)?;
+    crate::repro::mark_report(c.out, c.set)
+}
+
+/// [`capped`] with the options of args `a` and the functions of reproduction module `m`.
+macro_rules! capped {
+    ($a:ident, $m:ident) => {
+        capped(
+            Capped {
+                out: &$a.out,
+                workloads: $a.workloads.as_deref(),
+                quick: $a.quick,
+                warp_insts: $a.warp_insts,
+                jobs: $a.jobs,
+                quiet: $a.quiet,
+                set: &$a.set,
+            },
+            crate::repro::$m::benches,
+            crate::repro::$m::run,
+        )
+    };
+}
+
 pub fn run(c: ReproCmd) -> Result<()> {
     match c {
         ReproCmd::Coda(a) => {
@@ -205,57 +253,9 @@ pub fn run(c: ReproCmd) -> Result<()> {
             crate::repro::coda::run(&a.out, a.quick, jobs, a.quiet, &a.set)?;
             crate::repro::mark_report(&a.out, &a.set)
         }
-        ReproCmd::Rec(a) => {
-            let benches = crate::repro::rec::benches(a.workloads.as_deref(), a.quick)?;
-            let jobs = prepare(&a.out, a.jobs)?;
-            if a.warp_insts == Some(0) {
-                anyhow::bail!("--warp-insts 0: give at least 1 (or leave it out)");
-            }
-            crate::repro::rec::run(
-                &a.out,
-                &benches,
-                a.quick,
-                a.warp_insts,
-                jobs,
-                a.quiet,
-                &a.set,
-            )?;
-            crate::repro::mark_report(&a.out, &a.set)
-        }
-        ReproCmd::Nuba(a) => {
-            let benches = crate::repro::nuba::benches(a.workloads.as_deref(), a.quick)?;
-            let jobs = prepare(&a.out, a.jobs)?;
-            if a.warp_insts == Some(0) {
-                anyhow::bail!("--warp-insts 0: give at least 1 (or leave it out)");
-            }
-            crate::repro::nuba::run(
-                &a.out,
-                &benches,
-                a.quick,
-                a.warp_insts,
-                jobs,
-                a.quiet,
-                &a.set,
-            )?;
-            crate::repro::mark_report(&a.out, &a.set)
-        }
-        ReproCmd::Ndp(a) => {
-            let benches = crate::repro::ndp::benches(a.workloads.as_deref(), a.quick)?;
-            let jobs = prepare(&a.out, a.jobs)?;
-            if a.warp_insts == Some(0) {
-                anyhow::bail!("--warp-insts 0: give at least 1 (or leave it out)");
-            }
-            crate::repro::ndp::run(
-                &a.out,
-                &benches,
-                a.quick,
-                a.warp_insts,
-                jobs,
-                a.quiet,
-                &a.set,
-            )?;
-            crate::repro::mark_report(&a.out, &a.set)
-        }
+        ReproCmd::Rec(a) => capped!(a, rec),
+        ReproCmd::Nuba(a) => capped!(a, nuba),
+        ReproCmd::Ndp(a) => capped!(a, ndp),
         ReproCmd::Compare(a) => {
             if a.labels.as_ref().is_some_and(|l| l.len() != 2) {
                 anyhow::bail!("--labels: give two names, A's and B's, comma-separated (e.g. --labels linear,partition)");

@@ -294,27 +294,9 @@ pub fn parse_manifest(text: &str, file: &Path) -> Result<Vec<ManifestRow>> {
     Ok(rows)
 }
 
-/// Split one CSV line of quoted fields (Nsight Compute quotes every field; numbers carry
-/// thousands separators inside the quotes).
-fn csv_fields(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                cur.push('"');
-                chars.next();
-            }
-            '"' => quoted = !quoted,
-            ',' if !quoted => out.push(std::mem::take(&mut cur)),
-            _ => cur.push(c),
-        }
-    }
-    out.push(cur);
-    out
-}
+// Nsight Compute quotes every field (numbers carry thousands separators inside the
+// quotes): split its lines with the reproductions' CSV splitter.
+use crate::repro::compare::csv_fields;
 
 /// Read Nsight Compute's CSV (`ncu --csv --metrics ...`): the profiler's own messages
 /// before the header are skipped; one [`Launch`] per `ID`, in launch order.

@@ -128,14 +128,7 @@ pub fn report(a: &Path, b: &Path, labels: Option<&[String]>) -> Result<(String, 
     let (ra, rb) = (read_runs(a)?, read_runs(b)?);
     let sets = |d: &Path| {
         let t = std::fs::read_to_string(d.join(super::BASE_SETS_FILE)).unwrap_or_default();
-        if t.trim().is_empty() {
-            "none".to_string()
-        } else {
-            t.lines()
-                .map(|l| format!("`--set {l}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
+        super::describe_sets(&t, true)
     };
     let led = Ledger::default();
     let mut md = String::new();

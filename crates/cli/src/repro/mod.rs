@@ -456,6 +456,23 @@ pub fn execute_by(
 /// (`--set`), one per line; absent when none.
 pub const BASE_SETS_FILE: &str = "overrides.txt";
 
+/// The overrides of an `overrides.txt` text (one per line) as `--set` options: "none" when
+/// there are none; `markdown` puts each in backticks and separates them with commas.
+pub fn describe_sets(text: &str, markdown: bool) -> String {
+    if text.trim().is_empty() {
+        return "none".to_string();
+    }
+    let each = text.lines().map(|l| {
+        if markdown {
+            format!("`--set {l}`")
+        } else {
+            format!("--set {l}")
+        }
+    });
+    each.collect::<Vec<_>>()
+        .join(if markdown { ", " } else { " " })
+}
+
 /// Put `base` (`--set KEY=VALUE` of `locus repro`, in order) in front of every spec's own
 /// overrides, so a whole reproduction runs on a changed machine (`l2.set_index=xor`) while
 /// a run that sets the same key itself keeps its own value (the later override wins). Each
@@ -470,16 +487,7 @@ pub fn apply_base_sets(specs: &mut [RunSpec], base: &[String], out: &Path) -> Re
         .map(|mut d| d.next().is_some())
         .unwrap_or(false);
     if had != want && has_runs {
-        let show = |t: &str| {
-            if t.is_empty() {
-                "none".to_string()
-            } else {
-                t.lines()
-                    .map(|l| format!("--set {l}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            }
-        };
+        let show = |t: &str| describe_sets(t, false);
         anyhow::bail!(
             "-o {}: its finished runs were made with overrides {} (from {}), this invocation \
              gives {}; use another output folder, or delete its runs/ to start again",

@@ -647,6 +647,21 @@ fn a_restarted_timer_counts_its_periods_from_the_restart() {
     }
 }
 
+/// The (slice, set) pairs `lines` reach in `s` (each line in the slice `slice` gives) and
+/// the most lines any pair gets.
+fn pair_spread(
+    s: &System,
+    lines: &mut dyn Iterator<Item = u64>,
+    slice: &dyn Fn(u64) -> usize,
+) -> (usize, usize) {
+    let mut n: std::collections::HashMap<(usize, usize), usize> = Default::default();
+    for l in lines {
+        let sl = slice(l);
+        *n.entry((sl, s.slices[sl].cache.set_of(l))).or_default() += 1;
+    }
+    (n.len(), n.values().copied().max().unwrap_or(0))
+}
+
 /// The hashed L2 index on REC's slices (16 per node, 128 sets each): a contiguous range of
 /// as many lines as a node's L2 holds fills every (slice, set) pair exactly to its ways, as
 /// the linear index does, and a column walk (a 48-line stride) reaches many more pairs than
@@ -654,7 +669,6 @@ fn a_restarted_timer_counts_its_periods_from_the_restart() {
 /// line number, which correlates with the slice hash and filled a quarter of the pairs).
 #[test]
 fn the_hashed_l2_index_fills_every_slice_and_set_evenly() {
-    use std::collections::HashMap;
     let mut column = Vec::new();
     for idx in ["linear", "xor"] {
         let s = system("rec-4gpu", &[&format!("l2.set_index={idx}")]);
@@ -662,12 +676,7 @@ fn the_hashed_l2_index_fills_every_slice_and_set_evenly() {
         let ways = c.l2.ways as usize;
         let pairs = (c.l2.bytes_per_node / c.system.line_bytes as u64) as usize / ways;
         let spread = |lines: &mut dyn Iterator<Item = u64>| {
-            let mut n: HashMap<(usize, usize), usize> = HashMap::new();
-            for l in lines {
-                let sl = s.slice_of(0, l, 0, 0);
-                *n.entry((sl, s.slices[sl].cache.set_of(l))).or_default() += 1;
-            }
-            (n.len(), n.values().copied().max().unwrap_or(0))
+            pair_spread(&s, lines, &|l| s.slice_of(0, l, 0, 0))
         };
         let base = 12_345 * pairs as u64;
         let all = spread(&mut (base..base + (pairs * ways) as u64));
@@ -693,7 +702,6 @@ fn the_hashed_l2_index_fills_every_slice_and_set_evenly() {
 /// slice would share an index: some pairs overfill).
 #[test]
 fn the_bank_local_l2_index_fills_every_slice_and_set_evenly() {
-    use std::collections::HashMap;
     for preset in [
         "rec-4gpu",
         "nuba",
@@ -708,13 +716,10 @@ fn the_bank_local_l2_index_fills_every_slice_and_set_evenly() {
             let ways = c.l2.ways as usize;
             let pairs = (c.l2.bytes_per_node / c.system.line_bytes as u64) as usize / ways;
             let spread = |lines: &mut dyn Iterator<Item = u64>| {
-                let mut n: HashMap<(usize, usize), usize> = HashMap::new();
-                for l in lines {
+                pair_spread(&s, lines, &|l| {
                     let loc = s.map.locate(l << s.line_shift, crate::mapping::Mode::Cgp);
-                    let sl = s.slice_of(loc.node, l, loc.node, loc.channel);
-                    *n.entry((sl, s.slices[sl].cache.set_of(l))).or_default() += 1;
-                }
-                (n.len(), n.values().copied().max().unwrap_or(0))
+                    s.slice_of(loc.node, l, loc.node, loc.channel)
+                })
             };
             let nodes = c.system.nodes as usize;
             // whole groups of every node's pages, so each node gets the same share
