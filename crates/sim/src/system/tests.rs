@@ -743,3 +743,36 @@ fn the_bank_local_l2_index_fills_every_slice_and_set_evenly() {
         );
     }
 }
+
+/// Machines `partition` cannot number are refused before a run, naming the key and why: a
+/// memory-side L2 (CODA's centralized preset), channels that are not a power of two with
+/// slices per channel, and a channel interleave finer than the sub-partition bits; the
+/// REC NVIDIA-like preset's 36 slices divide instead (accepted).
+#[test]
+fn partition_refuses_the_machines_it_cannot_number() {
+    let load = |p: &str, sets: &[&str]| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        preset::load(Some(p), None, &sets)
+            .map(|_| ())
+            .map_err(|e| format!("{e:#}"))
+    };
+    let e = load("coda-centralized", &["l2.set_index=partition"]).unwrap_err();
+    assert!(
+        e.contains("l2.set_index") && e.contains("memory_side"),
+        "{e}"
+    );
+    let e = load(
+        "nuba-mem-uba",
+        &[
+            "memory.channel_interleave_bytes=128",
+            "memory.stack_interleave_bytes=128",
+        ],
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("partition") && e.contains("channel_interleave_bytes"),
+        "{e}"
+    );
+    assert!(load("rec-nvidia", &[]).is_ok());
+    assert!(load("nuba-mem-uba", &["l2.set_index=linear"]).is_ok());
+}
