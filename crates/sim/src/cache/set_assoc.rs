@@ -80,8 +80,9 @@ impl SetAssoc {
     /// not overlapping) are deleted from the line number, the bits above each moving down,
     /// and the rest divided by `div` (1: not; a slice count that is not a power of two),
     /// before the linear index (`set_shift`, then the low set bits). The fields are the
-    /// ones that select the slice (the channel and its sub-partition bits), so the lines one
-    /// slice holds are numbered densely and a contiguous range fills its sets in turn, as
+    /// ones that select the home node and the slice (`mapping::slice_select_fields`), so
+    /// the lines one slice holds are numbered densely and a contiguous range fills its sets
+    /// in turn, as
     /// GPGPU-Sim 3.x indexes an L2 bank by the address without its partition bits
     /// (`l2_cache_config::set_index`) and MGPUSim by the bank's internal address.
     pub fn bank_local(mut self, fields: &[(u32, u32)], div: u64) -> Self {
